@@ -1,0 +1,104 @@
+//! Wires the parts into the running app: store, worker thread, ingress writer, HTTP server.
+
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use anyhow::{Context, Result};
+use tracing::info;
+
+use crate::clock::{Clock, SystemClock};
+use crate::config::Settings;
+use crate::ingress::Ingress;
+use crate::knowledge::filter::NoiseRules;
+use crate::server::{self, AppState};
+use crate::store::Store;
+use crate::worker::{Signal, Worker};
+
+/// The noise rules the settings describe.
+pub fn noise_rules(settings: &Settings) -> NoiseRules {
+    NoiseRules::new(
+        settings.app_id,
+        settings.app_slug.as_deref(),
+        &settings.bot_logins,
+    )
+}
+
+/// A worker over `store` with the settings' rules, on the real clock.
+pub fn worker(settings: &Settings, store: Arc<Store>) -> Worker {
+    Worker::new(
+        store,
+        Arc::new(SystemClock),
+        noise_rules(settings),
+        settings.worker.clone(),
+    )
+}
+
+/// `gitlore serve`: runs until SIGINT or SIGTERM, then stops accepting, lets the writer finish
+/// what it was given and the worker finish its batch.
+pub async fn serve(settings: Settings) -> Result<()> {
+    let credentials = settings.app_credentials()?;
+    let store = Arc::new(Store::open(&settings.database_path())?);
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let signal = Arc::new(Signal::default());
+    let worker_thread = start_worker(worker(&settings, store.clone()), signal.clone())?;
+    let (ingress, writer_thread) = Ingress::start(store.clone(), clock, signal.clone())?;
+    let state = AppState {
+        webhook_secret: Arc::new(credentials.webhook_secret),
+        ingress,
+    };
+    let app = server::router(state, &settings.webhook_path);
+    let listener = tokio::net::TcpListener::bind(settings.listen)
+        .await
+        .with_context(|| format!("Cannot listen on {}", settings.listen))?;
+    info!(
+        listen = %settings.listen,
+        webhook = format!("{}{}", settings.public_url.as_deref().unwrap_or(""), settings.webhook_path),
+        app_id = credentials.app_id,
+        database = %store.path().display(),
+        "gitlore is serving"
+    );
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown_signal())
+        .await
+        .context("The HTTP server failed")?;
+    info!("shutting down");
+    // The router (and with it the last ingress handle) is gone: the writer drains and ends.
+    join(writer_thread, "ingress writer");
+    signal.stop();
+    join(worker_thread, "worker");
+    Ok(())
+}
+
+fn start_worker(worker: Worker, signal: Arc<Signal>) -> Result<JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("delivery-worker".into())
+        .spawn(move || worker.run(&signal))
+        .context("Cannot start the delivery worker thread")
+}
+
+fn join(thread: JoinHandle<()>, name: &str) {
+    if thread.join().is_err() {
+        tracing::error!("the {name} thread panicked");
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut stream) => {
+                stream.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+}

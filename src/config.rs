@@ -1,0 +1,371 @@
+//! Server configuration (SPEC §4): defaults, then an optional `gitlore.toml`, then environment
+//! variables (GitLore's names first, then Probot's). A missing or broken setting is one sentence
+//! naming it and how to fix it.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use thiserror::Error;
+
+use crate::worker::WorkerSettings;
+
+/// A configuration problem, worded for the operator.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    #[error("{name} is not set. Register the app with `gitlore setup`, or set {name} ({hint}).")]
+    Missing { name: &'static str, hint: &'static str },
+    #[error("{name} is invalid: {reason}")]
+    Invalid { name: &'static str, reason: String },
+    #[error("cannot read {path}: {reason}")]
+    Unreadable { path: PathBuf, reason: String },
+    #[error("{path} is not a valid gitlore.toml: {reason}")]
+    File { path: PathBuf, reason: String },
+}
+
+/// A secret value: never printed, never logged.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Secret {
+        Secret(value.into())
+    }
+
+    /// The secret itself, for the one place that needs it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret([redacted])")
+    }
+}
+
+/// Everything the server and the CLI read from configuration.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub app_id: Option<i64>,
+    pub app_slug: Option<String>,
+    pub private_key: Option<Secret>,
+    pub webhook_secret: Option<Secret>,
+    pub listen: SocketAddr,
+    pub webhook_path: String,
+    pub data_dir: PathBuf,
+    pub github_api_url: String,
+    pub public_url: Option<String>,
+    /// Extra automation logins to treat as bots, besides the built-in list.
+    pub bot_logins: Vec<String>,
+    pub log_filter: String,
+    pub log_json: bool,
+    pub worker: WorkerSettings,
+}
+
+/// What `gitlore serve` cannot run without.
+#[derive(Debug, Clone)]
+pub struct AppCredentials {
+    pub app_id: i64,
+    pub private_key: Secret,
+    pub webhook_secret: Secret,
+}
+
+/// The keys of `gitlore.toml`; unknown keys are an error, so a typo is never silently ignored.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    app_id: Option<i64>,
+    app_slug: Option<String>,
+    private_key: Option<String>,
+    private_key_path: Option<PathBuf>,
+    webhook_secret: Option<String>,
+    listen: Option<String>,
+    webhook_path: Option<String>,
+    data_dir: Option<PathBuf>,
+    github_api_url: Option<String>,
+    public_url: Option<String>,
+    bot_logins: Option<Vec<String>>,
+    log: Option<String>,
+    log_format: Option<String>,
+    worker_lease_secs: Option<i64>,
+}
+
+const DEFAULT_LISTEN: &str = "0.0.0.0:3000";
+const DEFAULT_DATA_DIR: &str = "./gitlore-data";
+const DEFAULT_API_URL: &str = "https://api.github.com";
+const DEFAULT_WEBHOOK_PATH: &str = "/webhook";
+
+impl Settings {
+    /// Reads the process environment and, when given, a `gitlore.toml`.
+    pub fn load(file: Option<&Path>) -> Result<Settings, ConfigError> {
+        Settings::from_sources(file, &|name| std::env::var(name).ok())
+    }
+
+    /// Reads configuration from `file` and an environment lookup (injected for tests).
+    pub fn from_sources(
+        file: Option<&Path>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Settings, ConfigError> {
+        let file_config = match file {
+            Some(path) => read_file(path)?,
+            None => FileConfig::default(),
+        };
+        // Empty variables count as unset: `FOO= gitlore serve` should not mean "empty secret".
+        let var = |names: &[&str]| {
+            names
+                .iter()
+                .find_map(|name| env(name).filter(|value| !value.trim().is_empty()))
+        };
+        let app_id = match var(&["GITLORE_APP_ID", "APP_ID"]) {
+            Some(text) => Some(text.trim().parse::<i64>().map_err(|_| ConfigError::Invalid {
+                name: "GITLORE_APP_ID",
+                reason: format!("`{text}` is not a number"),
+            })?),
+            None => file_config.app_id,
+        };
+        let private_key = match var(&["GITLORE_PRIVATE_KEY", "PRIVATE_KEY"]) {
+            Some(pem) => Some(pem),
+            None => match var(&["GITLORE_PRIVATE_KEY_PATH", "PRIVATE_KEY_PATH"])
+                .map(PathBuf::from)
+                .or(file_config.private_key_path.clone())
+            {
+                Some(path) => Some(std::fs::read_to_string(&path).map_err(|e| {
+                    ConfigError::Unreadable {
+                        path,
+                        reason: e.to_string(),
+                    }
+                })?),
+                None => file_config.private_key.clone(),
+            },
+        };
+        let private_key = private_key.map(check_private_key).transpose()?;
+        let listen = listen_address(
+            var(&["GITLORE_LISTEN"]).or(file_config.listen.clone()),
+            var(&["PORT"]),
+        )?;
+        let github_api_url = var(&["GITLORE_GITHUB_API_URL"])
+            .or(file_config.github_api_url.clone())
+            .unwrap_or_else(|| DEFAULT_API_URL.to_string());
+        check_url("GITLORE_GITHUB_API_URL", &github_api_url)?;
+        let public_url = var(&["GITLORE_PUBLIC_URL"]).or(file_config.public_url.clone());
+        if let Some(url) = &public_url {
+            check_url("GITLORE_PUBLIC_URL", url)?;
+        }
+        let webhook_path = var(&["GITLORE_WEBHOOK_PATH"])
+            .or(file_config.webhook_path.clone())
+            .unwrap_or_else(|| DEFAULT_WEBHOOK_PATH.to_string());
+        if !webhook_path.starts_with('/') {
+            return Err(ConfigError::Invalid {
+                name: "GITLORE_WEBHOOK_PATH",
+                reason: format!("`{webhook_path}` must start with `/`"),
+            });
+        }
+        let log_format = var(&["GITLORE_LOG_FORMAT"]).or(file_config.log_format.clone());
+        let log_json = match log_format.as_deref() {
+            None | Some("text") => false,
+            Some("json") => true,
+            Some(other) => {
+                return Err(ConfigError::Invalid {
+                    name: "GITLORE_LOG_FORMAT",
+                    reason: format!("`{other}` is neither `text` nor `json`"),
+                });
+            }
+        };
+        let bot_logins = match var(&["GITLORE_BOT_LOGINS"]) {
+            Some(list) => list
+                .split(',')
+                .map(|login| login.trim().to_string())
+                .filter(|login| !login.is_empty())
+                .collect(),
+            None => file_config.bot_logins.clone().unwrap_or_default(),
+        };
+        let mut worker = WorkerSettings::default();
+        let lease_secs = match var(&["GITLORE_WORKER_LEASE_SECS"]) {
+            Some(text) => Some(text.trim().parse::<i64>().ok().filter(|s| *s > 0).ok_or(
+                ConfigError::Invalid {
+                    name: "GITLORE_WORKER_LEASE_SECS",
+                    reason: format!("`{text}` is not a positive number of seconds"),
+                },
+            )?),
+            None => file_config.worker_lease_secs,
+        };
+        if let Some(secs) = lease_secs {
+            worker.lease_ms = secs.saturating_mul(1000);
+        }
+        Ok(Settings {
+            app_id,
+            app_slug: var(&["GITLORE_APP_SLUG"]).or(file_config.app_slug.clone()),
+            private_key,
+            webhook_secret: var(&["GITLORE_WEBHOOK_SECRET", "WEBHOOK_SECRET"])
+                .or(file_config.webhook_secret.clone())
+                .map(Secret::new),
+            listen,
+            webhook_path,
+            data_dir: var(&["GITLORE_DATA_DIR"])
+                .map(PathBuf::from)
+                .or(file_config.data_dir.clone())
+                .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR)),
+            github_api_url,
+            public_url,
+            bot_logins,
+            log_filter: var(&["GITLORE_LOG"])
+                .or(file_config.log.clone())
+                .unwrap_or_else(|| "info".to_string()),
+            log_json,
+            worker,
+        })
+    }
+
+    /// The App credentials `serve` needs, or the first one missing.
+    pub fn app_credentials(&self) -> Result<AppCredentials, ConfigError> {
+        let app_id = self.app_id.ok_or(ConfigError::Missing {
+            name: "GITLORE_APP_ID",
+            hint: "or APP_ID, or app_id in gitlore.toml",
+        })?;
+        let private_key = self.private_key.clone().ok_or(ConfigError::Missing {
+            name: "GITLORE_PRIVATE_KEY",
+            hint: "the PEM text, or a file path in GITLORE_PRIVATE_KEY_PATH; Probot's PRIVATE_KEY and PRIVATE_KEY_PATH work too",
+        })?;
+        let webhook_secret = self.webhook_secret.clone().ok_or(ConfigError::Missing {
+            name: "GITLORE_WEBHOOK_SECRET",
+            hint: "or WEBHOOK_SECRET, or webhook_secret in gitlore.toml",
+        })?;
+        Ok(AppCredentials {
+            app_id,
+            private_key,
+            webhook_secret,
+        })
+    }
+
+    /// The SQLite database file.
+    pub fn database_path(&self) -> PathBuf {
+        crate::store::database_path(&self.data_dir)
+    }
+}
+
+fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Unreadable {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    })?;
+    toml::from_str(&text).map_err(|e| ConfigError::File {
+        path: path.to_path_buf(),
+        reason: e.to_string().trim().to_string(),
+    })
+}
+
+/// A PEM private key, as GitHub issues them (PKCS#1 `RSA PRIVATE KEY`) or PKCS#8.
+fn check_private_key(pem: String) -> Result<Secret, ConfigError> {
+    // Some platforms store multi-line secrets with literal `\n`.
+    let pem = pem.replace("\\n", "\n");
+    let trimmed = pem.trim_start();
+    if trimmed.starts_with("-----BEGIN RSA PRIVATE KEY-----")
+        || trimmed.starts_with("-----BEGIN PRIVATE KEY-----")
+    {
+        Ok(Secret::new(pem))
+    } else {
+        Err(ConfigError::Invalid {
+            name: "GITLORE_PRIVATE_KEY",
+            reason: "it is not a PEM private key (expected `-----BEGIN RSA PRIVATE KEY-----`, as GitHub issues them)".into(),
+        })
+    }
+}
+
+fn listen_address(listen: Option<String>, port: Option<String>) -> Result<SocketAddr, ConfigError> {
+    let invalid = |name, value: &str, what: &str| ConfigError::Invalid {
+        name,
+        reason: format!("`{value}` is not {what}"),
+    };
+    let mut address: SocketAddr = match listen {
+        Some(text) => text
+            .trim()
+            .parse()
+            .map_err(|_| invalid("GITLORE_LISTEN", &text, "an address like 127.0.0.1:3000"))?,
+        None => DEFAULT_LISTEN.parse().map_err(|_| invalid("GITLORE_LISTEN", DEFAULT_LISTEN, "valid"))?,
+    };
+    if let Some(port) = port {
+        address.set_port(
+            port.trim()
+                .parse()
+                .map_err(|_| invalid("PORT", &port, "a port number"))?,
+        );
+    }
+    Ok(address)
+}
+
+fn check_url(name: &'static str, url: &str) -> Result<(), ConfigError> {
+    if url.starts_with("https://") || url.starts_with("http://") {
+        Ok(())
+    } else {
+        Err(ConfigError::Invalid {
+            name,
+            reason: format!("`{url}` is not an http(s) URL"),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    const KEY: &str = "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\n";
+
+    fn settings(vars: &[(&str, &str)], file: Option<&Path>) -> Result<Settings, ConfigError> {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Settings::from_sources(file, &|name| map.get(name).cloned())
+    }
+
+    #[test]
+    fn missing_credentials_name_the_variable() {
+        let s = settings(&[("GITLORE_APP_ID", "7")], None).unwrap();
+        let message = s.app_credentials().unwrap_err().to_string();
+        assert!(message.starts_with("GITLORE_PRIVATE_KEY is not set"), "{message}");
+        assert!(message.contains("gitlore setup"), "{message}");
+    }
+
+    #[test]
+    fn probot_names_and_precedence() {
+        let s = settings(
+            &[("APP_ID", "12"), ("PRIVATE_KEY", KEY), ("WEBHOOK_SECRET", "probot"), ("GITLORE_WEBHOOK_SECRET", "ours"), ("PORT", "8080")],
+            None,
+        )
+        .unwrap();
+        let creds = s.app_credentials().unwrap();
+        assert_eq!((creds.app_id, creds.webhook_secret.expose()), (12, "ours"));
+        assert_eq!(s.listen.port(), 8080);
+        assert!(!format!("{s:?}").contains("ours"), "secrets must not appear in Debug output");
+    }
+
+    #[test]
+    fn file_values_and_env_override() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gitlore.toml");
+        std::fs::write(&path, "app_id = 5\nwebhook_secret = \"file\"\ndata_dir = \"/tmp/x\"\n").unwrap();
+        let s = settings(&[("GITLORE_APP_ID", "6")], Some(&path)).unwrap();
+        assert_eq!(s.app_id, Some(6));
+        assert_eq!(s.webhook_secret.unwrap().expose(), "file");
+        assert_eq!(s.data_dir, PathBuf::from("/tmp/x"));
+    }
+
+    #[test]
+    fn bad_values_are_one_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gitlore.toml");
+        std::fs::write(&path, "app_idd = 5\n").unwrap();
+        let message = settings(&[], Some(&path)).unwrap_err().to_string();
+        assert!(message.contains("unknown field `app_idd`"), "{message}");
+        let message = settings(&[("GITLORE_APP_ID", "abc")], None).unwrap_err().to_string();
+        assert_eq!(message, "GITLORE_APP_ID is invalid: `abc` is not a number");
+        let message = settings(&[("GITLORE_PRIVATE_KEY", "hunter2")], None).unwrap_err().to_string();
+        assert!(message.contains("not a PEM private key") && !message.contains("hunter2"), "{message}");
+        let message = settings(&[("GITLORE_PRIVATE_KEY_PATH", "/nonexistent/key.pem")], None).unwrap_err().to_string();
+        assert!(message.starts_with("cannot read /nonexistent/key.pem"), "{message}");
+    }
+}

@@ -1,0 +1,112 @@
+//! Domain types shared by the event parser, the store and the analysis: names and ids that mean
+//! one thing each.
+
+use std::fmt;
+
+/// `owner/name` of a repository, lower-cased (GitHub names are case-insensitive).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RepoName(String);
+
+impl RepoName {
+    /// Parses `owner/name`; anything else is rejected.
+    pub fn parse(full_name: &str) -> Option<RepoName> {
+        let (owner, name) = full_name.trim().split_once('/')?;
+        let valid = |part: &str| !part.is_empty() && !part.contains(['/', ' ']);
+        (valid(owner) && valid(name)).then(|| RepoName(full_name.trim().to_ascii_lowercase()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for RepoName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Where a comment was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CommentKind {
+    /// A review comment on a line of the diff.
+    Inline,
+    /// The body of a submitted review.
+    Review,
+    /// A comment in the pull request's conversation.
+    Conversation,
+}
+
+impl CommentKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CommentKind::Inline => "inline",
+            CommentKind::Review => "review",
+            CommentKind::Conversation => "conversation",
+        }
+    }
+}
+
+/// A repository as an event names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Repo {
+    /// GitHub's repository id: stable across renames and transfers.
+    pub id: i64,
+    pub name: RepoName,
+    pub default_branch: Option<String>,
+    pub private: bool,
+}
+
+/// The pull request a comment or event belongs to, as the payload describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PullRequest {
+    pub number: i64,
+    pub title: String,
+    /// `open` or `closed`.
+    pub state: String,
+    pub merged: bool,
+    /// Absent when the payload does not carry it (issue comments).
+    pub head_sha: Option<String>,
+    /// Unix seconds; an older snapshot never overwrites a newer one.
+    pub updated_at: i64,
+}
+
+/// Who wrote something.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Author {
+    pub login: String,
+    /// GitHub says `type: "Bot"`.
+    pub is_bot_account: bool,
+    /// `author_association` (OWNER, MEMBER, CONTRIBUTOR, …), when given.
+    pub association: Option<String>,
+    /// The GitHub App the comment was made through (`performed_via_github_app.id`).
+    pub via_app: Option<i64>,
+}
+
+/// A review comment, review body or conversation comment as received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Comment {
+    pub kind: CommentKind,
+    pub github_id: i64,
+    pub node_id: Option<String>,
+    pub author: Author,
+    pub body: String,
+    pub path: Option<String>,
+    pub line: Option<i64>,
+    pub diff_hunk: Option<String>,
+    pub in_reply_to: Option<i64>,
+    pub review_id: Option<i64>,
+    pub review_state: Option<String>,
+    /// Unix seconds.
+    pub created_at: Option<i64>,
+    /// Unix seconds; decides which of two versions of a comment wins.
+    pub updated_at: i64,
+    pub html_url: Option<String>,
+}
+
+impl Comment {
+    /// The GitHub id of the first comment of this comment's review thread (inline comments only).
+    pub fn thread_root(&self) -> Option<i64> {
+        (self.kind == CommentKind::Inline).then(|| self.in_reply_to.unwrap_or(self.github_id))
+    }
+}

@@ -1,0 +1,359 @@
+//! Applies a parsed event to the store: the effects of SPEC §1's table. Runs inside the worker's
+//! write transaction, so a delivery's effects and its "done" mark commit together; the effects are
+//! also idempotent on their own (upserts keyed by GitHub ids, deduplicated jobs), so applying a
+//! delivery twice changes nothing.
+
+use anyhow::Result;
+use rusqlite::Connection;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::commands::{self, Command};
+use crate::domain::{Comment, CommentKind, PullRequest, Repo};
+use crate::events::{Event, Installation, InstallationChange, Origin};
+use crate::knowledge::classify::{self, BUILTIN_NAME, CommentText};
+use crate::knowledge::filter::{self, NoiseRules};
+use crate::store::comments::{self, Upserted};
+use crate::store::jobs::{self, JobKind};
+use crate::store::repos::{self, RepoStatus};
+
+/// The hidden marker that identifies gitlore's findings issue in its body.
+pub const FINDINGS_MARKER: &str = "<!-- gitlore:findings -->";
+
+/// The identifier of the check run's "Refresh" button.
+pub const REFRESH_ACTION: &str = "refresh";
+
+/// What applying an event did, in a few words for the delivery's `outcome` column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Applied {
+    Done(String),
+    Ignored(String),
+}
+
+/// Applies `event` (from delivery `delivery_id`) to the store.
+pub fn apply(
+    conn: &Connection,
+    rules: &NoiseRules,
+    event: &Event,
+    delivery_id: &str,
+    now_ms: i64,
+) -> Result<Applied> {
+    let ingest = Ingest {
+        conn,
+        rules,
+        delivery_id,
+        now_ms,
+    };
+    ingest.apply(event)
+}
+
+struct Ingest<'a> {
+    conn: &'a Connection,
+    rules: &'a NoiseRules,
+    delivery_id: &'a str,
+    now_ms: i64,
+}
+
+impl Ingest<'_> {
+    fn apply(&self, event: &Event) -> Result<Applied> {
+        if let Some(reason) = self.skip_reason(event)? {
+            return Ok(Applied::Ignored(reason));
+        }
+        match event {
+            Event::Ping => Ok(done("ping")),
+            Event::Ignored(reason) => Ok(Applied::Ignored(reason.clone())),
+            Event::Installation {
+                installation,
+                change,
+                repos,
+            } => self.installation(installation, *change, repos),
+            Event::ReposAdded {
+                installation,
+                repos,
+            } => {
+                self.register(installation, repos, "")?;
+                Ok(done(&format!("{} repositories added", repos.len())))
+            }
+            Event::ReposRemoved { repos, .. } => {
+                for repo in repos {
+                    repos::remove_repo(self.conn, repo.id)?;
+                }
+                Ok(done(&format!("{} repositories removed", repos.len())))
+            }
+            Event::CommentUpserted {
+                origin,
+                pr,
+                comment,
+                is_edit,
+                previous_body,
+            } => self.upsert_comment(origin, pr, comment, *is_edit, previous_body.as_deref()),
+            Event::CommentDeleted {
+                origin,
+                pr,
+                comment,
+            } => {
+                self.register_origin(origin)?;
+                repos::upsert_pull_request(self.conn, origin.repo.id, pr)?;
+                comments::tombstone(self.conn, origin.repo.id, pr.number, comment)?;
+                Ok(done("comment deleted"))
+            }
+            Event::ThreadResolution {
+                origin,
+                pr,
+                root_id,
+                node_id,
+                resolved,
+            } => {
+                self.register_origin(origin)?;
+                repos::upsert_pull_request(self.conn, origin.repo.id, pr)?;
+                comments::set_thread_resolution(
+                    self.conn,
+                    origin.repo.id,
+                    *root_id,
+                    node_id.as_deref(),
+                    *resolved,
+                )?;
+                Ok(done(if *resolved {
+                    "thread resolved"
+                } else {
+                    "thread unresolved"
+                }))
+            }
+            Event::PullRequestChanged {
+                origin,
+                pr,
+                wants_check_run,
+            } => self.pull_request(origin, pr, *wants_check_run),
+            Event::IssueEdited {
+                origin,
+                issue_number,
+                body,
+                editor,
+            } => self.issue_edited(origin, *issue_number, body, editor),
+            Event::CheckRunAction {
+                origin,
+                check_run_id,
+                app_id,
+                head_sha,
+                pr_numbers,
+                identifier,
+                requester,
+            } => {
+                let ours = self.rules.app_id.is_some() && *app_id == self.rules.app_id;
+                if !ours || identifier != REFRESH_ACTION {
+                    return Ok(Applied::Ignored(
+                        "requested action of another app's check run".into(),
+                    ));
+                }
+                self.register_origin(origin)?;
+                let payload = json!({
+                    "command": Command::Refresh.to_string(), "source": "check_run",
+                    "check_run_id": check_run_id, "head_sha": head_sha,
+                    "prs": pr_numbers, "author": requester,
+                });
+                let key = format!("command:check_run:{}", self.delivery_id);
+                self.enqueue(JobKind::Command, origin.repo.id, &key, &payload)?;
+                Ok(done("refresh requested from the check run"))
+            }
+            Event::Push { origin, git_ref } => {
+                self.register_origin(origin)?;
+                let default = repos::default_branch(self.conn, origin.repo.id)?;
+                if default.is_some_and(|branch| *git_ref == format!("refs/heads/{branch}")) {
+                    repos::mark_mirror_stale(self.conn, origin.repo.id)?;
+                    Ok(done("default branch pushed: mirror stale"))
+                } else {
+                    Ok(Applied::Ignored(format!("push to {git_ref}")))
+                }
+            }
+        }
+    }
+
+    /// Events for an uninstalled installation or a removed repository are ignored, except the
+    /// ones that install or add them again.
+    fn skip_reason(&self, event: &Event) -> Result<Option<String>> {
+        let origin = match event {
+            Event::CommentUpserted { origin, .. }
+            | Event::CommentDeleted { origin, .. }
+            | Event::ThreadResolution { origin, .. }
+            | Event::PullRequestChanged { origin, .. }
+            | Event::IssueEdited { origin, .. }
+            | Event::CheckRunAction { origin, .. }
+            | Event::Push { origin, .. } => origin,
+            _ => return Ok(None),
+        };
+        if let Some(id) = origin.installation_id
+            && repos::installation_deleted(self.conn, id)?
+        {
+            return Ok(Some(format!("installation {id} was uninstalled")));
+        }
+        if repos::repo_status(self.conn, origin.repo.id)? == RepoStatus::Removed {
+            return Ok(Some(format!("{} was removed from gitlore", origin.repo.name)));
+        }
+        Ok(None)
+    }
+
+    fn installation(
+        &self,
+        installation: &Installation,
+        change: InstallationChange,
+        repos: &[Repo],
+    ) -> Result<Applied> {
+        match change {
+            InstallationChange::Deleted => {
+                let removed = repos::delete_installation(self.conn, installation.id)?;
+                Ok(done(&format!(
+                    "installation deleted with {removed} repositories"
+                )))
+            }
+            InstallationChange::Suspended => {
+                repos::upsert_installation(self.conn, installation, true)?;
+                Ok(done("installation suspended"))
+            }
+            InstallationChange::Registered => {
+                self.register(installation, repos, "")?;
+                Ok(done(&format!(
+                    "installation registered with {} repositories",
+                    repos.len()
+                )))
+            }
+            InstallationChange::Unsuspended => {
+                // A fresh backfill catches up on what happened while suspended.
+                self.register(installation, repos, &format!(":{}", self.delivery_id))?;
+                Ok(done(&format!(
+                    "installation registered with {} repositories",
+                    repos.len()
+                )))
+            }
+        }
+    }
+
+    /// Registers an installation's repositories and queues their backfill. A repository is
+    /// backfilled once (its removal clears that), or again for each distinct `occasion`.
+    fn register(&self, installation: &Installation, repos: &[Repo], occasion: &str) -> Result<()> {
+        repos::upsert_installation(self.conn, installation, false)?;
+        for repo in repos {
+            repos::upsert_repo(self.conn, repo, Some(installation.id), true)?;
+            let payload = json!({ "repo": repo.name.as_str() });
+            let key = format!("backfill:{}{occasion}", repo.id);
+            self.enqueue(JobKind::Backfill, repo.id, &key, &payload)?;
+        }
+        Ok(())
+    }
+
+    fn register_origin(&self, origin: &Origin) -> Result<()> {
+        repos::upsert_repo(self.conn, &origin.repo, origin.installation_id, false)
+    }
+
+    fn upsert_comment(
+        &self,
+        origin: &Origin,
+        pr: &PullRequest,
+        comment: &Comment,
+        is_edit: bool,
+        previous_body: Option<&str>,
+    ) -> Result<Applied> {
+        self.register_origin(origin)?;
+        repos::upsert_pull_request(self.conn, origin.repo.id, pr)?;
+        if comment.kind == CommentKind::Review
+            && comment.body.trim().is_empty()
+            && !comments::exists(self.conn, comment.kind, comment.github_id)?
+        {
+            return Ok(Applied::Ignored("review without a body".into()));
+        }
+        let hash = body_hash(&comment.body);
+        let upserted = comments::upsert(self.conn, origin.repo.id, pr.number, comment, &hash, is_edit)?;
+        let (id, outcome) = match upserted {
+            Upserted::Inserted { id } => (id, "comment stored"),
+            Upserted::Updated { id, body_changed: true } => (id, "comment updated"),
+            Upserted::Updated { .. } => return Ok(done("comment updated, same body")),
+            Upserted::Stale => return Ok(Applied::Ignored("older than the stored version".into())),
+            Upserted::Tombstoned => return Ok(Applied::Ignored("comment was deleted".into())),
+        };
+        let noise = self.analyse(id, comment, &hash)?;
+        if comment.kind == CommentKind::Conversation && noise.is_none_or(|n| n == filter::Noise::Trivial) {
+            self.record_commands(origin, pr, comment, previous_body)?;
+        }
+        Ok(done(outcome))
+    }
+
+    /// Computes and stores the noise class and the built-in labels of a comment's new body.
+    fn analyse(&self, id: i64, comment: &Comment, hash: &str) -> Result<Option<filter::Noise>> {
+        let text = filter::analysable_text(&comment.body);
+        let noise = self.rules.classify(&comment.author, &text);
+        let labels = classify::builtin::classify(&CommentText {
+            body: &text,
+            path: comment.path.as_deref(),
+            diff_hunk: comment.diff_hunk.as_deref(),
+        });
+        comments::set_analysis(
+            self.conn,
+            id,
+            noise.map(filter::Noise::as_str),
+            BUILTIN_NAME,
+            hash,
+            &serde_json::to_string(&labels)?,
+        )?;
+        Ok(noise)
+    }
+
+    /// Queues the `/gitlore` commands of a conversation comment: all of them for a new comment,
+    /// only the ones an edit added otherwise.
+    fn record_commands(
+        &self,
+        origin: &Origin,
+        pr: &PullRequest,
+        comment: &Comment,
+        previous_body: Option<&str>,
+    ) -> Result<()> {
+        let found = match previous_body {
+            Some(before) => commands::newly_added(before, &comment.body),
+            None => commands::parse(&comment.body),
+        };
+        for command in found {
+            let payload = json!({
+                "command": command.to_string(), "source": "comment",
+                "comment_id": comment.github_id, "pr": pr.number,
+                "author": comment.author.login,
+            });
+            let key = format!("command:{}:{command}", comment.github_id);
+            self.enqueue(JobKind::Command, origin.repo.id, &key, &payload)?;
+        }
+        Ok(())
+    }
+
+    fn pull_request(&self, origin: &Origin, pr: &PullRequest, wants_check_run: bool) -> Result<Applied> {
+        self.register_origin(origin)?;
+        repos::upsert_pull_request(self.conn, origin.repo.id, pr)?;
+        let Some(sha) = pr.head_sha.as_deref().filter(|_| wants_check_run) else {
+            return Ok(done("pull request state stored"));
+        };
+        let payload = json!({ "pr": pr.number, "head_sha": sha });
+        let key = format!("check_run:{}:{}:{sha}", origin.repo.id, pr.number);
+        self.enqueue(JobKind::CheckRun, origin.repo.id, &key, &payload)?;
+        Ok(done("pull request stored, check run queued"))
+    }
+
+    fn issue_edited(&self, origin: &Origin, number: i64, body: &str, editor: &str) -> Result<Applied> {
+        if !body.contains(FINDINGS_MARKER) {
+            return Ok(Applied::Ignored("edit of an issue that is not gitlore's".into()));
+        }
+        self.register_origin(origin)?;
+        let payload = json!({ "issue": number, "body": body, "editor": editor });
+        let key = format!("dismissals:{}", self.delivery_id);
+        self.enqueue(JobKind::Dismissals, origin.repo.id, &key, &payload)?;
+        Ok(done("findings issue edited: dismissals queued"))
+    }
+
+    fn enqueue(&self, kind: JobKind, repo_id: i64, key: &str, payload: &serde_json::Value) -> Result<bool> {
+        jobs::enqueue(self.conn, kind, repo_id, key, payload, self.now_ms)
+    }
+}
+
+fn done(what: &str) -> Applied {
+    Applied::Done(what.to_string())
+}
+
+/// sha256 of a comment body, hex: the key that decides whether a comment needs reclassifying.
+pub fn body_hash(body: &str) -> String {
+    hex::encode(Sha256::digest(body.as_bytes()))
+}

@@ -1,0 +1,1 @@
+pub fn classify(_t: &super::CommentText) -> super::Classification { Vec::new() }

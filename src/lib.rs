@@ -1,0 +1,19 @@
+//! gitlore: a GitHub App that learns a team's tribal knowledge from pull-request reviews.
+//!
+//! The flow: `server` verifies and `ingress` stores webhook deliveries; the `worker` parses them
+//! (`events`) and applies them (`ingest`) to the `store`, classifying comments with `knowledge`.
+//! `docs/design.md` tells the whole story.
+
+pub mod app;
+pub mod clock;
+pub mod commands;
+pub mod config;
+pub mod domain;
+pub mod events;
+pub mod ingest;
+pub mod ingress;
+pub mod knowledge;
+pub mod replay;
+pub mod server;
+pub mod store;
+pub mod worker;

@@ -1,0 +1,150 @@
+//! The `gitlore` command line.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+use gitlore::clock::{Clock, SystemClock};
+use gitlore::config::Settings;
+use gitlore::store::{Store, comments, deliveries};
+use gitlore::{app, replay};
+
+/// gitlore learns a team's tribal knowledge from pull-request reviews.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Cli {
+    /// A gitlore.toml with server settings (environment variables override it).
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the GitHub App: webhook receiver and worker.
+    Serve,
+    /// Feed saved webhook payloads (files or directories of `<event>.….json`) through ingestion.
+    Replay {
+        #[arg(required = true, value_name = "FILES|DIR")]
+        paths: Vec<PathBuf>,
+    },
+    /// List failed deliveries, or put them back in the queue.
+    Deliveries {
+        #[command(subcommand)]
+        action: Option<DeliveriesAction>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum DeliveriesAction {
+    /// Counts by state and the failed deliveries with their last error (the default).
+    List,
+    /// Re-queue failed deliveries: the ids given, or all with --all.
+    Retry {
+        #[arg(value_name = "DELIVERY_ID")]
+        ids: Vec<String>,
+        #[arg(long, conflicts_with = "ids")]
+        all: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let settings = match Settings::load(cli.config.as_deref()) {
+        Ok(settings) => settings,
+        Err(error) => return fail(&error.into()),
+    };
+    init_logging(&settings);
+    match run(cli.command, settings) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => fail(&error),
+    }
+}
+
+fn run(command: Command, settings: Settings) -> Result<()> {
+    match command {
+        Command::Serve => tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?
+            .block_on(app::serve(settings)),
+        Command::Replay { paths } => replay_files(&settings, &paths),
+        Command::Deliveries { action } => deliveries_command(&settings, action),
+    }
+}
+
+fn replay_files(settings: &Settings, paths: &[PathBuf]) -> Result<()> {
+    let store = Arc::new(Store::open(&settings.database_path())?);
+    let worker = app::worker(settings, store.clone());
+    let summary = replay::replay(&store, &worker, paths, SystemClock.now_ms())?;
+    let processed = summary.processed;
+    println!(
+        "replayed {} files: {} new deliveries, {} seen before",
+        summary.files, summary.new, summary.duplicates
+    );
+    println!(
+        "processed: {} applied, {} ignored, {} to retry, {} failed",
+        processed.done, processed.ignored, processed.retried, processed.failed
+    );
+    let (all, live, analysable) = comments::counts(&store.reader()?)?;
+    println!(
+        "store {}: {all} comments ({live} live, {analysable} not noise)",
+        store.path().display()
+    );
+    Ok(())
+}
+
+fn deliveries_command(settings: &Settings, action: Option<DeliveriesAction>) -> Result<()> {
+    let store = Store::open(&settings.database_path())?;
+    match action.unwrap_or(DeliveriesAction::List) {
+        DeliveriesAction::List => {
+            let reader = store.reader()?;
+            let counts = deliveries::count_by_state(&reader)?;
+            let summary: Vec<String> = counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
+            println!("deliveries: {}", summary.join(", "));
+            for row in deliveries::list_failed(&reader)? {
+                println!(
+                    "{}  {}  attempts={}  error: {}",
+                    row.id,
+                    row.event,
+                    row.attempts,
+                    row.last_error.as_deref().unwrap_or("-")
+                );
+            }
+        }
+        DeliveriesAction::Retry { ids, all } => {
+            anyhow::ensure!(
+                all || !ids.is_empty(),
+                "name the deliveries to retry, or pass --all"
+            );
+            let now = SystemClock.now_ms();
+            let count = store.write(|tx| deliveries::retry_failed(tx, &ids, now))?;
+            println!("{count} deliveries queued again; a running `gitlore serve` picks them up");
+        }
+    }
+    Ok(())
+}
+
+fn init_logging(settings: &Settings) {
+    let filter = tracing_subscriber::EnvFilter::try_new(&settings.log_filter)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal());
+    if settings.log_json {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+}
+
+/// Prints an error as one readable message (with its causes), never a backtrace.
+fn fail(error: &anyhow::Error) -> ExitCode {
+    eprintln!("error: {error:#}");
+    ExitCode::FAILURE
+}

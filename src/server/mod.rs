@@ -1,0 +1,33 @@
+//! The HTTP side: webhook ingress and health. Handlers do three things and return; everything
+//! slow happens behind the deliveries table.
+
+pub mod signature;
+mod webhook;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+
+use crate::config::Secret;
+use crate::ingress::Ingress;
+
+/// GitHub caps webhook payloads at 25 MB; a larger body is refused with 413.
+pub const MAX_BODY_BYTES: usize = 25 * 1024 * 1024;
+
+/// What the handlers share.
+#[derive(Clone)]
+pub struct AppState {
+    pub webhook_secret: Arc<Secret>,
+    pub ingress: Ingress,
+}
+
+/// The router: `POST <webhook_path>` and `GET /healthz`.
+pub fn router(state: AppState, webhook_path: &str) -> Router {
+    Router::new()
+        .route(webhook_path, post(webhook::receive))
+        .route("/healthz", get(|| async { "ok" }))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .with_state(state)
+}

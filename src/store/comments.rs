@@ -1,0 +1,298 @@
+//! The `comments`, `review_threads` and `classifications` tables.
+//!
+//! Convergence rules (SPEC §1): a version older than the stored one is ignored (`updated_at`),
+//! a delete leaves a tombstone that no late create or edit revives, and thread resolution lives in
+//! its own table so that it applies to comments whichever arrives first.
+
+use anyhow::Result;
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::domain::{Comment, CommentKind};
+use crate::knowledge::classify::BUILTIN_NAME;
+
+/// What an upsert did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Upserted {
+    /// A new row; `id` is its store id.
+    Inserted { id: i64 },
+    /// A newer version replaced the stored one; the body changed or not.
+    Updated { id: i64, body_changed: bool },
+    /// The stored version is as new or newer: nothing changed.
+    Stale,
+    /// The comment was deleted before: nothing changed.
+    Tombstoned,
+}
+
+/// Inserts or updates a comment. `wins_tie` lets an edit replace a version with the same
+/// `updated_at` (GitHub's times have one-second resolution).
+pub fn upsert(
+    conn: &Connection,
+    repo_id: i64,
+    pr_number: i64,
+    comment: &Comment,
+    body_hash: &str,
+    wins_tie: bool,
+) -> Result<Upserted> {
+    let existing = conn
+        .prepare_cached(
+            "SELECT id, updated_at, deleted, body_hash FROM comments
+              WHERE kind = ?1 AND github_id = ?2",
+        )?
+        .query_row(params![comment.kind.as_str(), comment.github_id], |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, i64>(1)?,
+                row.get::<_, bool>(2)?,
+                row.get::<_, Option<String>>(3)?,
+            ))
+        })
+        .optional()?;
+    let Some((id, stored_at, deleted, stored_hash)) = existing else {
+        let resolved = thread_resolved(conn, repo_id, comment.thread_root())?;
+        let id = conn
+            .prepare_cached(
+                "INSERT INTO comments (repo_id, pr_number, kind, github_id, node_id, author_login,
+                    author_is_bot, author_association, body, body_hash, path, line, diff_hunk,
+                    thread_root_id, in_reply_to, review_id, resolved, review_state, created_at,
+                    updated_at, html_url)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
+                    ?17, ?18, ?19, ?20, ?21)
+                 RETURNING id",
+            )?
+            .query_row(
+                params![
+                    repo_id,
+                    pr_number,
+                    comment.kind.as_str(),
+                    comment.github_id,
+                    comment.node_id,
+                    comment.author.login,
+                    comment.author.is_bot_account,
+                    comment.author.association,
+                    comment.body,
+                    body_hash,
+                    comment.path,
+                    comment.line,
+                    comment.diff_hunk,
+                    comment.thread_root(),
+                    comment.in_reply_to,
+                    comment.review_id,
+                    resolved,
+                    comment.review_state,
+                    comment.created_at,
+                    comment.updated_at,
+                    comment.html_url,
+                ],
+                |row| row.get(0),
+            )?;
+        return Ok(Upserted::Inserted { id });
+    };
+    if deleted {
+        return Ok(Upserted::Tombstoned);
+    }
+    let newer = comment.updated_at > stored_at || (wins_tie && comment.updated_at == stored_at);
+    if !newer {
+        return Ok(Upserted::Stale);
+    }
+    conn.prepare_cached(
+        "UPDATE comments SET body = ?1, body_hash = ?2, path = ?3, line = ?4, diff_hunk = ?5,
+            review_state = ?6, updated_at = ?7, html_url = ?8, author_association = ?9,
+            node_id = coalesce(?10, node_id)
+          WHERE id = ?11",
+    )?
+    .execute(params![
+        comment.body,
+        body_hash,
+        comment.path,
+        comment.line,
+        comment.diff_hunk,
+        comment.review_state,
+        comment.updated_at,
+        comment.html_url,
+        comment.author.association,
+        comment.node_id,
+        id,
+    ])?;
+    Ok(Upserted::Updated {
+        id,
+        body_changed: stored_hash.as_deref() != Some(body_hash),
+    })
+}
+
+/// Marks a comment deleted, creating a tombstone if it was never seen. The body is dropped: a
+/// comment its author deleted is not kept.
+pub fn tombstone(conn: &Connection, repo_id: i64, pr_number: i64, comment: &Comment) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO comments (repo_id, pr_number, kind, github_id, node_id, author_login,
+            author_is_bot, updated_at, deleted, created_at, html_url)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1, ?9, ?10)
+         ON CONFLICT (kind, github_id) DO UPDATE
+            SET deleted = 1, body = '', body_hash = NULL, diff_hunk = NULL, noise = NULL",
+    )?
+    .execute(params![
+        repo_id,
+        pr_number,
+        comment.kind.as_str(),
+        comment.github_id,
+        comment.node_id,
+        comment.author.login,
+        comment.author.is_bot_account,
+        comment.updated_at,
+        comment.created_at,
+        comment.html_url,
+    ])?;
+    conn.prepare_cached(
+        "DELETE FROM classifications WHERE comment_id =
+            (SELECT id FROM comments WHERE kind = ?1 AND github_id = ?2)",
+    )?
+    .execute(params![comment.kind.as_str(), comment.github_id])?;
+    Ok(())
+}
+
+/// Records a thread's resolution and applies it to the thread's comments already stored.
+pub fn set_thread_resolution(
+    conn: &Connection,
+    repo_id: i64,
+    root_id: i64,
+    node_id: Option<&str>,
+    resolved: bool,
+) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO review_threads (repo_id, root_id, node_id, resolved) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (repo_id, root_id) DO UPDATE
+            SET resolved = excluded.resolved, node_id = coalesce(excluded.node_id, node_id)",
+    )?
+    .execute(params![repo_id, root_id, node_id, resolved])?;
+    conn.prepare_cached(
+        "UPDATE comments SET resolved = ?1 WHERE repo_id = ?2 AND thread_root_id = ?3",
+    )?
+    .execute(params![resolved, repo_id, root_id])?;
+    Ok(())
+}
+
+fn thread_resolved(conn: &Connection, repo_id: i64, root_id: Option<i64>) -> Result<bool> {
+    let Some(root_id) = root_id else {
+        return Ok(false);
+    };
+    Ok(conn
+        .prepare_cached("SELECT resolved FROM review_threads WHERE repo_id = ?1 AND root_id = ?2")?
+        .query_row(params![repo_id, root_id], |row| row.get(0))
+        .optional()?
+        .unwrap_or(false))
+}
+
+/// Stores the noise class and one classifier's labels (JSON) for a comment's current body.
+pub fn set_analysis(
+    conn: &Connection,
+    comment_id: i64,
+    noise: Option<&str>,
+    classifier: &str,
+    body_hash: &str,
+    labels_json: &str,
+) -> Result<()> {
+    conn.prepare_cached("UPDATE comments SET noise = ?1 WHERE id = ?2")?
+        .execute(params![noise, comment_id])?;
+    conn.prepare_cached(
+        "INSERT INTO classifications (comment_id, classifier, body_hash, labels)
+         VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (comment_id, classifier) DO UPDATE
+            SET body_hash = excluded.body_hash, labels = excluded.labels",
+    )?
+    .execute(params![comment_id, classifier, body_hash, labels_json])?;
+    Ok(())
+}
+
+/// A stored comment as tests, the CLI and (later) the analysis read it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredComment {
+    pub id: i64,
+    pub repo: String,
+    pub pr_number: i64,
+    pub kind: String,
+    pub github_id: i64,
+    pub author_login: String,
+    pub body: String,
+    pub path: Option<String>,
+    pub thread_root_id: Option<i64>,
+    pub resolved: bool,
+    pub review_state: Option<String>,
+    pub updated_at: i64,
+    pub deleted: bool,
+    pub noise: Option<String>,
+    /// The built-in classifier's labels as stored (JSON), if classified.
+    pub labels: Option<String>,
+    pub pr_title: Option<String>,
+    pub pr_merged: Option<bool>,
+}
+
+/// Whether a comment (or its tombstone) is stored.
+pub fn exists(conn: &Connection, kind: CommentKind, github_id: i64) -> Result<bool> {
+    Ok(conn
+        .prepare_cached("SELECT 1 FROM comments WHERE kind = ?1 AND github_id = ?2")?
+        .query_row(params![kind.as_str(), github_id], |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
+/// Looks up one comment by kind and GitHub id.
+pub fn get(conn: &Connection, kind: CommentKind, github_id: i64) -> Result<Option<StoredComment>> {
+    Ok(conn
+        .prepare_cached(&format!("{} WHERE c.kind = ?1 AND c.github_id = ?2", select_comment()))?
+        .query_row(params![kind.as_str(), github_id], read_comment)
+        .optional()?)
+}
+
+/// All comments of a repository (by `owner/name`), in GitHub id order.
+pub fn list_for_repo(conn: &Connection, repo: &str) -> Result<Vec<StoredComment>> {
+    let mut stmt = conn.prepare(&format!(
+        "{} WHERE r.full_name = ?1 ORDER BY c.kind, c.github_id",
+        select_comment()
+    ))?;
+    let rows = stmt.query_map([repo.to_ascii_lowercase()], read_comment)?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// Counts comments: all rows, live (not deleted) rows, and live rows that are not noise.
+pub fn counts(conn: &Connection) -> Result<(i64, i64, i64)> {
+    Ok(conn.query_row(
+        "SELECT count(*), coalesce(sum(deleted = 0), 0),
+                coalesce(sum(deleted = 0 AND noise IS NULL), 0) FROM comments",
+        [],
+        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+    )?)
+}
+
+/// The query behind [`StoredComment`], to be followed by a `WHERE` clause.
+fn select_comment() -> String {
+    format!(
+        "SELECT c.id, r.full_name, c.pr_number, c.kind, c.github_id,
+        c.author_login, c.body, c.path, c.thread_root_id, c.resolved, c.review_state,
+        c.updated_at, c.deleted, c.noise, cl.labels, p.title, p.merged
+   FROM comments c
+   JOIN repos r ON r.id = c.repo_id
+   LEFT JOIN classifications cl ON cl.comment_id = c.id AND cl.classifier = '{BUILTIN_NAME}'
+   LEFT JOIN pull_requests p ON p.repo_id = c.repo_id AND p.number = c.pr_number"
+    )
+}
+
+fn read_comment(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredComment> {
+    Ok(StoredComment {
+        id: row.get(0)?,
+        repo: row.get(1)?,
+        pr_number: row.get(2)?,
+        kind: row.get(3)?,
+        github_id: row.get(4)?,
+        author_login: row.get(5)?,
+        body: row.get(6)?,
+        path: row.get(7)?,
+        thread_root_id: row.get(8)?,
+        resolved: row.get(9)?,
+        review_state: row.get(10)?,
+        updated_at: row.get(11)?,
+        deleted: row.get(12)?,
+        noise: row.get(13)?,
+        labels: row.get(14)?,
+        pr_title: row.get(15)?,
+        pr_merged: row.get(16)?,
+    })
+}

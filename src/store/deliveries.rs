@@ -1,0 +1,202 @@
+//! The `deliveries` table: the durable inbox of verified webhooks and its lease-based claiming.
+
+use anyhow::Result;
+use rusqlite::{Connection, OptionalExtension, params};
+
+/// A verified webhook delivery as received.
+#[derive(Debug, Clone)]
+pub struct NewDelivery {
+    /// `X-GitHub-Delivery`.
+    pub id: String,
+    /// `X-GitHub-Event`.
+    pub event: String,
+    /// The raw body, exactly as signed.
+    pub body: Vec<u8>,
+}
+
+/// Whether an insert stored a new delivery or found its id already there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Inserted {
+    New,
+    Duplicate,
+}
+
+/// A delivery claimed by a worker.
+#[derive(Debug, Clone)]
+pub struct Claimed {
+    pub seq: i64,
+    pub id: String,
+    pub event: String,
+    pub body: Vec<u8>,
+    /// Attempts so far, this one included.
+    pub attempts: i64,
+}
+
+/// One row of `gitlore deliveries`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeliveryRow {
+    pub id: String,
+    pub event: String,
+    pub state: String,
+    pub attempts: i64,
+    pub received_at: i64,
+    pub last_error: Option<String>,
+}
+
+/// Stores deliveries, ignoring ids already present. Call inside one transaction for group commit.
+pub fn insert(conn: &Connection, deliveries: &[NewDelivery], now_ms: i64) -> Result<Vec<Inserted>> {
+    let mut stmt = conn.prepare_cached(
+        "INSERT INTO deliveries (id, event, body, received_at, next_attempt_at)
+         VALUES (?1, ?2, ?3, ?4, ?4) ON CONFLICT (id) DO NOTHING",
+    )?;
+    deliveries
+        .iter()
+        .map(|d| {
+            let changed = stmt.execute(params![d.id, d.event, d.body, now_ms])?;
+            Ok(if changed == 1 {
+                Inserted::New
+            } else {
+                Inserted::Duplicate
+            })
+        })
+        .collect()
+}
+
+/// Leases up to `limit` due pending deliveries, oldest first, and counts the attempt.
+///
+/// The attempt is counted at claim time so that a delivery that crashes the process is still
+/// given up on after the last attempt instead of crash-looping forever.
+pub fn claim(
+    conn: &Connection,
+    owner: &str,
+    now_ms: i64,
+    lease_ms: i64,
+    limit: usize,
+) -> Result<Vec<Claimed>> {
+    let mut stmt = conn.prepare_cached(
+        "UPDATE deliveries
+            SET lease_owner = ?1, lease_expires_at = ?2, attempts = attempts + 1
+          WHERE seq IN (SELECT seq FROM deliveries
+                         WHERE state = 'pending' AND next_attempt_at <= ?3
+                           AND (lease_expires_at IS NULL OR lease_expires_at <= ?3)
+                         ORDER BY seq LIMIT ?4)
+      RETURNING seq, id, event, body, attempts",
+    )?;
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+    let mut claimed = stmt
+        .query_map(params![owner, now_ms + lease_ms, now_ms, limit], |row| {
+            Ok(Claimed {
+                seq: row.get(0)?,
+                id: row.get(1)?,
+                event: row.get(2)?,
+                body: row.get(3)?,
+                attempts: row.get(4)?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    claimed.sort_by_key(|c| c.seq);
+    Ok(claimed)
+}
+
+/// Marks a claimed delivery processed (`done` or `ignored`). Returns false when the lease was
+/// lost to another worker, in which case the caller must roll back its effects.
+pub fn complete(
+    conn: &Connection,
+    seq: i64,
+    owner: &str,
+    ignored: bool,
+    outcome: &str,
+    now_ms: i64,
+) -> Result<bool> {
+    let state = if ignored { "ignored" } else { "done" };
+    let changed = conn
+        .prepare_cached(
+            "UPDATE deliveries
+                SET state = ?1, outcome = ?2, processed_at = ?3, last_error = NULL,
+                    lease_owner = NULL, lease_expires_at = NULL
+              WHERE seq = ?4 AND lease_owner = ?5 AND state = 'pending'",
+        )?
+        .execute(params![state, outcome, now_ms, seq, owner])?;
+    Ok(changed == 1)
+}
+
+/// Records a failed attempt: back to `pending` at `retry_at_ms`, or `failed` for good when
+/// `retry_at_ms` is `None`. The error text is kept either way.
+pub fn fail(
+    conn: &Connection,
+    seq: i64,
+    owner: &str,
+    error: &str,
+    retry_at_ms: Option<i64>,
+    now_ms: i64,
+) -> Result<()> {
+    let (state, next) = match retry_at_ms {
+        Some(at) => ("pending", at),
+        None => ("failed", now_ms),
+    };
+    conn.prepare_cached(
+        "UPDATE deliveries
+            SET state = ?1, next_attempt_at = ?2, last_error = ?3, processed_at = ?4,
+                lease_owner = NULL, lease_expires_at = NULL
+          WHERE seq = ?5 AND lease_owner = ?6",
+    )?
+    .execute(params![state, next, error, now_ms, seq, owner])?;
+    Ok(())
+}
+
+/// Failed deliveries, oldest first.
+pub fn list_failed(conn: &Connection) -> Result<Vec<DeliveryRow>> {
+    let mut stmt = conn.prepare(
+        "SELECT id, event, state, attempts, received_at, last_error
+           FROM deliveries WHERE state = 'failed' ORDER BY seq",
+    )?;
+    let rows = stmt.query_map([], |row| {
+        Ok(DeliveryRow {
+            id: row.get(0)?,
+            event: row.get(1)?,
+            state: row.get(2)?,
+            attempts: row.get(3)?,
+            received_at: row.get(4)?,
+            last_error: row.get(5)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// How many deliveries are in each state, in a fixed order: pending, done, ignored, failed.
+pub fn count_by_state(conn: &Connection) -> Result<[(&'static str, i64); 4]> {
+    let mut counts = [("pending", 0), ("done", 0), ("ignored", 0), ("failed", 0)];
+    for (state, count) in &mut counts {
+        *count = conn
+            .prepare_cached("SELECT count(*) FROM deliveries WHERE state = ?1")?
+            .query_row([*state], |row| row.get(0))?;
+    }
+    Ok(counts)
+}
+
+/// Puts failed deliveries back in the queue with a fresh attempt budget: the ones named, or all
+/// of them when `ids` is empty. Returns how many were re-queued.
+pub fn retry_failed(conn: &Connection, ids: &[String], now_ms: i64) -> Result<usize> {
+    const REQUEUE: &str = "UPDATE deliveries
+            SET state = 'pending', attempts = 0, next_attempt_at = ?1,
+                lease_owner = NULL, lease_expires_at = NULL
+          WHERE state = 'failed'";
+    if ids.is_empty() {
+        return Ok(conn.execute(REQUEUE, [now_ms])?);
+    }
+    let mut stmt = conn.prepare(&format!("{REQUEUE} AND id = ?2"))?;
+    let mut total = 0;
+    for id in ids {
+        total += stmt.execute(params![now_ms, id])?;
+    }
+    Ok(total)
+}
+
+/// The state of one delivery, if it exists.
+pub fn state_of(conn: &Connection, id: &str) -> Result<Option<String>> {
+    Ok(conn
+        .query_row("SELECT state FROM deliveries WHERE id = ?1", [id], |row| {
+            row.get(0)
+        })
+        .optional()?)
+}

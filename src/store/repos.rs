@@ -1,0 +1,171 @@
+//! Installations, repositories and pull requests: registration, state, and data removal.
+
+use anyhow::Result;
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::domain::{PullRequest, Repo};
+use crate::events::Installation;
+
+/// Registers (or updates) an installation and clears any earlier uninstall tombstone.
+pub fn upsert_installation(conn: &Connection, installation: &Installation, suspended: bool) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO installations (id, account_login, account_type, suspended, deleted)
+         VALUES (?1, ?2, ?3, ?4, 0)
+         ON CONFLICT (id) DO UPDATE SET
+            account_login = coalesce(excluded.account_login, account_login),
+            account_type = coalesce(excluded.account_type, account_type),
+            suspended = excluded.suspended, deleted = 0",
+    )?
+    .execute(params![
+        installation.id,
+        installation.account_login,
+        installation.account_type,
+        suspended,
+    ])?;
+    Ok(())
+}
+
+/// Whether an installation was uninstalled (its events are ignored from then on).
+pub fn installation_deleted(conn: &Connection, installation_id: i64) -> Result<bool> {
+    Ok(conn
+        .prepare_cached("SELECT deleted FROM installations WHERE id = ?1")?
+        .query_row([installation_id], |row| row.get(0))
+        .optional()?
+        .unwrap_or(false))
+}
+
+/// Removes every repository of an installation with its data, and leaves tombstones.
+pub fn delete_installation(conn: &Connection, installation_id: i64) -> Result<usize> {
+    let repo_ids: Vec<i64> = conn
+        .prepare("SELECT id FROM repos WHERE installation_id = ?1")?
+        .query_map([installation_id], |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for repo_id in &repo_ids {
+        remove_repo(conn, *repo_id)?;
+    }
+    conn.execute(
+        "INSERT INTO installations (id, deleted) VALUES (?1, 1)
+         ON CONFLICT (id) DO UPDATE SET deleted = 1",
+        [installation_id],
+    )?;
+    Ok(repo_ids.len())
+}
+
+/// How a repository stands in the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RepoStatus {
+    Unknown,
+    Active,
+    /// Removed from the installation: its data is gone and its events are ignored.
+    Removed,
+}
+
+/// The status of a repository by GitHub id.
+pub fn repo_status(conn: &Connection, repo_id: i64) -> Result<RepoStatus> {
+    let removed: Option<bool> = conn
+        .prepare_cached("SELECT removed FROM repos WHERE id = ?1")?
+        .query_row([repo_id], |row| row.get(0))
+        .optional()?;
+    Ok(match removed {
+        None => RepoStatus::Unknown,
+        Some(false) => RepoStatus::Active,
+        Some(true) => RepoStatus::Removed,
+    })
+}
+
+/// Registers a repository or refreshes its name and settings. `revive` lifts a removal
+/// tombstone (the repository was added to the installation again).
+pub fn upsert_repo(
+    conn: &Connection,
+    repo: &Repo,
+    installation_id: Option<i64>,
+    revive: bool,
+) -> Result<()> {
+    if let Some(id) = installation_id {
+        conn.prepare_cached("INSERT INTO installations (id) VALUES (?1) ON CONFLICT DO NOTHING")?
+            .execute([id])?;
+    }
+    conn.prepare_cached(
+        "INSERT INTO repos (id, installation_id, full_name, default_branch, private)
+         VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (id) DO UPDATE SET
+            installation_id = coalesce(excluded.installation_id, installation_id),
+            full_name = excluded.full_name,
+            default_branch = coalesce(excluded.default_branch, default_branch),
+            private = excluded.private,
+            removed = CASE WHEN ?6 THEN 0 ELSE removed END",
+    )?
+    .execute(params![
+        repo.id,
+        installation_id,
+        repo.name.as_str(),
+        repo.default_branch,
+        repo.private,
+        revive,
+    ])?;
+    Ok(())
+}
+
+/// Deletes a repository's data (comments, threads, pull requests, jobs) and marks it removed.
+pub fn remove_repo(conn: &Connection, repo_id: i64) -> Result<()> {
+    for table in ["comments", "review_threads", "pull_requests", "jobs"] {
+        conn.execute(&format!("DELETE FROM {table} WHERE repo_id = ?1"), [repo_id])?;
+    }
+    conn.execute("UPDATE repos SET removed = 1 WHERE id = ?1", [repo_id])?;
+    Ok(())
+}
+
+/// The repository's default branch, when known.
+pub fn default_branch(conn: &Connection, repo_id: i64) -> Result<Option<String>> {
+    Ok(conn
+        .prepare_cached("SELECT default_branch FROM repos WHERE id = ?1")?
+        .query_row([repo_id], |row| row.get(0))
+        .optional()?
+        .flatten())
+}
+
+/// Marks the repository's git mirror as needing a fetch before the next analysis.
+pub fn mark_mirror_stale(conn: &Connection, repo_id: i64) -> Result<()> {
+    conn.prepare_cached("UPDATE repos SET mirror_stale = 1 WHERE id = ?1")?
+        .execute([repo_id])?;
+    Ok(())
+}
+
+/// Stores a pull request's state unless a newer snapshot is already stored. A snapshot without a
+/// head sha (from an issue comment) keeps the stored one.
+pub fn upsert_pull_request(conn: &Connection, repo_id: i64, pr: &PullRequest) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO pull_requests (repo_id, number, title, state, merged, head_sha, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+         ON CONFLICT (repo_id, number) DO UPDATE SET
+            title = excluded.title, state = excluded.state, merged = excluded.merged,
+            head_sha = coalesce(excluded.head_sha, head_sha), updated_at = excluded.updated_at
+         WHERE excluded.updated_at >= pull_requests.updated_at",
+    )?
+    .execute(params![
+        repo_id,
+        pr.number,
+        pr.title,
+        pr.state,
+        pr.merged,
+        pr.head_sha,
+        pr.updated_at,
+    ])?;
+    Ok(())
+}
+
+/// A stored pull request: (title, state, merged, head sha).
+pub fn pull_request(
+    conn: &Connection,
+    repo_id: i64,
+    number: i64,
+) -> Result<Option<(String, String, bool, Option<String>)>> {
+    Ok(conn
+        .query_row(
+            "SELECT title, state, merged, head_sha FROM pull_requests
+              WHERE repo_id = ?1 AND number = ?2",
+            params![repo_id, number],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+        )
+        .optional()?)
+}

@@ -1,0 +1,260 @@
+//! The delivery worker: claims stored deliveries in order of arrival (with a lease), parses them,
+//! applies their effects and marks them processed in the same transaction, and retries failures
+//! with exponential backoff until they fail for good with their error kept.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use anyhow::Result;
+use tracing::{debug, info_span, warn};
+
+use crate::clock::Clock;
+use crate::events::{self, Event};
+use crate::ingest::{self, Applied};
+use crate::knowledge::filter::NoiseRules;
+use crate::store::Store;
+use crate::store::deliveries::{self, Claimed};
+
+/// How the worker retries and leases.
+#[derive(Debug, Clone)]
+pub struct WorkerSettings {
+    /// How long a claim holds before another worker may take the delivery over, in ms. Long
+    /// enough for the slowest batch; short enough that a crashed process's claims come back soon.
+    pub lease_ms: i64,
+    /// Attempts before a delivery fails for good.
+    pub max_attempts: i64,
+    /// Wait before the first retry, in ms; each further retry waits four times longer.
+    pub first_backoff_ms: i64,
+    /// Deliveries per claim and per transaction: large enough to amortise the commit, small
+    /// enough that the ingress writer never waits long for the shared writer connection.
+    pub batch: usize,
+}
+
+impl Default for WorkerSettings {
+    fn default() -> Self {
+        WorkerSettings {
+            lease_ms: 30_000,
+            max_attempts: 6,
+            first_backoff_ms: 5_000,
+            batch: 256,
+        }
+    }
+}
+
+/// Longest wait between retries: one hour.
+const MAX_BACKOFF_MS: i64 = 3_600_000;
+
+/// How often an idle worker looks for due retries and expired leases without being woken.
+const IDLE_POLL: Duration = Duration::from_millis(500);
+
+/// What one pass over a batch did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct BatchStats {
+    pub done: usize,
+    pub ignored: usize,
+    pub retried: usize,
+    pub failed: usize,
+}
+
+impl BatchStats {
+    pub fn total(&self) -> usize {
+        self.done + self.ignored + self.retried + self.failed
+    }
+
+    fn add(&mut self, other: BatchStats) {
+        self.done += other.done;
+        self.ignored += other.ignored;
+        self.retried += other.retried;
+        self.failed += other.failed;
+    }
+}
+
+/// Wakes the worker when deliveries arrive, and tells it to stop.
+#[derive(Debug, Default)]
+pub struct Signal {
+    pending: Mutex<bool>,
+    wake: Condvar,
+    stop: AtomicBool,
+}
+
+impl Signal {
+    /// New work was stored.
+    pub fn notify(&self) {
+        let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+        *pending = true;
+        self.wake.notify_one();
+    }
+
+    /// Ask the worker to stop after its current batch.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.notify();
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::SeqCst)
+    }
+
+    fn wait(&self, timeout: Duration) {
+        let pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+        let (mut pending, _) = self
+            .wake
+            .wait_timeout_while(pending, timeout, |pending| !*pending)
+            .unwrap_or_else(|p| p.into_inner());
+        *pending = false;
+    }
+}
+
+/// Processes deliveries from the store.
+pub struct Worker {
+    store: Arc<Store>,
+    clock: Arc<dyn Clock>,
+    rules: NoiseRules,
+    settings: WorkerSettings,
+    /// This worker's lease owner name: unique per process and worker.
+    owner: String,
+}
+
+/// A claimed delivery and what parsing made of it.
+struct Parsed {
+    claimed: Claimed,
+    event: Result<Event, events::ParseError>,
+}
+
+impl Worker {
+    pub fn new(
+        store: Arc<Store>,
+        clock: Arc<dyn Clock>,
+        rules: NoiseRules,
+        settings: WorkerSettings,
+    ) -> Worker {
+        let owner = format!("{}-{:x}", std::process::id(), clock.now_ms());
+        Worker {
+            store,
+            clock,
+            rules,
+            settings,
+            owner,
+        }
+    }
+
+    /// Processes until `signal` says stop; sleeps while there is nothing due.
+    pub fn run(&self, signal: &Signal) {
+        while !signal.stopped() {
+            match self.run_batch() {
+                Ok(stats) if stats.total() > 0 => continue,
+                Ok(_) => signal.wait(IDLE_POLL),
+                Err(error) => {
+                    warn!(error = format!("{error:#}"), "delivery worker pass failed");
+                    signal.wait(IDLE_POLL);
+                }
+            }
+        }
+    }
+
+    /// Processes batches until nothing is due. For `replay`, tests and benchmarks.
+    pub fn drain(&self) -> Result<BatchStats> {
+        let mut total = BatchStats::default();
+        loop {
+            let stats = self.run_batch()?;
+            if stats.total() == 0 {
+                return Ok(total);
+            }
+            total.add(stats);
+        }
+    }
+
+    /// Claims one batch, parses it outside the write lock, then applies and marks it in one
+    /// transaction (each delivery in a savepoint, so one failure does not undo the others).
+    pub fn run_batch(&self) -> Result<BatchStats> {
+        let now = self.clock.now_ms();
+        let claimed = self.store.write(|tx| {
+            deliveries::claim(tx, &self.owner, now, self.settings.lease_ms, self.settings.batch)
+        })?;
+        if claimed.is_empty() {
+            return Ok(BatchStats::default());
+        }
+        let parsed: Vec<Parsed> = claimed
+            .into_iter()
+            .map(|claimed| Parsed {
+                event: events::parse(&claimed.event, &claimed.body),
+                claimed,
+            })
+            .collect();
+        let now = self.clock.now_ms();
+        self.store.write(|tx| {
+            let mut stats = BatchStats::default();
+            for item in &parsed {
+                self.process(tx, item, now, &mut stats)?;
+            }
+            Ok(stats)
+        })
+    }
+
+    fn process(
+        &self,
+        tx: &mut rusqlite::Transaction<'_>,
+        item: &Parsed,
+        now: i64,
+        stats: &mut BatchStats,
+    ) -> Result<()> {
+        let claimed = &item.claimed;
+        let span = info_span!("delivery", delivery = %claimed.id, event = %claimed.event);
+        let _entered = span.enter();
+        let event = match &item.event {
+            Ok(event) => event,
+            Err(error) => {
+                // Reading the same bytes again gives the same error: fail at once.
+                warn!(error = %error, "delivery cannot be parsed; failed for good");
+                deliveries::fail(tx, claimed.seq, &self.owner, &error.to_string(), None, now)?;
+                stats.failed += 1;
+                return Ok(());
+            }
+        };
+        let savepoint = tx.savepoint()?;
+        let applied = ingest::apply(&savepoint, &self.rules, event, &claimed.id, now)
+            .and_then(|applied| {
+                let (ignored, outcome) = match &applied {
+                    Applied::Done(what) => (false, what.as_str()),
+                    Applied::Ignored(why) => (true, why.as_str()),
+                };
+                let kept = deliveries::complete(&savepoint, claimed.seq, &self.owner, ignored, outcome, now)?;
+                anyhow::ensure!(kept, "the lease on this delivery was lost to another worker");
+                Ok(applied)
+            });
+        match applied {
+            Ok(applied) => {
+                savepoint.commit()?;
+                debug!(?applied, "delivery processed");
+                match applied {
+                    Applied::Done(_) => stats.done += 1,
+                    Applied::Ignored(_) => stats.ignored += 1,
+                }
+            }
+            Err(error) => {
+                drop(savepoint); // rolls the effects back
+                let message = format!("{error:#}");
+                let retry_at = (claimed.attempts < self.settings.max_attempts)
+                    .then(|| now + self.backoff_ms(claimed.attempts));
+                warn!(error = %message, attempts = claimed.attempts, will_retry = retry_at.is_some(), "delivery failed");
+                deliveries::fail(tx, claimed.seq, &self.owner, &message, retry_at, now)?;
+                if retry_at.is_some() {
+                    stats.retried += 1;
+                } else {
+                    stats.failed += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Wait before retry number `attempts`: 5 s, 20 s, 80 s, … up to an hour.
+    fn backoff_ms(&self, attempts: i64) -> i64 {
+        let exponent = u32::try_from(attempts.saturating_sub(1)).unwrap_or(u32::MAX).min(16);
+        self.settings
+            .first_backoff_ms
+            .saturating_mul(4_i64.saturating_pow(exponent))
+            .min(MAX_BACKOFF_MS)
+    }
+}
