@@ -146,18 +146,21 @@ pub fn parse(event: &str, body: &[u8]) -> Result<Event, ParseError> {
 /// A payload that did not read as a whole: fine if its action is one gitlore does not use (its
 /// other fields may have any shape), an error otherwise.
 fn unused_or_broken(event: &str, body: &[u8], source: serde_json::Error) -> Result<Event, ParseError> {
-    let action = serde_json::from_slice::<payload::ActionOnly>(body)
-        .ok()
-        .and_then(|p| p.action)
-        .unwrap_or_default();
-    if is_handled_action(event, &action) {
-        Err(ParseError::Json {
-            event: event.to_string(),
-            source,
-        })
-    } else {
-        Ok(Event::Ignored(format!("action `{action}` of `{event}` is not used")))
+    match serde_json::from_slice::<payload::ActionOnly>(body) {
+        Ok(payload::ActionOnly { action }) => {
+            let action = action.unwrap_or_default();
+            if !is_handled_action(event, &action) {
+                return Ok(Event::Ignored(format!(
+                    "action `{action}` of `{event}` is not used"
+                )));
+            }
+        }
+        Err(_) => {} // not JSON at all: the full read's error says why
     }
+    Err(ParseError::Json {
+        event: event.to_string(),
+        source,
+    })
 }
 
 /// Whether gitlore acts on this action of this event.
