@@ -2,7 +2,7 @@
 //! applies their effects and marks them processed in the same transaction, and retries failures
 //! with exponential backoff until they fail for good with their error kept.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -129,7 +129,9 @@ impl Worker {
         rules: NoiseRules,
         settings: WorkerSettings,
     ) -> Worker {
-        let owner = format!("{}-{:x}", std::process::id(), clock.now_ms());
+        static WORKERS: AtomicUsize = AtomicUsize::new(0);
+        let number = WORKERS.fetch_add(1, Ordering::Relaxed);
+        let owner = format!("{}-{:x}-{number}", std::process::id(), clock.now_ms());
         Worker {
             store,
             clock,

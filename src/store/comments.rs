@@ -127,7 +127,8 @@ pub fn tombstone(conn: &Connection, repo_id: i64, pr_number: i64, comment: &Comm
             author_is_bot, updated_at, deleted, created_at, html_url)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1, ?9, ?10)
          ON CONFLICT (kind, github_id) DO UPDATE
-            SET deleted = 1, body = '', body_hash = NULL, diff_hunk = NULL, noise = NULL",
+            SET deleted = 1, body = '', body_hash = NULL, diff_hunk = NULL, noise = NULL,
+                updated_at = max(updated_at, excluded.updated_at)",
     )?
     .execute(params![
         repo_id,
