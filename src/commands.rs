@@ -91,8 +91,14 @@ mod tests {
         assert_eq!(parse("/gitlore"), vec![Command::Help]);
         assert_eq!(parse("/GITLORE Refresh please"), vec![]);
         assert_eq!(parse("/gitlore Refresh please"), vec![Command::Refresh]);
-        assert_eq!(parse("/gitlore frobnicate"), vec![Command::Unknown("frobnicate".into())]);
-        assert_eq!(parse("/gitlore refresh\n/gitlore refresh"), vec![Command::Refresh]);
+        assert_eq!(
+            parse("/gitlore frobnicate"),
+            vec![Command::Unknown("frobnicate".into())]
+        );
+        assert_eq!(
+            parse("/gitlore refresh\n/gitlore refresh"),
+            vec![Command::Refresh]
+        );
     }
 
     #[test]
@@ -103,12 +109,21 @@ mod tests {
         assert!(parse("    /gitlore refresh").is_empty());
         assert!(parse("you can run `/gitlore refresh` yourself").is_empty());
         assert!(parse("/gitlorerefresh").is_empty());
-        assert_eq!(parse("```\ncode\n```\n/gitlore refresh"), vec![Command::Refresh]);
+        assert_eq!(
+            parse("```\ncode\n```\n/gitlore refresh"),
+            vec![Command::Refresh]
+        );
     }
 
     #[test]
     fn edits_run_only_new_commands() {
-        assert_eq!(newly_added("/gitlore refresh", "/gitlore refresh\nmore text"), vec![]);
-        assert_eq!(newly_added("please look", "please look\n/gitlore refresh"), vec![Command::Refresh]);
+        assert_eq!(
+            newly_added("/gitlore refresh", "/gitlore refresh\nmore text"),
+            vec![]
+        );
+        assert_eq!(
+            newly_added("please look", "please look\n/gitlore refresh"),
+            vec![Command::Refresh]
+        );
     }
 }

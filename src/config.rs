@@ -15,7 +15,10 @@ use crate::worker::WorkerSettings;
 #[derive(Debug, Error)]
 pub enum ConfigError {
     #[error("{name} is not set. Register the app with `gitlore setup`, or set {name} ({hint}).")]
-    Missing { name: &'static str, hint: &'static str },
+    Missing {
+        name: &'static str,
+        hint: &'static str,
+    },
     #[error("{name} is invalid: {reason}")]
     Invalid { name: &'static str, reason: String },
     #[error("cannot read {path}: {reason}")]
@@ -119,27 +122,32 @@ impl Settings {
                 .find_map(|name| env(name).filter(|value| !value.trim().is_empty()))
         };
         let app_id = match var(&["GITLORE_APP_ID", "APP_ID"]) {
-            Some(text) => Some(text.trim().parse::<i64>().map_err(|_| ConfigError::Invalid {
-                name: "GITLORE_APP_ID",
-                reason: format!("`{text}` is not a number"),
-            })?),
+            Some(text) => Some(
+                text.trim()
+                    .parse::<i64>()
+                    .map_err(|_| ConfigError::Invalid {
+                        name: "GITLORE_APP_ID",
+                        reason: format!("`{text}` is not a number"),
+                    })?,
+            ),
             None => file_config.app_id,
         };
-        let private_key = match var(&["GITLORE_PRIVATE_KEY", "PRIVATE_KEY"]) {
-            Some(pem) => Some(pem),
-            None => match var(&["GITLORE_PRIVATE_KEY_PATH", "PRIVATE_KEY_PATH"])
-                .map(PathBuf::from)
-                .or(file_config.private_key_path.clone())
-            {
-                Some(path) => Some(std::fs::read_to_string(&path).map_err(|e| {
-                    ConfigError::Unreadable {
-                        path,
-                        reason: e.to_string(),
-                    }
-                })?),
-                None => file_config.private_key.clone(),
-            },
-        };
+        let private_key =
+            match var(&["GITLORE_PRIVATE_KEY", "PRIVATE_KEY"]) {
+                Some(pem) => Some(pem),
+                None => match var(&["GITLORE_PRIVATE_KEY_PATH", "PRIVATE_KEY_PATH"])
+                    .map(PathBuf::from)
+                    .or(file_config.private_key_path.clone())
+                {
+                    Some(path) => Some(std::fs::read_to_string(&path).map_err(|e| {
+                        ConfigError::Unreadable {
+                            path,
+                            reason: e.to_string(),
+                        }
+                    })?),
+                    None => file_config.private_key.clone(),
+                },
+            };
         let private_key = private_key.map(check_private_key).transpose()?;
         let listen = listen_address(
             var(&["GITLORE_LISTEN"]).or(file_config.listen.clone()),
@@ -283,7 +291,9 @@ fn listen_address(listen: Option<String>, port: Option<String>) -> Result<Socket
             .trim()
             .parse()
             .map_err(|_| invalid("GITLORE_LISTEN", &text, "an address like 127.0.0.1:3000"))?,
-        None => DEFAULT_LISTEN.parse().map_err(|_| invalid("GITLORE_LISTEN", DEFAULT_LISTEN, "valid"))?,
+        None => DEFAULT_LISTEN
+            .parse()
+            .map_err(|_| invalid("GITLORE_LISTEN", DEFAULT_LISTEN, "valid"))?,
     };
     if let Some(port) = port {
         address.set_port(
@@ -326,28 +336,44 @@ mod tests {
     fn missing_credentials_name_the_variable() {
         let s = settings(&[("GITLORE_APP_ID", "7")], None).unwrap();
         let message = s.app_credentials().unwrap_err().to_string();
-        assert!(message.starts_with("GITLORE_PRIVATE_KEY is not set"), "{message}");
+        assert!(
+            message.starts_with("GITLORE_PRIVATE_KEY is not set"),
+            "{message}"
+        );
         assert!(message.contains("gitlore setup"), "{message}");
     }
 
     #[test]
     fn probot_names_and_precedence() {
         let s = settings(
-            &[("APP_ID", "12"), ("PRIVATE_KEY", KEY), ("WEBHOOK_SECRET", "probot"), ("GITLORE_WEBHOOK_SECRET", "ours"), ("PORT", "8080")],
+            &[
+                ("APP_ID", "12"),
+                ("PRIVATE_KEY", KEY),
+                ("WEBHOOK_SECRET", "probot"),
+                ("GITLORE_WEBHOOK_SECRET", "ours"),
+                ("PORT", "8080"),
+            ],
             None,
         )
         .unwrap();
         let creds = s.app_credentials().unwrap();
         assert_eq!((creds.app_id, creds.webhook_secret.expose()), (12, "ours"));
         assert_eq!(s.listen.port(), 8080);
-        assert!(!format!("{s:?}").contains("ours"), "secrets must not appear in Debug output");
+        assert!(
+            !format!("{s:?}").contains("ours"),
+            "secrets must not appear in Debug output"
+        );
     }
 
     #[test]
     fn file_values_and_env_override() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("gitlore.toml");
-        std::fs::write(&path, "app_id = 5\nwebhook_secret = \"file\"\ndata_dir = \"/tmp/x\"\n").unwrap();
+        std::fs::write(
+            &path,
+            "app_id = 5\nwebhook_secret = \"file\"\ndata_dir = \"/tmp/x\"\n",
+        )
+        .unwrap();
         let s = settings(&[("GITLORE_APP_ID", "6")], Some(&path)).unwrap();
         assert_eq!(s.app_id, Some(6));
         assert_eq!(s.webhook_secret.unwrap().expose(), "file");
@@ -361,11 +387,26 @@ mod tests {
         std::fs::write(&path, "app_idd = 5\n").unwrap();
         let message = settings(&[], Some(&path)).unwrap_err().to_string();
         assert!(message.contains("unknown field `app_idd`"), "{message}");
-        let message = settings(&[("GITLORE_APP_ID", "abc")], None).unwrap_err().to_string();
+        let message = settings(&[("GITLORE_APP_ID", "abc")], None)
+            .unwrap_err()
+            .to_string();
         assert_eq!(message, "GITLORE_APP_ID is invalid: `abc` is not a number");
-        let message = settings(&[("GITLORE_PRIVATE_KEY", "hunter2")], None).unwrap_err().to_string();
-        assert!(message.contains("not a PEM private key") && !message.contains("hunter2"), "{message}");
-        let message = settings(&[("GITLORE_PRIVATE_KEY_PATH", "/nonexistent/key.pem")], None).unwrap_err().to_string();
-        assert!(message.starts_with("cannot read /nonexistent/key.pem"), "{message}");
+        let message = settings(&[("GITLORE_PRIVATE_KEY", "hunter2")], None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains("not a PEM private key") && !message.contains("hunter2"),
+            "{message}"
+        );
+        let message = settings(
+            &[("GITLORE_PRIVATE_KEY_PATH", "/nonexistent/key.pem")],
+            None,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            message.starts_with("cannot read /nonexistent/key.pem"),
+            "{message}"
+        );
     }
 }

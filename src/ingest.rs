@@ -187,7 +187,10 @@ impl Ingest<'_> {
             return Ok(Some(format!("installation {id} was uninstalled")));
         }
         if repos::repo_status(self.conn, origin.repo.id)? == RepoStatus::Removed {
-            return Ok(Some(format!("{} was removed from gitlore", origin.repo.name)));
+            return Ok(Some(format!(
+                "{} was removed from gitlore",
+                origin.repo.name
+            )));
         }
         Ok(None)
     }
@@ -261,16 +264,28 @@ impl Ingest<'_> {
             return Ok(Applied::Ignored("review without a body".into()));
         }
         let hash = body_hash(&comment.body);
-        let upserted = comments::upsert(self.conn, origin.repo.id, pr.number, comment, &hash, is_edit)?;
+        let upserted = comments::upsert(
+            self.conn,
+            origin.repo.id,
+            pr.number,
+            comment,
+            &hash,
+            is_edit,
+        )?;
         let (id, outcome) = match upserted {
             Upserted::Inserted { id } => (id, "comment stored"),
-            Upserted::Updated { id, body_changed: true } => (id, "comment updated"),
+            Upserted::Updated {
+                id,
+                body_changed: true,
+            } => (id, "comment updated"),
             Upserted::Updated { .. } => return Ok(done("comment updated, same body")),
             Upserted::Stale => return Ok(Applied::Ignored("older than the stored version".into())),
             Upserted::Tombstoned => return Ok(Applied::Ignored("comment was deleted".into())),
         };
         let noise = self.analyse(id, comment, &hash)?;
-        if comment.kind == CommentKind::Conversation && noise.is_none_or(|n| n == filter::Noise::Trivial) {
+        if comment.kind == CommentKind::Conversation
+            && noise.is_none_or(|n| n == filter::Noise::Trivial)
+        {
             self.record_commands(origin, pr, comment, previous_body)?;
         }
         Ok(done(outcome))
@@ -321,7 +336,12 @@ impl Ingest<'_> {
         Ok(())
     }
 
-    fn pull_request(&self, origin: &Origin, pr: &PullRequest, wants_check_run: bool) -> Result<Applied> {
+    fn pull_request(
+        &self,
+        origin: &Origin,
+        pr: &PullRequest,
+        wants_check_run: bool,
+    ) -> Result<Applied> {
         self.register_origin(origin)?;
         repos::upsert_pull_request(self.conn, origin.repo.id, pr)?;
         let Some(sha) = pr.head_sha.as_deref().filter(|_| wants_check_run) else {
@@ -333,9 +353,17 @@ impl Ingest<'_> {
         Ok(done("pull request stored, check run queued"))
     }
 
-    fn issue_edited(&self, origin: &Origin, number: i64, body: &str, editor: &str) -> Result<Applied> {
+    fn issue_edited(
+        &self,
+        origin: &Origin,
+        number: i64,
+        body: &str,
+        editor: &str,
+    ) -> Result<Applied> {
         if !body.contains(FINDINGS_MARKER) {
-            return Ok(Applied::Ignored("edit of an issue that is not gitlore's".into()));
+            return Ok(Applied::Ignored(
+                "edit of an issue that is not gitlore's".into(),
+            ));
         }
         self.register_origin(origin)?;
         let payload = json!({ "issue": number, "body": body, "editor": editor });
@@ -344,7 +372,13 @@ impl Ingest<'_> {
         Ok(done("findings issue edited: dismissals queued"))
     }
 
-    fn enqueue(&self, kind: JobKind, repo_id: i64, key: &str, payload: &serde_json::Value) -> Result<bool> {
+    fn enqueue(
+        &self,
+        kind: JobKind,
+        repo_id: i64,
+        key: &str,
+        payload: &serde_json::Value,
+    ) -> Result<bool> {
         jobs::enqueue(self.conn, kind, repo_id, key, payload, self.now_ms)
     }
 }

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 
-use crate::store::deliveries::{self, Inserted, NewDelivery};
 use crate::store::Store;
+use crate::store::deliveries::{self, Inserted, NewDelivery};
 use crate::worker::{BatchStats, Worker};
 
 /// What a replay did.
@@ -24,7 +24,12 @@ pub struct ReplaySummary {
 }
 
 /// Reads the payload files under `paths`, stores them as deliveries, and drains the worker.
-pub fn replay(store: &Store, worker: &Worker, paths: &[PathBuf], now_ms: i64) -> Result<ReplaySummary> {
+pub fn replay(
+    store: &Store,
+    worker: &Worker,
+    paths: &[PathBuf],
+    now_ms: i64,
+) -> Result<ReplaySummary> {
     let files = payload_files(paths)?;
     let mut batch = Vec::with_capacity(files.len());
     for file in &files {
@@ -87,7 +92,10 @@ fn event_name(file: &Path) -> Result<String> {
             .trim()
             .to_string()
     } else {
-        let file_name = file.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let file_name = file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
         file_name.split('.').next().unwrap_or_default().to_string()
     };
     let valid = !name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');

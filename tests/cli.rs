@@ -24,8 +24,15 @@ fn serve_without_credentials_says_what_is_missing() {
     let out = gitlore(dir.path(), &["serve"]);
     assert!(!out.status.success());
     let stderr = text(&out.stderr);
-    assert_eq!(stderr.lines().count(), 1, "one sentence, no backtrace: {stderr}");
-    assert!(stderr.starts_with("error: GITLORE_APP_ID is not set"), "{stderr}");
+    assert_eq!(
+        stderr.lines().count(),
+        1,
+        "one sentence, no backtrace: {stderr}"
+    );
+    assert!(
+        stderr.starts_with("error: GITLORE_APP_ID is not set"),
+        "{stderr}"
+    );
     assert!(stderr.contains("gitlore setup"), "{stderr}");
 }
 
@@ -37,7 +44,10 @@ fn a_broken_config_file_is_one_clear_error() {
     let out = gitlore(dir.path(), &["--config", config.to_str().unwrap(), "serve"]);
     let stderr = text(&out.stderr);
     assert!(!out.status.success());
-    assert!(stderr.contains("is not a valid gitlore.toml") && stderr.contains("listen"), "{stderr}");
+    assert!(
+        stderr.contains("is not a valid gitlore.toml") && stderr.contains("listen"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -48,10 +58,16 @@ fn replay_ingests_the_fixtures_once() {
     assert!(first.status.success(), "{}", text(&first.stderr));
     let stdout = text(&first.stdout);
     let files = std::fs::read_dir(&fixtures).unwrap().count();
-    assert!(stdout.contains(&format!("replayed {files} files: {files} new deliveries")), "{stdout}");
+    assert!(
+        stdout.contains(&format!("replayed {files} files: {files} new deliveries")),
+        "{stdout}"
+    );
     assert!(stdout.contains(" 0 failed"), "{stdout}");
     let again = text(&gitlore(dir.path(), &["replay", fixtures.to_str().unwrap()]).stdout);
-    assert!(again.contains(&format!("0 new deliveries, {files} seen before")), "{again}");
+    assert!(
+        again.contains(&format!("0 new deliveries, {files} seen before")),
+        "{again}"
+    );
 
     let listed = text(&gitlore(dir.path(), &["deliveries"]).stdout);
     assert!(listed.starts_with("deliveries: 0 pending,"), "{listed}");
@@ -64,20 +80,35 @@ fn replay_of_a_file_without_an_event_name_fails_clearly() {
     std::fs::write(&file, "{}").unwrap();
     let out = gitlore(dir.path(), &["replay", file.to_str().unwrap()]);
     assert!(!out.status.success());
-    assert!(text(&out.stderr).contains("Cannot tell the event of"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("Cannot tell the event of"),
+        "{}",
+        text(&out.stderr)
+    );
     std::fs::write(dir.path().join("My Payload.json.event"), "ping\n").unwrap();
     let out = gitlore(dir.path(), &["replay", file.to_str().unwrap()]);
-    assert!(text(&out.stdout).contains("1 applied"), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("1 applied"),
+        "{}",
+        text(&out.stdout)
+    );
 }
 
 #[test]
 fn sigterm_stops_serve_cleanly() {
     let dir = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let mut child = Command::new(env!("CARGO_BIN_EXE_gitlore"))
         .arg("serve")
         .env("GITLORE_APP_ID", "1")
-        .env("GITLORE_PRIVATE_KEY_PATH", Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/test-app-key.pem"))
+        .env(
+            "GITLORE_PRIVATE_KEY_PATH",
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/test-app-key.pem"),
+        )
         .env("GITLORE_WEBHOOK_SECRET", "s")
         .env("GITLORE_LISTEN", format!("127.0.0.1:{port}"))
         .env("GITLORE_DATA_DIR", dir.path())
@@ -89,7 +120,10 @@ fn sigterm_stops_serve_cleanly() {
         assert!(Instant::now() < deadline, "server did not start");
         std::thread::sleep(Duration::from_millis(20));
     }
-    Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         if let Some(status) = child.try_wait().unwrap() {

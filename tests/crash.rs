@@ -22,7 +22,11 @@ struct Server {
 
 impl Server {
     fn start(data_dir: &Path) -> Server {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
         let key = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/test-app-key.pem");
         let child = Command::new(env!("CARGO_BIN_EXE_gitlore"))
             .arg("serve")
@@ -69,7 +73,12 @@ async fn kill_9_loses_nothing_acknowledged_and_applies_nothing_twice() {
 
     let bodies: Vec<(String, Vec<u8>)> = (1..=TOTAL)
         .map(|n| {
-            let payload = review_comment("created", n, &format!("Comment {n}: this path skips validation of the header."), 0);
+            let payload = review_comment(
+                "created",
+                n,
+                &format!("Comment {n}: this path skips validation of the header."),
+                0,
+            );
             (format!("crash-{n}"), serde_json::to_vec(&payload).unwrap())
         })
         .collect();
@@ -86,7 +95,10 @@ async fn kill_9_loses_nothing_acknowledged_and_applies_nothing_twice() {
                     .post(&url)
                     .header("x-github-event", "pull_request_review_comment")
                     .header("x-github-delivery", &id)
-                    .header("x-hub-signature-256", signature::sign(SECRET.as_bytes(), &body))
+                    .header(
+                        "x-hub-signature-256",
+                        signature::sign(SECRET.as_bytes(), &body),
+                    )
                     .body(body)
                     .send()
                     .await;
@@ -100,34 +112,63 @@ async fn kill_9_loses_nothing_acknowledged_and_applies_nothing_twice() {
         if killed_pending.is_none() && acknowledged.lock().unwrap().len() >= KILL_AFTER {
             server.child.kill().unwrap(); // SIGKILL: no shutdown code runs
             server.child.wait().unwrap();
-            killed_pending = Some(scalar(&db, "SELECT count(*) FROM deliveries WHERE state = 'pending'"));
+            killed_pending = Some(scalar(
+                &db,
+                "SELECT count(*) FROM deliveries WHERE state = 'pending'",
+            ));
             server = Server::start(dir.path());
         }
     }
     let acknowledged = acknowledged.lock().unwrap().clone();
-    println!("sent {sent}, acknowledged {}, pending at the kill: {killed_pending:?}", acknowledged.len());
+    println!(
+        "sent {sent}, acknowledged {}, pending at the kill: {killed_pending:?}",
+        acknowledged.len()
+    );
     assert!(killed_pending.is_some(), "the server was killed mid-run");
-    assert!(acknowledged.len() as i64 >= TOTAL - 50, "the restarted server took the rest");
+    assert!(
+        acknowledged.len() as i64 >= TOTAL - 50,
+        "the restarted server took the rest"
+    );
 
     let deadline = Instant::now() + Duration::from_secs(60);
-    while scalar(&db, "SELECT count(*) FROM deliveries WHERE state = 'pending'") > 0 {
-        assert!(Instant::now() < deadline, "deliveries left unprocessed after the restart");
+    while scalar(
+        &db,
+        "SELECT count(*) FROM deliveries WHERE state = 'pending'",
+    ) > 0
+    {
+        assert!(
+            Instant::now() < deadline,
+            "deliveries left unprocessed after the restart"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     let conn = rusqlite::Connection::open(&db).unwrap();
     for id in &acknowledged {
-        let state: String = conn.query_row("SELECT state FROM deliveries WHERE id = ?1", [id], |r| r.get(0)).unwrap();
+        let state: String = conn
+            .query_row("SELECT state FROM deliveries WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .unwrap();
         assert_eq!(state, "done", "{id}");
     }
     let stored = scalar(&db, "SELECT count(*) FROM deliveries");
     assert!(stored >= acknowledged.len() as i64);
-    assert_eq!(scalar(&db, "SELECT count(*) FROM comments"), stored, "one comment per stored delivery");
+    assert_eq!(
+        scalar(&db, "SELECT count(*) FROM comments"),
+        stored,
+        "one comment per stored delivery"
+    );
     assert_eq!(scalar(&db, "SELECT count(*) FROM classifications"), stored);
-    assert_eq!(scalar(&db, "SELECT count(*) FROM deliveries WHERE state <> 'done'"), 0);
+    assert_eq!(
+        scalar(&db, "SELECT count(*) FROM deliveries WHERE state <> 'done'"),
+        0
+    );
 }
 
 /// Runs futures concurrently to completion.
-async fn futures_join_all<F: std::future::Future<Output = ()> + Send + 'static>(futures: impl Iterator<Item = F>) {
+async fn futures_join_all<F: std::future::Future<Output = ()> + Send + 'static>(
+    futures: impl Iterator<Item = F>,
+) {
     let handles: Vec<_> = futures.map(tokio::spawn).collect();
     for handle in handles {
         handle.await.unwrap();

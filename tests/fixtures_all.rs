@@ -31,14 +31,20 @@ async fn every_fixture_is_accepted_and_none_fails() {
     assert_eq!(stats.total(), names.len());
     assert_eq!((stats.failed, stats.retried), (0, 0), "{stats:?}");
     assert!(stats.done >= 25, "{stats:?}");
-    assert_eq!(app.count("SELECT count(*) FROM deliveries WHERE state = 'pending'"), 0);
+    assert_eq!(
+        app.count("SELECT count(*) FROM deliveries WHERE state = 'pending'"),
+        0
+    );
 }
 
 /// Sends fixtures in order to a fresh app and drains it.
 async fn run(files: &[&str]) -> TestApp {
     let app = TestApp::new();
     for file in files {
-        assert_eq!(app.send(event_of(file), &fixture(file)).await, StatusCode::ACCEPTED);
+        assert_eq!(
+            app.send(event_of(file), &fixture(file)).await,
+            StatusCode::ACCEPTED
+        );
     }
     app.drain();
     app
@@ -64,34 +70,57 @@ fn in_installation(file: &str, id: i64) -> serde_json::Value {
 #[tokio::test]
 async fn installation_created_registers_repos_and_queues_backfill() {
     let app = run(&["installation.created.1.json"]).await;
-    assert_eq!(app.count("SELECT count(*) FROM installations WHERE id = 957387 AND account_login = 'Codertocat'"), 1);
+    assert_eq!(
+        app.count(
+            "SELECT count(*) FROM installations WHERE id = 957387 AND account_login = 'Codertocat'"
+        ),
+        1
+    );
     assert_eq!(app.count("SELECT count(*) FROM repos WHERE full_name = 'codertocat/hello-world' AND installation_id = 957387"), 1);
     let queued = jobs::list(&app.db()).unwrap();
     assert_eq!(queued.len(), 1);
-    assert_eq!((queued[0].kind.as_str(), queued[0].payload["repo"].as_str()), ("backfill", Some("codertocat/hello-world")));
+    assert_eq!(
+        (queued[0].kind.as_str(), queued[0].payload["repo"].as_str()),
+        ("backfill", Some("codertocat/hello-world"))
+    );
 }
 
 #[tokio::test]
 async fn installation_suspend_and_delete() {
     let app = run_payloads(&[
         ("installation", fixture("installation.created.1.json")),
-        ("installation", in_installation("installation.suspend.5.json", 957387)),
+        (
+            "installation",
+            in_installation("installation.suspend.5.json", 957387),
+        ),
     ])
     .await;
-    assert_eq!(app.count("SELECT suspended FROM installations WHERE id = 957387"), 1);
+    assert_eq!(
+        app.count("SELECT suspended FROM installations WHERE id = 957387"),
+        1
+    );
 
     let mut comment = fixture("pull_request_review_comment.created.1.json");
     comment["installation"] = json!({ "id": 957387 });
     let app = run_payloads(&[
         ("installation", fixture("installation.created.1.json")),
         ("pull_request_review_comment", comment.clone()),
-        ("installation", in_installation("installation.deleted.0.json", 957387)),
+        (
+            "installation",
+            in_installation("installation.deleted.0.json", 957387),
+        ),
     ])
     .await;
-    assert_eq!(app.count("SELECT deleted FROM installations WHERE id = 957387"), 1);
+    assert_eq!(
+        app.count("SELECT deleted FROM installations WHERE id = 957387"),
+        1
+    );
     assert_eq!(app.count("SELECT count(*) FROM comments"), 0);
     assert_eq!(app.count("SELECT count(*) FROM jobs"), 0);
-    assert_eq!(app.count("SELECT removed FROM repos WHERE id = 186853002"), 1);
+    assert_eq!(
+        app.count("SELECT removed FROM repos WHERE id = 186853002"),
+        1
+    );
     // A late event of the uninstalled installation brings nothing back.
     app.send("pull_request_review_comment", &comment).await;
     assert_eq!(app.drain().ignored, 1);
@@ -101,16 +130,33 @@ async fn installation_suspend_and_delete() {
 #[tokio::test]
 async fn installation_repositories_added_and_removed() {
     let app = run(&["installation_repositories.added.0.json"]).await;
-    assert_eq!(app.count("SELECT count(*) FROM repos WHERE full_name = 'codertocat/space' AND removed = 0"), 1);
-    assert_eq!(app.count("SELECT count(*) FROM jobs WHERE kind = 'backfill'"), 1);
+    assert_eq!(
+        app.count(
+            "SELECT count(*) FROM repos WHERE full_name = 'codertocat/space' AND removed = 0"
+        ),
+        1
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM jobs WHERE kind = 'backfill'"),
+        1
+    );
     let mut removed = in_installation("installation_repositories.removed.2.json", 957387);
-    removed["repositories_removed"] = fixture("installation_repositories.added.0.json")["repositories_added"].clone();
+    removed["repositories_removed"] =
+        fixture("installation_repositories.added.0.json")["repositories_added"].clone();
     let app = run_payloads(&[
-        ("installation_repositories", fixture("installation_repositories.added.0.json")),
+        (
+            "installation_repositories",
+            fixture("installation_repositories.added.0.json"),
+        ),
         ("installation_repositories", removed),
     ])
     .await;
-    assert_eq!(app.count("SELECT count(*) FROM repos WHERE full_name = 'codertocat/space' AND removed = 1"), 1);
+    assert_eq!(
+        app.count(
+            "SELECT count(*) FROM repos WHERE full_name = 'codertocat/space' AND removed = 1"
+        ),
+        1
+    );
     assert_eq!(app.count("SELECT count(*) FROM jobs"), 0);
 }
 
@@ -122,11 +168,21 @@ async fn review_comments_are_stored_edited_and_tombstoned() {
     let stored = comments::list_for_repo(&app.db(), "Codertocat/Hello-World").unwrap();
     assert_eq!(stored.len(), 1);
     let c = &stored[0];
-    assert_eq!((c.kind.as_str(), c.pr_number, c.path.as_deref()), ("inline", 2, Some("README.md")));
+    assert_eq!(
+        (c.kind.as_str(), c.pr_number, c.path.as_deref()),
+        ("inline", 2, Some("README.md"))
+    );
     assert!(c.labels.is_some(), "classified on arrival");
-    assert_eq!(c.pr_title.as_deref(), Some("Update the README with new information."));
+    assert_eq!(
+        c.pr_title.as_deref(),
+        Some("Update the README with new information.")
+    );
 
-    let app = run(&["pull_request_review_comment.created.1.json", "pull_request_review_comment.deleted.3.json"]).await;
+    let app = run(&[
+        "pull_request_review_comment.created.1.json",
+        "pull_request_review_comment.deleted.3.json",
+    ])
+    .await;
     let stored = comments::list_for_repo(&app.db(), "codertocat/hello-world").unwrap();
     assert!(stored[0].deleted && stored[0].body.is_empty() && stored[0].labels.is_none());
 }
@@ -134,7 +190,11 @@ async fn review_comments_are_stored_edited_and_tombstoned() {
 #[tokio::test]
 async fn review_bodies_are_stored_with_their_state() {
     let app = run(&["pull_request_review.submitted.2.json"]).await;
-    assert_eq!(app.count("SELECT count(*) FROM comments"), 0, "an empty review body is not a comment");
+    assert_eq!(
+        app.count("SELECT count(*) FROM comments"),
+        0,
+        "an empty review body is not a comment"
+    );
     let app = TestApp::new();
     let mut review = fixture("pull_request_review.submitted.2.json");
     review["review"]["body"] = json!("Please split this function; it does parsing and IO.");
@@ -142,27 +202,61 @@ async fn review_bodies_are_stored_with_their_state() {
     app.send("pull_request_review", &review).await;
     app.drain();
     let stored = comments::list_for_repo(&app.db(), "codertocat/hello-world").unwrap();
-    assert_eq!((stored[0].kind.as_str(), stored[0].review_state.as_deref()), ("review", Some("changes_requested")));
+    assert_eq!(
+        (stored[0].kind.as_str(), stored[0].review_state.as_deref()),
+        ("review", Some("changes_requested"))
+    );
 }
 
 #[tokio::test]
 async fn thread_resolution_marks_the_threads_comments() {
     let app = TestApp::new();
-    app.send("pull_request_review_comment", &common::review_comment("created", 10, "This leaks the handle on error.", 1)).await;
-    app.send("pull_request_review_comment", &common::reply(11, 10, "Good catch, will fix.")).await;
-    app.send("pull_request_review_thread", &common::thread("resolved", 10)).await;
+    app.send(
+        "pull_request_review_comment",
+        &common::review_comment("created", 10, "This leaks the handle on error.", 1),
+    )
+    .await;
+    app.send(
+        "pull_request_review_comment",
+        &common::reply(11, 10, "Good catch, will fix."),
+    )
+    .await;
+    app.send(
+        "pull_request_review_thread",
+        &common::thread("resolved", 10),
+    )
+    .await;
     app.drain();
-    assert_eq!(app.count("SELECT count(*) FROM comments WHERE resolved = 1"), 2);
-    app.send("pull_request_review_thread", &common::thread("unresolved", 10)).await;
+    assert_eq!(
+        app.count("SELECT count(*) FROM comments WHERE resolved = 1"),
+        2
+    );
+    app.send(
+        "pull_request_review_thread",
+        &common::thread("unresolved", 10),
+    )
+    .await;
     app.drain();
-    assert_eq!(app.count("SELECT count(*) FROM comments WHERE resolved = 1"), 0);
+    assert_eq!(
+        app.count("SELECT count(*) FROM comments WHERE resolved = 1"),
+        0
+    );
 }
 
 #[tokio::test]
 async fn issue_comments_count_only_on_pull_requests() {
     let app = run(&["issue_comment.created.0.json"]).await;
     assert_eq!(app.count("SELECT count(*) FROM comments"), 0);
-    app.send("issue_comment", &common::conversation_comment("created", 77, "This should go through the repository layer, not raw SQL.", "alice")).await;
+    app.send(
+        "issue_comment",
+        &common::conversation_comment(
+            "created",
+            77,
+            "This should go through the repository layer, not raw SQL.",
+            "alice",
+        ),
+    )
+    .await;
     app.drain();
     assert_eq!(app.count("SELECT count(*) FROM comments WHERE kind = 'conversation' AND pr_number = 1 AND noise IS NULL"), 1);
 }
@@ -179,7 +273,11 @@ async fn pull_requests_are_tracked_and_queue_check_runs() {
     ])
     .await;
     assert_eq!(app.count("SELECT count(*) FROM pull_requests"), 1);
-    assert_eq!(app.count("SELECT count(*) FROM jobs WHERE kind = 'check_run'"), 2, "one per head sha");
+    assert_eq!(
+        app.count("SELECT count(*) FROM jobs WHERE kind = 'check_run'"),
+        2,
+        "one per head sha"
+    );
     let closed = fixture("pull_request.closed.3.json");
     let merged = closed["pull_request"]["merged"].as_bool().unwrap();
     assert_eq!(app.count("SELECT merged FROM pull_requests") == 1, merged);
@@ -189,9 +287,16 @@ async fn pull_requests_are_tracked_and_queue_check_runs() {
 #[tokio::test]
 async fn findings_issue_edits_queue_dismissals() {
     let app = run(&["issues.edited.0.json"]).await;
-    assert_eq!(app.count("SELECT count(*) FROM jobs"), 0, "not gitlore's issue");
+    assert_eq!(
+        app.count("SELECT count(*) FROM jobs"),
+        0,
+        "not gitlore's issue"
+    );
     let mut edited = fixture("issues.edited.0.json");
-    edited["issue"]["body"] = json!(format!("{}\n- [x] dismiss `f-1`", gitlore::ingest::FINDINGS_MARKER));
+    edited["issue"]["body"] = json!(format!(
+        "{}\n- [x] dismiss `f-1`",
+        gitlore::ingest::FINDINGS_MARKER
+    ));
     app.send("issues", &edited).await;
     app.drain();
     let queued = jobs::list(&app.db()).unwrap();
@@ -201,14 +306,24 @@ async fn findings_issue_edits_queue_dismissals() {
 #[tokio::test]
 async fn the_refresh_button_of_our_check_run_queues_a_refresh() {
     let app = run(&["check_run.requested_action.6.json"]).await;
-    assert_eq!(app.count("SELECT count(*) FROM jobs"), 0, "another app's check run");
+    assert_eq!(
+        app.count("SELECT count(*) FROM jobs"),
+        0,
+        "another app's check run"
+    );
     let mut ours = fixture("check_run.requested_action.6.json");
     ours["check_run"]["app"]["id"] = json!(APP_ID);
     ours["requested_action"]["identifier"] = json!("refresh");
     app.send("check_run", &ours).await;
     app.drain();
     let queued = jobs::list(&app.db()).unwrap();
-    assert_eq!((queued[0].kind.as_str(), queued[0].payload["command"].as_str()), ("command", Some("refresh")));
+    assert_eq!(
+        (
+            queued[0].kind.as_str(),
+            queued[0].payload["command"].as_str()
+        ),
+        ("command", Some("refresh"))
+    );
     assert_eq!(queued[0].payload["prs"], json!([26764]));
 }
 
@@ -216,7 +331,9 @@ async fn the_refresh_button_of_our_check_run_queues_a_refresh() {
 async fn pushes_to_the_default_branch_mark_the_mirror_stale() {
     let app = run(&["push.none.3.json"]).await; // a tag push: registers the repo, nothing more
     let writer = rusqlite::Connection::open(app.path().join("gitlore.db")).unwrap();
-    writer.execute("UPDATE repos SET mirror_stale = 0", []).unwrap();
+    writer
+        .execute("UPDATE repos SET mirror_stale = 0", [])
+        .unwrap();
     let mut push = fixture("push.none.3.json");
     push["ref"] = json!("refs/heads/feature");
     app.send("push", &push).await;

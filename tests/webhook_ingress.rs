@@ -8,7 +8,10 @@ use gitlore::server::signature;
 use hmac::{Hmac, Mac};
 
 fn headers(event: &str, delivery: &str, sig: Option<String>) -> Vec<(&'static str, String)> {
-    let mut h = vec![("x-github-event", event.to_string()), ("x-github-delivery", delivery.to_string())];
+    let mut h = vec![
+        ("x-github-event", event.to_string()),
+        ("x-github-delivery", delivery.to_string()),
+    ];
     if let Some(sig) = sig {
         h.push(("x-hub-signature-256", sig));
     }
@@ -20,14 +23,24 @@ async fn bad_signatures_are_refused_and_store_nothing() {
     let app = TestApp::new();
     let body = serde_json::to_vec(&fixture("ping.none.0.json")).unwrap();
     let wrong_secret = signature::sign(b"not the secret", &body);
-    assert_eq!(app.post(&headers("ping", "a", Some(wrong_secret)), body.clone()).await, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        app.post(&headers("ping", "a", Some(wrong_secret)), body.clone())
+            .await,
+        StatusCode::UNAUTHORIZED
+    );
 
     let mut tampered = body.clone();
     let good = signature::sign(SECRET.as_bytes(), &body);
     tampered.push(b' ');
-    assert_eq!(app.post(&headers("ping", "b", Some(good)), tampered).await, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        app.post(&headers("ping", "b", Some(good)), tampered).await,
+        StatusCode::UNAUTHORIZED
+    );
 
-    assert_eq!(app.post(&headers("ping", "c", None), body.clone()).await, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        app.post(&headers("ping", "c", None), body.clone()).await,
+        StatusCode::UNAUTHORIZED
+    );
 
     // Only the legacy SHA-1 header, even a correct one, is not enough.
     let mut mac = Hmac::<sha1::Sha1>::new_from_slice(SECRET.as_bytes()).unwrap();
@@ -45,14 +58,26 @@ async fn required_headers_and_size_limit() {
     let app = TestApp::new();
     let body = b"{}".to_vec();
     let sig = signature::sign(SECRET.as_bytes(), &body);
-    let no_event = vec![("x-github-delivery", "x".to_string()), ("x-hub-signature-256", sig.clone())];
-    assert_eq!(app.post(&no_event, body.clone()).await, StatusCode::BAD_REQUEST);
-    let no_delivery = vec![("x-github-event", "ping".to_string()), ("x-hub-signature-256", sig)];
+    let no_event = vec![
+        ("x-github-delivery", "x".to_string()),
+        ("x-hub-signature-256", sig.clone()),
+    ];
+    assert_eq!(
+        app.post(&no_event, body.clone()).await,
+        StatusCode::BAD_REQUEST
+    );
+    let no_delivery = vec![
+        ("x-github-event", "ping".to_string()),
+        ("x-hub-signature-256", sig),
+    ];
     assert_eq!(app.post(&no_delivery, body).await, StatusCode::BAD_REQUEST);
 
     let huge = vec![b' '; gitlore::server::MAX_BODY_BYTES + 1];
     let sig = signature::sign(SECRET.as_bytes(), &huge);
-    assert_eq!(app.post(&headers("ping", "big", Some(sig)), huge).await, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(
+        app.post(&headers("ping", "big", Some(sig)), huge).await,
+        StatusCode::PAYLOAD_TOO_LARGE
+    );
     assert_eq!(app.count("SELECT count(*) FROM deliveries"), 0);
 }
 
@@ -60,13 +85,25 @@ async fn required_headers_and_size_limit() {
 async fn a_delivery_is_stored_once_whatever_the_redeliveries() {
     let app = TestApp::new();
     let payload = fixture("ping.none.0.json");
-    assert_eq!(app.send_as("same-id", "ping", &payload).await, StatusCode::ACCEPTED);
-    assert_eq!(app.send_as("same-id", "ping", &payload).await, StatusCode::OK);
-    assert_eq!(app.count("SELECT count(*) FROM deliveries WHERE id = 'same-id'"), 1);
+    assert_eq!(
+        app.send_as("same-id", "ping", &payload).await,
+        StatusCode::ACCEPTED
+    );
+    assert_eq!(
+        app.send_as("same-id", "ping", &payload).await,
+        StatusCode::OK
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM deliveries WHERE id = 'same-id'"),
+        1
+    );
     let stats = app.drain();
     assert_eq!((stats.done, stats.total()), (1, 1));
     // Redelivered after processing: still acknowledged, still one row, nothing reprocessed.
-    assert_eq!(app.send_as("same-id", "ping", &payload).await, StatusCode::OK);
+    assert_eq!(
+        app.send_as("same-id", "ping", &payload).await,
+        StatusCode::OK
+    );
     assert_eq!(app.drain().total(), 0);
 }
 
@@ -74,8 +111,14 @@ async fn a_delivery_is_stored_once_whatever_the_redeliveries() {
 async fn unknown_events_are_stored_acknowledged_and_ignored() {
     let app = TestApp::new();
     let payload = serde_json::json!({ "action": "teleported", "whatever": [1, 2, 3] });
-    assert_eq!(app.send("sponsorship", &payload).await, StatusCode::ACCEPTED);
-    assert_eq!(app.send("pull_request", &payload).await, StatusCode::ACCEPTED);
+    assert_eq!(
+        app.send("sponsorship", &payload).await,
+        StatusCode::ACCEPTED
+    );
+    assert_eq!(
+        app.send("pull_request", &payload).await,
+        StatusCode::ACCEPTED
+    );
     let stats = app.drain();
     assert_eq!((stats.ignored, stats.failed), (2, 0));
 }
@@ -85,13 +128,32 @@ async fn malformed_payloads_fail_for_good_with_their_error() {
     let app = TestApp::new();
     let mut broken = fixture("pull_request_review_comment.created.1.json");
     broken["comment"]["updated_at"] = serde_json::json!("yesterday");
-    assert_eq!(app.send_as("bad-time", "pull_request_review_comment", &broken).await, StatusCode::ACCEPTED);
+    assert_eq!(
+        app.send_as("bad-time", "pull_request_review_comment", &broken)
+            .await,
+        StatusCode::ACCEPTED
+    );
     let body = b"{not json".to_vec();
     let sig = signature::sign(SECRET.as_bytes(), &body);
-    assert_eq!(app.post(&headers("issue_comment", "bad-json", Some(sig)), body).await, StatusCode::ACCEPTED);
+    assert_eq!(
+        app.post(&headers("issue_comment", "bad-json", Some(sig)), body)
+            .await,
+        StatusCode::ACCEPTED
+    );
     assert_eq!(app.drain().failed, 2);
     let failed = gitlore::store::deliveries::list_failed(&app.db()).unwrap();
-    let errors: Vec<_> = failed.iter().map(|d| (d.id.as_str(), d.last_error.clone().unwrap())).collect();
-    assert!(errors[0].1.contains("`yesterday` is not an RFC 3339 time"), "{errors:?}");
-    assert!(errors[1].1.contains("not valid JSON for a `issue_comment` event"), "{errors:?}");
+    let errors: Vec<_> = failed
+        .iter()
+        .map(|d| (d.id.as_str(), d.last_error.clone().unwrap()))
+        .collect();
+    assert!(
+        errors[0].1.contains("`yesterday` is not an RFC 3339 time"),
+        "{errors:?}"
+    );
+    assert!(
+        errors[1]
+            .1
+            .contains("not valid JSON for a `issue_comment` event"),
+        "{errors:?}"
+    );
 }

@@ -145,17 +145,19 @@ pub fn parse(event: &str, body: &[u8]) -> Result<Event, ParseError> {
 
 /// A payload that did not read as a whole: fine if its action is one gitlore does not use (its
 /// other fields may have any shape), an error otherwise.
-fn unused_or_broken(event: &str, body: &[u8], source: serde_json::Error) -> Result<Event, ParseError> {
-    match serde_json::from_slice::<payload::ActionOnly>(body) {
-        Ok(payload::ActionOnly { action }) => {
-            let action = action.unwrap_or_default();
-            if !is_handled_action(event, &action) {
-                return Ok(Event::Ignored(format!(
-                    "action `{action}` of `{event}` is not used"
-                )));
-            }
+fn unused_or_broken(
+    event: &str,
+    body: &[u8],
+    source: serde_json::Error,
+) -> Result<Event, ParseError> {
+    // Not JSON at all: the full read's error says why.
+    if let Ok(payload::ActionOnly { action }) = serde_json::from_slice(body) {
+        let action = action.unwrap_or_default();
+        if !is_handled_action(event, &action) {
+            return Ok(Event::Ignored(format!(
+                "action `{action}` of `{event}` is not used"
+            )));
         }
-        Err(_) => {} // not JSON at all: the full read's error says why
     }
     Err(ParseError::Json {
         event: event.to_string(),
@@ -357,7 +359,10 @@ impl Reader<'_> {
             head_sha: None,
             updated_at: time(
                 "issue.updated_at",
-                issue.updated_at.as_deref().ok_or_else(|| self.missing("issue.updated_at"))?,
+                issue
+                    .updated_at
+                    .as_deref()
+                    .ok_or_else(|| self.missing("issue.updated_at"))?,
             )?,
         };
         let raw = self.take(|p| p.comment.take(), "comment")?;

@@ -118,10 +118,54 @@ impl NoiseRules {
 /// Words that carry no review content on their own. A comment made only of these (and
 /// punctuation, emoji, quoted text) is trivial.
 const TRIVIAL_WORDS: &[&str] = &[
-    "lgtm", "sgtm", "+1", "thanks", "thank", "you", "thx", "ty", "tysm", "done", "fixed", "addressed",
-    "updated", "resolved", "ok", "okay", "k", "ack", "agreed", "same", "yes", "yep", "sure", "ship",
-    "it", "approved", "approve", "looks", "look", "good", "great", "to", "me", "will", "do", "lg",
-    "much", "a", "lot", "again", "for", "the", "review", "now", "all", "merged", "merging", "👍",
+    "lgtm",
+    "sgtm",
+    "+1",
+    "thanks",
+    "thank",
+    "you",
+    "thx",
+    "ty",
+    "tysm",
+    "done",
+    "fixed",
+    "addressed",
+    "updated",
+    "resolved",
+    "ok",
+    "okay",
+    "k",
+    "ack",
+    "agreed",
+    "same",
+    "yes",
+    "yep",
+    "sure",
+    "ship",
+    "it",
+    "approved",
+    "approve",
+    "looks",
+    "look",
+    "good",
+    "great",
+    "to",
+    "me",
+    "will",
+    "do",
+    "lg",
+    "much",
+    "a",
+    "lot",
+    "again",
+    "for",
+    "the",
+    "review",
+    "now",
+    "all",
+    "merged",
+    "merging",
+    "👍",
 ];
 
 /// The most words a trivial remark has ("LGTM, thanks a lot for the review!" has seven).
@@ -142,7 +186,8 @@ pub fn is_trivial(text: &str) -> bool {
 
 /// Lines that are not markdown quotes (`> …`) of another comment.
 fn unquoted_lines(text: &str) -> impl Iterator<Item = &str> {
-    text.lines().filter(|line| !line.trim_start().starts_with('>'))
+    text.lines()
+        .filter(|line| !line.trim_start().starts_with('>'))
 }
 
 /// The part of a comment to learn from: HTML comments and `<details>` blocks addressed to AI
@@ -188,10 +233,23 @@ mod tests {
 
     #[test]
     fn trivial_remarks() {
-        for text in ["LGTM", "lgtm, thanks!", "+1", "Done.", "👍", "> please rename\n\ndone", "Thanks a lot for the review!", ""] {
+        for text in [
+            "LGTM",
+            "lgtm, thanks!",
+            "+1",
+            "Done.",
+            "👍",
+            "> please rename\n\ndone",
+            "Thanks a lot for the review!",
+            "",
+        ] {
             assert!(is_trivial(text), "{text:?} should be trivial");
         }
-        for text in ["LGTM but please add a test for the empty case", "Done, but this breaks on Windows", "nit: rename"] {
+        for text in [
+            "LGTM but please add a test for the empty case",
+            "Done, but this breaks on Windows",
+            "nit: rename",
+        ] {
             assert!(!is_trivial(text), "{text:?} should not be trivial");
         }
     }
@@ -199,16 +257,40 @@ mod tests {
     #[test]
     fn bots_and_own_comments() {
         let rules = NoiseRules::new(Some(42), Some("GitLore"), &["ci-helper".into()]);
-        assert_eq!(rules.classify(&user("gitlore[bot]"), "hi there friend"), Some(Noise::Own));
-        let via_app = Author { via_app: Some(42), ..user("someone") };
-        assert_eq!(rules.classify(&via_app, "anything at all"), Some(Noise::Own));
-        assert_eq!(rules.classify(&user("renovate[bot]"), "bump deps"), Some(Noise::Bot));
-        assert_eq!(rules.classify(&user("CodeRabbitAI"), "a long review"), Some(Noise::Bot));
-        assert_eq!(rules.classify(&user("ci-helper"), "build failed"), Some(Noise::Bot));
-        let typed = Author { is_bot_account: true, ..user("helper") };
+        assert_eq!(
+            rules.classify(&user("gitlore[bot]"), "hi there friend"),
+            Some(Noise::Own)
+        );
+        let via_app = Author {
+            via_app: Some(42),
+            ..user("someone")
+        };
+        assert_eq!(
+            rules.classify(&via_app, "anything at all"),
+            Some(Noise::Own)
+        );
+        assert_eq!(
+            rules.classify(&user("renovate[bot]"), "bump deps"),
+            Some(Noise::Bot)
+        );
+        assert_eq!(
+            rules.classify(&user("CodeRabbitAI"), "a long review"),
+            Some(Noise::Bot)
+        );
+        assert_eq!(
+            rules.classify(&user("ci-helper"), "build failed"),
+            Some(Noise::Bot)
+        );
+        let typed = Author {
+            is_bot_account: true,
+            ..user("helper")
+        };
         assert_eq!(rules.classify(&typed, "x"), Some(Noise::Bot));
         assert_eq!(rules.classify(&user("alice"), "LGTM"), Some(Noise::Trivial));
-        assert_eq!(rules.classify(&user("alice"), "this leaks the file handle"), None);
+        assert_eq!(
+            rules.classify(&user("alice"), "this leaks the file handle"),
+            None
+        );
     }
 
     #[test]

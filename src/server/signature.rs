@@ -48,6 +48,10 @@ mod tests {
     fn matches_githubs_documented_example() {
         // From GitHub's "Validating webhook deliveries" documentation.
         let header = "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17";
-        assert!(verify(b"It's a Secret to Everybody", b"Hello, World!", header));
+        assert!(verify(
+            b"It's a Secret to Everybody",
+            b"Hello, World!",
+            header
+        ));
     }
 }

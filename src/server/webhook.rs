@@ -29,7 +29,10 @@ pub async fn receive(
         warn!("webhook with a wrong signature refused");
         return (StatusCode::UNAUTHORIZED, "signature does not match\n");
     }
-    let (Some(event), Some(id)) = (header(&headers, "x-github-event"), header(&headers, "x-github-delivery")) else {
+    let (Some(event), Some(id)) = (
+        header(&headers, "x-github-event"),
+        header(&headers, "x-github-delivery"),
+    ) else {
         return (
             StatusCode::BAD_REQUEST,
             "X-GitHub-Event and X-GitHub-Delivery are required\n",
@@ -50,8 +53,15 @@ pub async fn receive(
             (StatusCode::OK, "already stored\n")
         }
         Err(e) => {
-            error!(delivery = id, error = format!("{e:#}"), "delivery not stored");
-            (StatusCode::SERVICE_UNAVAILABLE, "cannot store the delivery now\n")
+            error!(
+                delivery = id,
+                error = format!("{e:#}"),
+                "delivery not stored"
+            );
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "cannot store the delivery now\n",
+            )
         }
     }
 }

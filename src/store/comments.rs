@@ -238,7 +238,10 @@ pub fn exists(conn: &Connection, kind: CommentKind, github_id: i64) -> Result<bo
 /// Looks up one comment by kind and GitHub id.
 pub fn get(conn: &Connection, kind: CommentKind, github_id: i64) -> Result<Option<StoredComment>> {
     Ok(conn
-        .prepare_cached(&format!("{} WHERE c.kind = ?1 AND c.github_id = ?2", select_comment()))?
+        .prepare_cached(&format!(
+            "{} WHERE c.kind = ?1 AND c.github_id = ?2",
+            select_comment()
+        ))?
         .query_row(params![kind.as_str(), github_id], read_comment)
         .optional()?)
 }

@@ -45,19 +45,23 @@ pub struct DeliveryRow {
 
 /// Stores deliveries, ignoring ids already present. Call inside one transaction for group commit.
 pub fn insert(conn: &Connection, deliveries: &[NewDelivery], now_ms: i64) -> Result<Vec<Inserted>> {
-    let mut stmt = conn.prepare_cached(
-        "INSERT INTO deliveries (id, event, body, received_at, next_attempt_at)
-         VALUES (?1, ?2, ?3, ?4, ?4) ON CONFLICT (id) DO NOTHING",
+    let mut insert = conn.prepare_cached(
+        "INSERT INTO deliveries (id, event, received_at, next_attempt_at)
+         VALUES (?1, ?2, ?3, ?3) ON CONFLICT (id) DO NOTHING RETURNING seq",
     )?;
+    let mut insert_body =
+        conn.prepare_cached("INSERT INTO delivery_bodies (seq, body) VALUES (?1, ?2)")?;
     deliveries
         .iter()
         .map(|d| {
-            let changed = stmt.execute(params![d.id, d.event, d.body, now_ms])?;
-            Ok(if changed == 1 {
-                Inserted::New
-            } else {
-                Inserted::Duplicate
-            })
+            let seq: Option<i64> = insert
+                .query_row(params![d.id, d.event, now_ms], |row| row.get(0))
+                .optional()?;
+            let Some(seq) = seq else {
+                return Ok(Inserted::Duplicate);
+            };
+            insert_body.execute(params![seq, d.body])?;
+            Ok(Inserted::New)
         })
         .collect()
 }
@@ -80,7 +84,7 @@ pub fn claim(
                          WHERE state = 'pending' AND next_attempt_at <= ?3
                            AND (lease_expires_at IS NULL OR lease_expires_at <= ?3)
                          ORDER BY seq LIMIT ?4)
-      RETURNING seq, id, event, body, attempts",
+      RETURNING seq, id, event, attempts",
     )?;
     let limit = i64::try_from(limit).unwrap_or(i64::MAX);
     let mut claimed = stmt
@@ -89,12 +93,19 @@ pub fn claim(
                 seq: row.get(0)?,
                 id: row.get(1)?,
                 event: row.get(2)?,
-                body: row.get(3)?,
-                attempts: row.get(4)?,
+                body: Vec::new(),
+                attempts: row.get(3)?,
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     claimed.sort_by_key(|c| c.seq);
+    let mut body = conn.prepare_cached("SELECT body FROM delivery_bodies WHERE seq = ?1")?;
+    for delivery in &mut claimed {
+        delivery.body = body
+            .query_row([delivery.seq], |row| row.get(0))
+            .optional()?
+            .unwrap_or_default();
+    }
     Ok(claimed)
 }
 

@@ -7,7 +7,11 @@ use crate::domain::{PullRequest, Repo};
 use crate::events::Installation;
 
 /// Registers (or updates) an installation and clears any earlier uninstall tombstone.
-pub fn upsert_installation(conn: &Connection, installation: &Installation, suspended: bool) -> Result<()> {
+pub fn upsert_installation(
+    conn: &Connection,
+    installation: &Installation,
+    suspended: bool,
+) -> Result<()> {
     conn.prepare_cached(
         "INSERT INTO installations (id, account_login, account_type, suspended, deleted)
          VALUES (?1, ?2, ?3, ?4, 0)
@@ -109,7 +113,10 @@ pub fn upsert_repo(
 /// Deletes a repository's data (comments, threads, pull requests, jobs) and marks it removed.
 pub fn remove_repo(conn: &Connection, repo_id: i64) -> Result<()> {
     for table in ["comments", "review_threads", "pull_requests", "jobs"] {
-        conn.execute(&format!("DELETE FROM {table} WHERE repo_id = ?1"), [repo_id])?;
+        conn.execute(
+            &format!("DELETE FROM {table} WHERE repo_id = ?1"),
+            [repo_id],
+        )?;
     }
     conn.execute("UPDATE repos SET removed = 1 WHERE id = ?1", [repo_id])?;
     Ok(())
@@ -152,20 +159,4 @@ pub fn upsert_pull_request(conn: &Connection, repo_id: i64, pr: &PullRequest) ->
         pr.updated_at,
     ])?;
     Ok(())
-}
-
-/// A stored pull request: (title, state, merged, head sha).
-pub fn pull_request(
-    conn: &Connection,
-    repo_id: i64,
-    number: i64,
-) -> Result<Option<(String, String, bool, Option<String>)>> {
-    Ok(conn
-        .query_row(
-            "SELECT title, state, merged, head_sha FROM pull_requests
-              WHERE repo_id = ?1 AND number = ?2",
-            params![repo_id, number],
-            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
-        )
-        .optional()?)
 }

@@ -50,7 +50,12 @@ impl TestApp {
         };
         let router = server::router(state, "/webhook");
         let rules = NoiseRules::new(Some(APP_ID), Some("gitlore"), &[]);
-        let worker = Worker::new(store.clone(), clock.clone() as Arc<dyn Clock>, rules, settings);
+        let worker = Worker::new(
+            store.clone(),
+            clock.clone() as Arc<dyn Clock>,
+            rules,
+            settings,
+        );
         TestApp {
             dir,
             store,
@@ -63,7 +68,9 @@ impl TestApp {
 
     /// Sends a correctly signed delivery with a fresh delivery id.
     pub async fn send(&self, event: &str, payload: &Value) -> StatusCode {
-        let n = self.next_delivery.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let n = self
+            .next_delivery
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.send_as(&format!("delivery-{n}"), event, payload).await
     }
 
@@ -73,7 +80,10 @@ impl TestApp {
         let headers = [
             ("x-github-event", event.to_string()),
             ("x-github-delivery", delivery.to_string()),
-            ("x-hub-signature-256", signature::sign(SECRET.as_bytes(), &body)),
+            (
+                "x-hub-signature-256",
+                signature::sign(SECRET.as_bytes(), &body),
+            ),
         ];
         self.post(&headers, body).await
     }

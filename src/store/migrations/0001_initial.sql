@@ -3,7 +3,6 @@ CREATE TABLE deliveries (
     seq              INTEGER PRIMARY KEY AUTOINCREMENT,
     id               TEXT    NOT NULL UNIQUE,          -- X-GitHub-Delivery
     event            TEXT    NOT NULL,                 -- X-GitHub-Event
-    body             BLOB    NOT NULL,
     received_at      INTEGER NOT NULL,                 -- unix ms
     state            TEXT    NOT NULL DEFAULT 'pending'
                      CHECK (state IN ('pending', 'done', 'ignored', 'failed')),
@@ -16,6 +15,11 @@ CREATE TABLE deliveries (
     processed_at     INTEGER                           -- unix ms
 );
 CREATE INDEX deliveries_pending ON deliveries (seq) WHERE state = 'pending';
+-- Bodies apart: claiming and marking a delivery rewrites its row, which must not rewrite 25 KB.
+CREATE TABLE delivery_bodies (
+    seq  INTEGER PRIMARY KEY REFERENCES deliveries (seq) ON DELETE CASCADE,
+    body BLOB    NOT NULL                              -- the raw body, exactly as signed
+);
 CREATE INDEX deliveries_failed ON deliveries (seq) WHERE state = 'failed';
 
 CREATE TABLE installations (
