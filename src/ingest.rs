@@ -181,18 +181,15 @@ impl Ingest<'_> {
             | Event::Push { origin, .. } => origin,
             _ => return Ok(None),
         };
-        if let Some(id) = origin.installation_id
-            && repos::installation_deleted(self.conn, id)?
-        {
-            return Ok(Some(format!("installation {id} was uninstalled")));
-        }
-        if repos::repo_status(self.conn, origin.repo.id)? == RepoStatus::Removed {
-            return Ok(Some(format!(
-                "{} was removed from gitlore",
-                origin.repo.name
-            )));
-        }
-        Ok(None)
+        let (uninstalled, status) =
+            repos::origin_status(self.conn, origin.installation_id, origin.repo.id)?;
+        Ok(if uninstalled {
+            Some("its installation was uninstalled".to_string())
+        } else if status == RepoStatus::Removed {
+            Some(format!("{} was removed from gitlore", origin.repo.name))
+        } else {
+            None
+        })
     }
 
     fn installation(
@@ -264,14 +261,14 @@ impl Ingest<'_> {
             return Ok(Applied::Ignored("review without a body".into()));
         }
         let hash = body_hash(&comment.body);
-        let upserted = comments::upsert(
-            self.conn,
-            origin.repo.id,
-            pr.number,
-            comment,
-            &hash,
-            is_edit,
-        )?;
+        let text = filter::analysable_text(&comment.body);
+        let noise = self.rules.classify(&comment.author, &text);
+        let stored = comments::Version {
+            body_hash: &hash,
+            noise: noise.map(filter::Noise::as_str),
+            wins_tie: is_edit,
+        };
+        let upserted = comments::upsert(self.conn, origin.repo.id, pr.number, comment, &stored)?;
         let (id, outcome) = match upserted {
             Upserted::Inserted { id } => (id, "comment stored"),
             Upserted::Updated {
@@ -282,7 +279,7 @@ impl Ingest<'_> {
             Upserted::Stale => return Ok(Applied::Ignored("older than the stored version".into())),
             Upserted::Tombstoned => return Ok(Applied::Ignored("comment was deleted".into())),
         };
-        let noise = self.analyse(id, comment, &hash)?;
+        self.classify(id, comment, &text, &hash)?;
         if comment.kind == CommentKind::Conversation
             && noise.is_none_or(|n| n == filter::Noise::Trivial)
         {
@@ -291,24 +288,15 @@ impl Ingest<'_> {
         Ok(done(outcome))
     }
 
-    /// Computes and stores the noise class and the built-in labels of a comment's new body.
-    fn analyse(&self, id: i64, comment: &Comment, hash: &str) -> Result<Option<filter::Noise>> {
-        let text = filter::analysable_text(&comment.body);
-        let noise = self.rules.classify(&comment.author, &text);
+    /// Classifies a comment's new body (`text`: its analysable part) with the built-in classifier.
+    fn classify(&self, id: i64, comment: &Comment, text: &str, hash: &str) -> Result<()> {
         let labels = classify::builtin::classify(&CommentText {
-            body: &text,
+            body: text,
             path: comment.path.as_deref(),
             diff_hunk: comment.diff_hunk.as_deref(),
         });
-        comments::set_analysis(
-            self.conn,
-            id,
-            noise.map(filter::Noise::as_str),
-            BUILTIN_NAME,
-            hash,
-            &serde_json::to_string(&labels)?,
-        )?;
-        Ok(noise)
+        let labels = serde_json::to_string(&labels)?;
+        comments::set_classification(self.conn, id, BUILTIN_NAME, hash, &labels)
     }
 
     /// Queues the `/gitlore` commands of a conversation comment: all of them for a new comment,

@@ -159,7 +159,11 @@ fn parse_all(claimed: Vec<Claimed>) -> Vec<Parsed> {
             .collect();
         handles
             .into_iter()
-            .flat_map(|handle| handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .flat_map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
             .collect()
     })
 }
@@ -186,10 +190,10 @@ impl Worker {
     /// Processes until `signal` says stop; sleeps while there is nothing due.
     pub fn run(&self, signal: &Signal) {
         while !signal.stopped() {
-            match self.run_batch() {
-                Ok(stats) if stats.total() > 0 => continue,
+            match self.process_until_idle(Some(signal)) {
                 Ok(_) => signal.wait(IDLE_POLL),
                 Err(error) => {
+                    // Claimed deliveries keep their lease and come back when it expires.
                     warn!(error = format!("{error:#}"), "delivery worker pass failed");
                     signal.wait(IDLE_POLL);
                 }
@@ -197,35 +201,57 @@ impl Worker {
         }
     }
 
-    /// Processes batches until nothing is due. For `replay`, tests and benchmarks.
+    /// Processes until nothing is due. For `replay`, tests and benchmarks.
     pub fn drain(&self) -> Result<BatchStats> {
-        let mut total = BatchStats::default();
-        loop {
-            let stats = self.run_batch()?;
-            if stats.total() == 0 {
-                return Ok(total);
-            }
-            total.add(stats);
-        }
+        self.process_until_idle(None)
     }
 
-    /// Claims one batch, parses it outside the write lock, then applies and marks it in one
-    /// transaction. Should a delivery fail, that transaction rolls back and the batch is applied
-    /// again with each delivery in a savepoint, so the failure stays with the delivery that caused
-    /// it. (Savepoints cost a sub-journal write per page, so the common case goes without.)
-    pub fn run_batch(&self) -> Result<BatchStats> {
-        let now = self.clock.now_ms();
-        let claimed = self.store.write(|tx| {
-            deliveries::claim(tx, &self.owner, now, self.settings.lease_ms, self.settings.batch)
-        })?;
-        if claimed.is_empty() {
-            return Ok(BatchStats::default());
+    /// Processes batches until none is due (or `signal` says stop), as a two-stage pipeline: while
+    /// one batch is applied to the store, the next is parsed on other threads. Batches are
+    /// claimed, and so applied, in order of arrival.
+    fn process_until_idle(&self, signal: Option<&Signal>) -> Result<BatchStats> {
+        let mut total = BatchStats::default();
+        let mut current = parse_all(self.claim()?);
+        while !current.is_empty() {
+            let stopping = signal.is_some_and(Signal::stopped);
+            let next = if stopping { Vec::new() } else { self.claim()? };
+            let (stats, next) = std::thread::scope(|scope| {
+                let parsing = scope.spawn(|| parse_all(next));
+                let stats = self.apply_batch(&current);
+                let next = parsing
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (stats, next)
+            });
+            total.add(stats?);
+            current = next;
         }
-        let parsed = parse_all(claimed);
+        Ok(total)
+    }
+
+    /// Leases the next batch of due deliveries.
+    fn claim(&self) -> Result<Vec<Claimed>> {
+        let now = self.clock.now_ms();
+        self.store.write(|tx| {
+            deliveries::claim(
+                tx,
+                &self.owner,
+                now,
+                self.settings.lease_ms,
+                self.settings.batch,
+            )
+        })
+    }
+
+    /// Applies and marks a parsed batch in one transaction. Should a delivery fail, that
+    /// transaction rolls back and the batch is applied again with each delivery in a savepoint,
+    /// so the failure stays with the delivery that caused it. (Savepoints cost a sub-journal
+    /// write per page, so the common case goes without.)
+    fn apply_batch(&self, parsed: &[Parsed]) -> Result<BatchStats> {
         let now = self.clock.now_ms();
         let fast = self.store.write(|tx| {
             let mut stats = BatchStats::default();
-            for item in &parsed {
+            for item in parsed {
                 self.process(tx, item, now, &mut stats, false)?;
             }
             Ok(stats)
@@ -233,7 +259,7 @@ impl Worker {
         fast.or_else(|_| {
             self.store.write(|tx| {
                 let mut stats = BatchStats::default();
-                for item in &parsed {
+                for item in parsed {
                     self.process(tx, item, now, &mut stats, true)?;
                 }
                 Ok(stats)
@@ -307,7 +333,10 @@ impl Worker {
             Applied::Ignored(why) => (true, why.as_str()),
         };
         let kept = deliveries::complete(conn, claimed.seq, &self.owner, ignored, outcome, now)?;
-        anyhow::ensure!(kept, "the lease on this delivery was lost to another worker");
+        anyhow::ensure!(
+            kept,
+            "the lease on this delivery was lost to another worker"
+        );
         debug!(?applied, "delivery processed");
         Ok(applied)
     }

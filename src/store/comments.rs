@@ -23,15 +23,25 @@ pub enum Upserted {
     Tombstoned,
 }
 
-/// Inserts or updates a comment. `wins_tie` lets an edit replace a version with the same
-/// `updated_at` (GitHub's times have one-second resolution).
+/// What gitlore derives from a comment version, stored with it.
+#[derive(Debug, Clone, Copy)]
+pub struct Version<'a> {
+    /// sha256 of the body, hex.
+    pub body_hash: &'a str,
+    /// The noise class, if the comment is noise.
+    pub noise: Option<&'a str>,
+    /// Whether this version replaces one with the same `updated_at` (an edit does: GitHub's times
+    /// have one-second resolution).
+    pub wins_tie: bool,
+}
+
+/// Inserts or updates a comment, unless the stored version is newer or a tombstone.
 pub fn upsert(
     conn: &Connection,
     repo_id: i64,
     pr_number: i64,
     comment: &Comment,
-    body_hash: &str,
-    wins_tie: bool,
+    version: &Version<'_>,
 ) -> Result<Upserted> {
     let existing = conn
         .prepare_cached(
@@ -48,14 +58,15 @@ pub fn upsert(
         })
         .optional()?;
     let Some((id, stored_at, deleted, stored_hash)) = existing else {
-        let resolved = thread_resolved(conn, repo_id, comment.thread_root())?;
         let id = conn
             .prepare_cached(
                 "INSERT INTO comments (repo_id, pr_number, kind, github_id, node_id, author_login,
                     author_is_bot, author_association, body, body_hash, path, line, diff_hunk,
                     thread_root_id, in_reply_to, review_id, resolved, review_state, created_at,
-                    updated_at, html_url)
+                    updated_at, html_url, noise)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
+                    coalesce((SELECT resolved FROM review_threads
+                               WHERE repo_id = ?1 AND root_id = ?14), 0),
                     ?17, ?18, ?19, ?20, ?21)
                  RETURNING id",
             )?
@@ -70,18 +81,18 @@ pub fn upsert(
                     comment.author.is_bot_account,
                     comment.author.association,
                     comment.body,
-                    body_hash,
+                    version.body_hash,
                     comment.path,
                     comment.line,
                     comment.diff_hunk,
                     comment.thread_root(),
                     comment.in_reply_to,
                     comment.review_id,
-                    resolved,
                     comment.review_state,
                     comment.created_at,
                     comment.updated_at,
                     comment.html_url,
+                    version.noise,
                 ],
                 |row| row.get(0),
             )?;
@@ -90,19 +101,20 @@ pub fn upsert(
     if deleted {
         return Ok(Upserted::Tombstoned);
     }
-    let newer = comment.updated_at > stored_at || (wins_tie && comment.updated_at == stored_at);
+    let newer =
+        comment.updated_at > stored_at || (version.wins_tie && comment.updated_at == stored_at);
     if !newer {
         return Ok(Upserted::Stale);
     }
     conn.prepare_cached(
         "UPDATE comments SET body = ?1, body_hash = ?2, path = ?3, line = ?4, diff_hunk = ?5,
             review_state = ?6, updated_at = ?7, html_url = ?8, author_association = ?9,
-            node_id = coalesce(?10, node_id)
-          WHERE id = ?11",
+            node_id = coalesce(?10, node_id), noise = ?11
+          WHERE id = ?12",
     )?
     .execute(params![
         comment.body,
-        body_hash,
+        version.body_hash,
         comment.path,
         comment.line,
         comment.diff_hunk,
@@ -111,11 +123,12 @@ pub fn upsert(
         comment.html_url,
         comment.author.association,
         comment.node_id,
+        version.noise,
         id,
     ])?;
     Ok(Upserted::Updated {
         id,
-        body_changed: stored_hash.as_deref() != Some(body_hash),
+        body_changed: stored_hash.as_deref() != Some(version.body_hash),
     })
 }
 
@@ -171,28 +184,14 @@ pub fn set_thread_resolution(
     Ok(())
 }
 
-fn thread_resolved(conn: &Connection, repo_id: i64, root_id: Option<i64>) -> Result<bool> {
-    let Some(root_id) = root_id else {
-        return Ok(false);
-    };
-    Ok(conn
-        .prepare_cached("SELECT resolved FROM review_threads WHERE repo_id = ?1 AND root_id = ?2")?
-        .query_row(params![repo_id, root_id], |row| row.get(0))
-        .optional()?
-        .unwrap_or(false))
-}
-
-/// Stores the noise class and one classifier's labels (JSON) for a comment's current body.
-pub fn set_analysis(
+/// Stores one classifier's labels (JSON) for a comment's current body.
+pub fn set_classification(
     conn: &Connection,
     comment_id: i64,
-    noise: Option<&str>,
     classifier: &str,
     body_hash: &str,
     labels_json: &str,
 ) -> Result<()> {
-    conn.prepare_cached("UPDATE comments SET noise = ?1 WHERE id = ?2")?
-        .execute(params![noise, comment_id])?;
     conn.prepare_cached(
         "INSERT INTO classifications (comment_id, classifier, body_hash, labels)
          VALUES (?1, ?2, ?3, ?4)

@@ -29,15 +29,6 @@ pub fn upsert_installation(
     Ok(())
 }
 
-/// Whether an installation was uninstalled (its events are ignored from then on).
-pub fn installation_deleted(conn: &Connection, installation_id: i64) -> Result<bool> {
-    Ok(conn
-        .prepare_cached("SELECT deleted FROM installations WHERE id = ?1")?
-        .query_row([installation_id], |row| row.get(0))
-        .optional()?
-        .unwrap_or(false))
-}
-
 /// Removes every repository of an installation with its data, and leaves tombstones.
 pub fn delete_installation(conn: &Connection, installation_id: i64) -> Result<usize> {
     let repo_ids: Vec<i64> = conn
@@ -55,6 +46,24 @@ pub fn delete_installation(conn: &Connection, installation_id: i64) -> Result<us
     Ok(repo_ids.len())
 }
 
+/// Whether events of this origin are to be ignored: the installation was uninstalled, or the
+/// repository removed. One query, as it runs for every delivery.
+pub fn origin_status(
+    conn: &Connection,
+    installation_id: Option<i64>,
+    repo_id: i64,
+) -> Result<(bool, RepoStatus)> {
+    let (deleted, removed): (Option<bool>, Option<bool>) = conn
+        .prepare_cached(
+            "SELECT (SELECT deleted FROM installations WHERE id = ?1),
+                    (SELECT removed FROM repos WHERE id = ?2)",
+        )?
+        .query_row(params![installation_id, repo_id], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })?;
+    Ok((deleted.unwrap_or(false), status(removed)))
+}
+
 /// How a repository stands in the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RepoStatus {
@@ -64,17 +73,12 @@ pub enum RepoStatus {
     Removed,
 }
 
-/// The status of a repository by GitHub id.
-pub fn repo_status(conn: &Connection, repo_id: i64) -> Result<RepoStatus> {
-    let removed: Option<bool> = conn
-        .prepare_cached("SELECT removed FROM repos WHERE id = ?1")?
-        .query_row([repo_id], |row| row.get(0))
-        .optional()?;
-    Ok(match removed {
+fn status(removed: Option<bool>) -> RepoStatus {
+    match removed {
         None => RepoStatus::Unknown,
         Some(false) => RepoStatus::Active,
         Some(true) => RepoStatus::Removed,
-    })
+    }
 }
 
 /// Registers a repository or refreshes its name and settings. `revive` lifts a removal
@@ -97,7 +101,11 @@ pub fn upsert_repo(
             full_name = excluded.full_name,
             default_branch = coalesce(excluded.default_branch, default_branch),
             private = excluded.private,
-            removed = CASE WHEN ?6 THEN 0 ELSE removed END",
+            removed = CASE WHEN ?6 THEN 0 ELSE removed END
+         WHERE full_name IS NOT excluded.full_name OR private IS NOT excluded.private
+            OR (removed AND ?6)
+            OR (excluded.installation_id IS NOT NULL AND installation_id IS NOT excluded.installation_id)
+            OR (excluded.default_branch IS NOT NULL AND default_branch IS NOT excluded.default_branch)",
     )?
     .execute(params![
         repo.id,
@@ -147,7 +155,11 @@ pub fn upsert_pull_request(conn: &Connection, repo_id: i64, pr: &PullRequest) ->
          ON CONFLICT (repo_id, number) DO UPDATE SET
             title = excluded.title, state = excluded.state, merged = excluded.merged,
             head_sha = coalesce(excluded.head_sha, head_sha), updated_at = excluded.updated_at
-         WHERE excluded.updated_at >= pull_requests.updated_at",
+         WHERE excluded.updated_at > pull_requests.updated_at
+            OR (excluded.updated_at = pull_requests.updated_at
+                AND (title IS NOT excluded.title OR state IS NOT excluded.state
+                     OR merged IS NOT excluded.merged
+                     OR (excluded.head_sha IS NOT NULL AND head_sha IS NOT excluded.head_sha)))",
     )?
     .execute(params![
         repo_id,

@@ -60,17 +60,38 @@ pub fn run(args: IngestArgs) -> Result<()> {
         batch: args.batch,
         ..WorkerSettings::default()
     };
-    let worker = Worker::new(store.clone(), Arc::new(SystemClock), NoiseRules::new(None, None, &[]), settings);
+    let worker = Worker::new(
+        store.clone(),
+        Arc::new(SystemClock),
+        NoiseRules::new(None, None, &[]),
+        settings,
+    );
     let started = Instant::now();
     let stats = worker.drain()?;
     let elapsed = started.elapsed().as_secs_f64();
-    anyhow::ensure!(stats.done == args.events, "expected {} processed, got {stats:?}", args.events);
+    anyhow::ensure!(
+        stats.done == args.events,
+        "expected {} processed, got {stats:?}",
+        args.events
+    );
     let comments: i64 = store
         .reader()?
         .query_row("SELECT count(*) FROM comments", [], |row| row.get(0))?;
-    anyhow::ensure!(comments as usize == args.events, "expected {} comments, found {comments}", args.events);
-    println!("ingest: {} review-comment deliveries ({:.1} KB each on average)", args.events, bytes as f64 / args.events as f64 / 1024.0);
-    println!("ingest: processed in {elapsed:.2} s = {:.0} events/s (parse + noise + classify + store, batch {})", args.events as f64 / elapsed, args.batch);
+    anyhow::ensure!(
+        comments as usize == args.events,
+        "expected {} comments, found {comments}",
+        args.events
+    );
+    println!(
+        "ingest: {} review-comment deliveries ({:.1} KB each on average)",
+        args.events,
+        bytes as f64 / args.events as f64 / 1024.0
+    );
+    println!(
+        "ingest: processed in {elapsed:.2} s = {:.0} events/s (parse + noise + classify + store, batch {})",
+        args.events as f64 / elapsed,
+        args.batch
+    );
     println!("ingest: target (SPEC §9) >= 20000 events/s");
     std::fs::remove_dir_all(&dir).ok();
     Ok(())
