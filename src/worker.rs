@@ -29,6 +29,9 @@ pub struct WorkerSettings {
     /// Deliveries per claim and per transaction: large enough to amortise the commit, small
     /// enough that the ingress writer never waits long for the shared writer connection.
     pub batch: usize,
+    /// How long processed deliveries are kept, in ms: their ids deduplicate GitHub's redeliveries
+    /// (possible for a few days), their bodies allow a `replay`. Failed ones are kept until retried.
+    pub retention_ms: i64,
 }
 
 impl Default for WorkerSettings {
@@ -38,9 +41,15 @@ impl Default for WorkerSettings {
             max_attempts: 6,
             first_backoff_ms: 5_000,
             batch: 256,
+            retention_ms: 14 * DAY_MS,
         }
     }
 }
+
+const DAY_MS: i64 = 86_400_000;
+
+/// How often an idle worker deletes old processed deliveries: hourly is plenty.
+const PRUNE_EVERY_MS: i64 = 3_600_000;
 
 /// Longest wait between retries: one hour.
 const MAX_BACKOFF_MS: i64 = 3_600_000;
@@ -189,15 +198,28 @@ impl Worker {
 
     /// Processes until `signal` says stop; sleeps while there is nothing due.
     pub fn run(&self, signal: &Signal) {
+        let mut last_prune_ms = i64::MIN;
         while !signal.stopped() {
-            match self.process_until_idle(Some(signal)) {
-                Ok(_) => signal.wait(IDLE_POLL),
-                Err(error) => {
-                    // Claimed deliveries keep their lease and come back when it expires.
-                    warn!(error = format!("{error:#}"), "delivery worker pass failed");
-                    signal.wait(IDLE_POLL);
-                }
+            if let Err(error) = self.process_until_idle(Some(signal)) {
+                // Claimed deliveries keep their lease and come back when it expires.
+                warn!(error = format!("{error:#}"), "delivery worker pass failed");
             }
+            let now = self.clock.now_ms();
+            if now.saturating_sub(last_prune_ms) >= PRUNE_EVERY_MS {
+                last_prune_ms = now;
+                self.prune(now);
+            }
+            signal.wait(IDLE_POLL);
+        }
+    }
+
+    /// Deletes processed deliveries older than the retention; failed ones stay until retried.
+    fn prune(&self, now: i64) {
+        let cutoff = now.saturating_sub(self.settings.retention_ms);
+        match self.store.write(|tx| deliveries::prune(tx, cutoff)) {
+            Ok(0) => {}
+            Ok(pruned) => debug!(pruned, "old processed deliveries deleted"),
+            Err(error) => warn!(error = format!("{error:#}"), "cannot prune old deliveries"),
         }
     }
 

@@ -170,3 +170,49 @@ async fn two_workers_never_process_the_same_delivery() {
         300
     );
 }
+
+#[tokio::test]
+async fn old_processed_deliveries_are_pruned_failed_ones_kept() {
+    let app = TestApp::with_settings(settings());
+    app.send_as(
+        "ok",
+        "pull_request_review_comment",
+        &review_comment("created", 1, "Leak on the error path.", 0),
+    )
+    .await;
+    app.send_as(
+        "bad",
+        "pull_request_review_comment",
+        &serde_json::json!({ "action": "created" }),
+    )
+    .await;
+    app.drain();
+    let day = 86_400_000;
+    app.clock.advance_ms(13 * day);
+    let cutoff = |app: &TestApp| app.clock.now_ms() - 14 * day;
+    assert_eq!(
+        app.store
+            .write(|tx| deliveries::prune(tx, cutoff(&app)))
+            .unwrap(),
+        0,
+        "too recent"
+    );
+    app.clock.advance_ms(2 * day);
+    assert_eq!(
+        app.store
+            .write(|tx| deliveries::prune(tx, cutoff(&app)))
+            .unwrap(),
+        1
+    );
+    assert_eq!(deliveries::state_of(&app.db(), "ok").unwrap(), None);
+    assert_eq!(
+        deliveries::state_of(&app.db(), "bad").unwrap().as_deref(),
+        Some("failed")
+    );
+    assert_eq!(app.count("SELECT count(*) FROM delivery_bodies"), 1);
+    assert_eq!(
+        app.count("SELECT count(*) FROM comments"),
+        1,
+        "the comment stays"
+    );
+}

@@ -203,6 +203,19 @@ pub fn retry_failed(conn: &Connection, ids: &[String], now_ms: i64) -> Result<us
     Ok(total)
 }
 
+/// Deletes deliveries processed (done or ignored) before `cutoff_ms`, with their bodies.
+pub fn prune(conn: &Connection, cutoff_ms: i64) -> Result<usize> {
+    conn.execute(
+        "DELETE FROM delivery_bodies WHERE seq IN (SELECT seq FROM deliveries
+          WHERE state IN ('done', 'ignored') AND processed_at < ?1)",
+        [cutoff_ms],
+    )?;
+    Ok(conn.execute(
+        "DELETE FROM deliveries WHERE state IN ('done', 'ignored') AND processed_at < ?1",
+        [cutoff_ms],
+    )?)
+}
+
 /// The state of one delivery, if it exists.
 pub fn state_of(conn: &Connection, id: &str) -> Result<Option<String>> {
     Ok(conn
