@@ -14,6 +14,7 @@ pub mod ingest;
 pub mod ingress;
 pub mod knowledge;
 pub mod replay;
+pub mod repo_config;
 pub mod server;
 pub mod store;
 pub mod worker;

@@ -1,0 +1,302 @@
+//! The per-repository configuration `.github/gitlore.toml` (SPEC §4), read from the default
+//! branch, with the org's defaults from the same file in the org's `.github` repository.
+//!
+//! Typed, with every key optional; an unknown key or a wrong type is an error naming the file,
+//! the line and the reason. A broken file never stops anything: its error is kept (to be shown
+//! in the findings issue and the logs) and the configuration falls back to what is valid — the
+//! org defaults, else the built-in ones.
+
+use serde::Deserialize;
+
+/// Where gitlore reads a repository's configuration from.
+pub const CONFIG_PATH: &str = ".github/gitlore.toml";
+
+/// One repository's effective configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RepoConfig {
+    pub publish: Publish,
+    pub issue: IssueSettings,
+    pub schedule: Schedule,
+    pub analysis: Analysis,
+}
+
+/// Which outputs gitlore writes.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Publish {
+    /// The pinned findings issue.
+    pub issue: bool,
+    /// The check run on each pull request.
+    pub check_run: bool,
+}
+
+/// The findings issue's title and label.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct IssueSettings {
+    pub title: String,
+    pub label: String,
+}
+
+/// When the scheduler re-analyses the repository (SPEC §6).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Schedule {
+    /// The longest time between two runs when anything changed, in hours.
+    pub interval_hours: u32,
+    /// New comments that trigger a run before the interval is up.
+    pub min_new_comments: u32,
+}
+
+/// What the analysis reads and shows.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Analysis {
+    /// How far back review comments count, in months (0 = everything).
+    pub window_months: u32,
+    /// Glob patterns of paths whose comments and history are left out.
+    pub ignore_paths: Vec<String>,
+    /// Logins whose comments are left out.
+    pub ignore_authors: Vec<String>,
+    /// Reviewers who do not want a "reviewer focus" finding about them.
+    pub reviewer_opt_out: Vec<String>,
+    /// Finding categories to show; empty means all.
+    pub categories: Vec<String>,
+    /// Whether the configured LLM may be used for this repository.
+    pub llm: bool,
+}
+
+impl Default for Publish {
+    fn default() -> Self {
+        Publish {
+            issue: true,
+            check_run: true,
+        }
+    }
+}
+
+impl Default for IssueSettings {
+    fn default() -> Self {
+        IssueSettings {
+            title: "What our reviews keep teaching us (gitlore)".into(),
+            label: "gitlore".into(),
+        }
+    }
+}
+
+impl Default for Schedule {
+    fn default() -> Self {
+        Schedule {
+            interval_hours: 24,
+            min_new_comments: 20,
+        }
+    }
+}
+
+impl Default for Analysis {
+    fn default() -> Self {
+        Analysis {
+            window_months: 12,
+            ignore_paths: Vec::new(),
+            ignore_authors: Vec::new(),
+            reviewer_opt_out: Vec::new(),
+            categories: Vec::new(),
+            llm: true,
+        }
+    }
+}
+
+impl Default for RepoConfig {
+    fn default() -> Self {
+        RepoConfig {
+            publish: Publish::default(),
+            issue: IssueSettings::default(),
+            schedule: Schedule::default(),
+            analysis: Analysis::default(),
+        }
+    }
+}
+
+/// The finding categories of SPEC §3.3, the only values `analysis.categories` accepts.
+pub const CATEGORIES: &[&str] = &[
+    "convention",
+    "code_pattern",
+    "architecture",
+    "landmine",
+    "fragile_area",
+    "tooling",
+    "testing",
+    "reviewer_focus",
+];
+
+/// A configuration file that could not be used, worded for a maintainer (markdown-safe).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigProblem {
+    /// Which file: `owner/repo:.github/gitlore.toml`.
+    pub source: String,
+    /// The line the problem is on, when known (1-based).
+    pub line: Option<usize>,
+    pub reason: String,
+}
+
+impl std::fmt::Display for ConfigProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{} line {line}: {}", self.source, self.reason),
+            None => write!(f, "{}: {}", self.source, self.reason),
+        }
+    }
+}
+
+/// The effective configuration and the problems met on the way to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    pub config: RepoConfig,
+    pub problems: Vec<ConfigProblem>,
+}
+
+/// Resolves a repository's configuration from the org file and the repo file (either may be
+/// absent), each given as `(source name, text)`. Repo keys override org keys one by one.
+pub fn resolve(org: Option<(&str, &str)>, repo: Option<(&str, &str)>) -> Resolved {
+    let mut problems = Vec::new();
+    let mut merged = toml::Table::new();
+    for (source, text) in [org, repo].into_iter().flatten() {
+        match parse(source, text) {
+            Ok(table) => merge(&mut merged, table),
+            Err(problem) => problems.push(problem),
+        }
+    }
+    let config = toml::Value::Table(merged)
+        .try_into::<RepoConfig>()
+        .unwrap_or_default();
+    Resolved { config, problems }
+}
+
+/// Parses and validates one file; on success returns its table for merging.
+fn parse(source: &str, text: &str) -> Result<toml::Table, ConfigProblem> {
+    let problem = |line, reason: String| ConfigProblem {
+        source: source.to_string(),
+        line,
+        reason,
+    };
+    let typed: RepoConfig = toml::from_str(text).map_err(|error| {
+        let line = error.span().map(|span| line_of(text, span.start));
+        problem(line, error.message().trim().to_string())
+    })?;
+    if let Some(bad) = typed
+        .analysis
+        .categories
+        .iter()
+        .find(|category| !CATEGORIES.contains(&category.as_str()))
+    {
+        let line = text.find("categories").map(|at| line_of(text, at));
+        return Err(problem(
+            line,
+            format!(
+                "unknown category `{bad}`, expected one of {}",
+                CATEGORIES.join(", ")
+            ),
+        ));
+    }
+    if typed.schedule.interval_hours == 0 {
+        let line = text.find("interval-hours").map(|at| line_of(text, at));
+        return Err(problem(line, "`interval-hours` must be at least 1".into()));
+    }
+    // It parsed as a RepoConfig, so it parses as a table.
+    toml::from_str(text).map_err(|error| problem(None, error.message().to_string()))
+}
+
+/// Deep-merges `over` into `base`: tables merge key by key, anything else replaces.
+fn merge(base: &mut toml::Table, over: toml::Table) {
+    for (key, value) in over {
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(existing)), toml::Value::Table(table)) => {
+                merge(existing, table)
+            }
+            (_, value) => {
+                base.insert(key, value);
+            }
+        }
+    }
+}
+
+/// The 1-based line of a byte offset.
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_example_file_parses_to_what_it_says() {
+        let example = include_str!("../docs/gitlore.example.toml");
+        let resolved = resolve(None, Some(("example", example)));
+        assert_eq!(resolved.problems, vec![]);
+        assert_eq!(resolved.config.schedule.min_new_comments, 30);
+        assert_eq!(
+            resolved.config.analysis.ignore_paths,
+            vec!["vendor/**", "**/*.generated.go"]
+        );
+        assert!(!resolved.config.publish.check_run);
+    }
+
+    #[test]
+    fn no_files_means_defaults() {
+        assert_eq!(resolve(None, None).config, RepoConfig::default());
+    }
+
+    #[test]
+    fn repo_keys_override_org_keys_one_by_one() {
+        let org =
+            "[schedule]\ninterval-hours = 6\nmin-new-comments = 5\n[issue]\nlabel = \"lore\"\n";
+        let repo = "[schedule]\nmin-new-comments = 50\n";
+        let config = resolve(Some(("org", org)), Some(("repo", repo))).config;
+        assert_eq!(
+            (
+                config.schedule.interval_hours,
+                config.schedule.min_new_comments
+            ),
+            (6, 50)
+        );
+        assert_eq!(config.issue.label, "lore");
+    }
+
+    #[test]
+    fn a_broken_repo_file_falls_back_to_the_org_defaults_and_says_where() {
+        let org = "[analysis]\nwindow-months = 6\n";
+        let repo = "[analysis]\nwindow-months = 3\nignore-path = [\"x\"]\n";
+        let resolved = resolve(
+            Some(("acme/.github:.github/gitlore.toml", org)),
+            Some(("acme/app:.github/gitlore.toml", repo)),
+        );
+        assert_eq!(resolved.config.analysis.window_months, 6);
+        let problem = &resolved.problems[0];
+        assert_eq!(
+            (problem.source.as_str(), problem.line),
+            ("acme/app:.github/gitlore.toml", Some(3))
+        );
+        assert!(
+            problem.reason.contains("unknown field `ignore-path`"),
+            "{problem}"
+        );
+    }
+
+    #[test]
+    fn wrong_types_and_values_are_reported_with_their_line() {
+        let text = "[publish]\nissue = \"yes\"\n";
+        let problem = &resolve(None, Some(("r", text))).problems[0];
+        assert_eq!(problem.line, Some(2));
+        let text = "[analysis]\n\ncategories = [\"landmines\"]\n";
+        let problem = &resolve(None, Some(("r", text))).problems[0];
+        assert_eq!(problem.line, Some(3));
+        assert!(
+            problem.reason.contains("unknown category `landmines`"),
+            "{problem}"
+        );
+        let problem = &resolve(None, Some(("r", "not toml at all = = ="))).problems[0];
+        assert_eq!(problem.line, Some(1));
+    }
+}
