@@ -13,6 +13,7 @@ pub mod events;
 pub mod ingest;
 pub mod ingress;
 pub mod knowledge;
+pub mod llm;
 pub mod replay;
 pub mod repo_config;
 pub mod server;

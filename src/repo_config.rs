@@ -12,7 +12,7 @@ use serde::Deserialize;
 pub const CONFIG_PATH: &str = ".github/gitlore.toml";
 
 /// One repository's effective configuration.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RepoConfig {
     pub publish: Publish,
@@ -103,17 +103,6 @@ impl Default for Analysis {
             reviewer_opt_out: Vec::new(),
             categories: Vec::new(),
             llm: true,
-        }
-    }
-}
-
-impl Default for RepoConfig {
-    fn default() -> Self {
-        RepoConfig {
-            publish: Publish::default(),
-            issue: IssueSettings::default(),
-            schedule: Schedule::default(),
-            analysis: Analysis::default(),
         }
     }
 }

@@ -9,6 +9,7 @@
 pub mod comments;
 pub mod deliveries;
 pub mod jobs;
+pub mod llm_cache;
 pub mod repos;
 
 use std::path::{Path, PathBuf};
@@ -20,7 +21,13 @@ use rusqlite::{Connection, OpenFlags};
 use rusqlite_migration::{M, Migrations};
 
 /// Ordered, append-only migrations; `PRAGMA user_version` records how many ran.
-const MIGRATION_LIST: &[M<'static>] = &[M::up(include_str!("migrations/0001_initial.sql"))];
+const MIGRATION_LIST: &[M<'static>] = &[
+    M::up(include_str!("migrations/0001_initial.sql")),
+    M::up(include_str!("migrations/0002_model_caches.sql")),
+];
+
+/// The schema version a fully migrated database has.
+pub const SCHEMA_VERSION: usize = MIGRATION_LIST.len();
 const MIGRATIONS: Migrations<'static> = Migrations::from_slice(MIGRATION_LIST);
 
 /// How long a connection waits for another process's write lock before giving up. Five seconds
@@ -55,6 +62,15 @@ impl Store {
             path: path.to_path_buf(),
             writer: Mutex::new(conn),
         })
+    }
+
+    /// Opens a database and migrates it to `version` only, for testing each migration against
+    /// a database holding the rows of the version before it.
+    pub fn connection_at_version(path: &Path, version: usize) -> Result<Connection> {
+        let mut conn = Connection::open(path)?;
+        configure(&conn)?;
+        MIGRATIONS.to_version(&mut conn, version)?;
+        Ok(conn)
     }
 
     /// Where the database lives.

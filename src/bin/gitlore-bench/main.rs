@@ -1,8 +1,11 @@
 //! `gitlore-bench`: the performance harness that prints the figures of SPEC §9.
 //!
+//! - `ingress`: webhook requests per second and latency of `gitlore serve` against a minimal
+//!   Probot app, with every delivery durably stored.
 //! - `ingest`: review-comment events processed per second by the worker (parse, classify, store).
 
 mod ingest;
+mod ingress;
 
 use clap::{Parser, Subcommand};
 
@@ -15,12 +18,15 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Webhook ingress of `gitlore serve` against a minimal Probot app, side by side.
+    Ingress(ingress::IngressArgs),
     /// Review-comment events processed per second by the delivery worker.
     Ingest(ingest::IngestArgs),
 }
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
+        Command::Ingress(args) => ingress::run(args),
         Command::Ingest(args) => ingest::run(args),
     }
 }

@@ -5,6 +5,7 @@
 //! ran.
 
 pub mod builtin;
+pub mod llm;
 
 use serde::{Deserialize, Serialize};
 

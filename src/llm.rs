@@ -1,0 +1,210 @@
+//! LLM provider clients (SPEC §7): OpenAI-compatible chat completions (OpenAI, OpenRouter, vLLM,
+//! Ollama, llama.cpp server …) and Anthropic messages, behind one `complete` call with an explicit
+//! timeout and one polite retry on rate limits.
+//!
+//! Nothing here decides what to do with a failure: callers fall back to the built-in components.
+
+use std::time::Duration;
+
+use anyhow::{Context, Result, anyhow, bail};
+use serde_json::{Value, json};
+
+use crate::config::Secret;
+
+/// Which wire protocol the provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provider {
+    /// `POST {base}/chat/completions` (base usually ends in `/v1`).
+    OpenAi,
+    /// `POST {base}/v1/messages`.
+    Anthropic,
+}
+
+impl Provider {
+    /// Parses `GITLORE_LLM_PROVIDER`.
+    pub fn parse(name: &str) -> Option<Provider> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "openai" => Some(Provider::OpenAi),
+            "anthropic" => Some(Provider::Anthropic),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provider::OpenAi => "openai",
+            Provider::Anthropic => "anthropic",
+        }
+    }
+}
+
+/// How to reach one model.
+#[derive(Debug, Clone)]
+pub struct LlmSettings {
+    pub provider: Provider,
+    /// e.g. `https://api.openai.com/v1` or `https://api.anthropic.com`.
+    pub base_url: String,
+    pub api_key: Option<Secret>,
+    pub model: String,
+    /// Per request, connection to last byte.
+    pub timeout: Duration,
+    /// Most tokens the model may write in one answer.
+    pub max_tokens: u32,
+    /// The longest `Retry-After` worth waiting for once; a longer one fails the call.
+    pub max_retry_wait: Duration,
+}
+
+/// A model's answer and what it cost.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Completion {
+    pub text: String,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+/// A client for one configured model.
+#[derive(Debug, Clone)]
+pub struct LlmClient {
+    settings: LlmSettings,
+    http: reqwest::Client,
+}
+
+/// Anthropic's API version header value.
+const ANTHROPIC_VERSION: &str = "2023-06-01";
+
+impl LlmClient {
+    pub fn new(settings: LlmSettings) -> Result<LlmClient> {
+        let http = reqwest::Client::builder()
+            .timeout(settings.timeout)
+            .build()
+            .context("Cannot build the LLM HTTP client")?;
+        Ok(LlmClient { settings, http })
+    }
+
+    pub fn settings(&self) -> &LlmSettings {
+        &self.settings
+    }
+
+    /// Sends one system + user turn and returns the text of the answer.
+    pub async fn complete(&self, system: &str, user: &str) -> Result<Completion> {
+        let (url, body) = self.request(system, user);
+        let mut retried = false;
+        loop {
+            let mut request = self.http.post(&url).json(&body);
+            request = match (self.settings.provider, &self.settings.api_key) {
+                (Provider::OpenAi, Some(key)) => request.bearer_auth(key.expose()),
+                (Provider::Anthropic, Some(key)) => request.header("x-api-key", key.expose()),
+                (_, None) => request,
+            };
+            if self.settings.provider == Provider::Anthropic {
+                request = request.header("anthropic-version", ANTHROPIC_VERSION);
+            }
+            let response = request.send().await.map_err(|e| {
+                if e.is_timeout() {
+                    anyhow!(
+                        "the model did not answer within {:?}",
+                        self.settings.timeout
+                    )
+                } else {
+                    anyhow!("cannot reach the model at {url}: {e}")
+                }
+            })?;
+            let status = response.status();
+            if status.as_u16() == 429 && !retried {
+                let wait = retry_after(&response).unwrap_or(Duration::from_secs(1));
+                if wait <= self.settings.max_retry_wait {
+                    retried = true;
+                    tokio::time::sleep(wait).await;
+                    continue;
+                }
+                bail!("rate limited by the model provider for {wait:?}");
+            }
+            let text = response
+                .text()
+                .await
+                .context("cannot read the model's answer")?;
+            if !status.is_success() {
+                let excerpt: String = text.chars().take(300).collect();
+                bail!("the model provider answered {status}: {excerpt}");
+            }
+            let value: Value =
+                serde_json::from_str(&text).context("the model's answer is not JSON")?;
+            return self.completion(&value);
+        }
+    }
+
+    fn request(&self, system: &str, user: &str) -> (String, Value) {
+        let base = self.settings.base_url.trim_end_matches('/');
+        match self.settings.provider {
+            Provider::OpenAi => (
+                format!("{base}/chat/completions"),
+                json!({
+                    "model": self.settings.model,
+                    "max_tokens": self.settings.max_tokens,
+                    "temperature": 0,
+                    "messages": [
+                        { "role": "system", "content": system },
+                        { "role": "user", "content": user },
+                    ],
+                }),
+            ),
+            Provider::Anthropic => (
+                format!("{base}/v1/messages"),
+                json!({
+                    "model": self.settings.model,
+                    "max_tokens": self.settings.max_tokens,
+                    "temperature": 0,
+                    "system": system,
+                    "messages": [{ "role": "user", "content": user }],
+                }),
+            ),
+        }
+    }
+
+    fn completion(&self, value: &Value) -> Result<Completion> {
+        let tokens = |path: &[&str]| {
+            path.iter()
+                .try_fold(value, |v, key| v.get(key))
+                .and_then(Value::as_u64)
+                .unwrap_or(0)
+        };
+        match self.settings.provider {
+            Provider::OpenAi => Ok(Completion {
+                text: value["choices"][0]["message"]["content"]
+                    .as_str()
+                    .context("the answer has no choices[0].message.content")?
+                    .to_string(),
+                input_tokens: tokens(&["usage", "prompt_tokens"]),
+                output_tokens: tokens(&["usage", "completion_tokens"]),
+            }),
+            Provider::Anthropic => {
+                let blocks = value["content"]
+                    .as_array()
+                    .context("the answer has no content blocks")?;
+                let text: String = blocks
+                    .iter()
+                    .filter(|block| block["type"] == "text")
+                    .filter_map(|block| block["text"].as_str())
+                    .collect();
+                Ok(Completion {
+                    text,
+                    input_tokens: tokens(&["usage", "input_tokens"]),
+                    output_tokens: tokens(&["usage", "output_tokens"]),
+                })
+            }
+        }
+    }
+}
+
+/// `Retry-After` in seconds, when given that way.
+fn retry_after(response: &reqwest::Response) -> Option<Duration> {
+    response
+        .headers()
+        .get("retry-after")?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .map(Duration::from_secs)
+}
