@@ -1,7 +1,9 @@
 //! Wires the parts into the running app: store, worker thread, ingress writer, HTTP server.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use tracing::info;
@@ -13,6 +15,10 @@ use crate::knowledge::filter::NoiseRules;
 use crate::server::{self, AppState};
 use crate::store::Store;
 use crate::worker::{Signal, Worker};
+
+/// How often the WAL is checkpointed while serving: often enough that the WAL stays small
+/// (a few MB at thousands of deliveries per second), rarely enough to cost nothing.
+const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(200);
 
 /// The noise rules the settings describe.
 pub fn noise_rules(settings: &Settings) -> NoiseRules {
@@ -40,6 +46,8 @@ pub async fn serve(settings: Settings) -> Result<()> {
     let store = Arc::new(Store::open(&settings.database_path())?);
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let signal = Arc::new(Signal::default());
+    let stop_checkpoints = Arc::new(AtomicBool::new(false));
+    let checkpointer = store.start_checkpointer(CHECKPOINT_INTERVAL, stop_checkpoints.clone())?;
     let worker_thread = start_worker(worker(&settings, store.clone()), signal.clone())?;
     let (ingress, writer_thread) = Ingress::start(store.clone(), clock, signal.clone())?;
     let state = AppState {
@@ -66,6 +74,8 @@ pub async fn serve(settings: Settings) -> Result<()> {
     join(writer_thread, "ingress writer");
     signal.stop();
     join(worker_thread, "worker");
+    stop_checkpoints.store(true, Ordering::SeqCst);
+    join(checkpointer, "checkpointer");
     Ok(())
 }
 

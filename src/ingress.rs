@@ -77,35 +77,27 @@ fn write_loop(
                 Err(_) => break,
             }
         }
-        let batch: Vec<NewDelivery> = group
-            .iter_mut()
-            .map(|request| std::mem::replace(&mut request.delivery, empty_delivery()))
-            .collect();
+        let (batch, replies): (Vec<NewDelivery>, Vec<_>) = group
+            .into_iter()
+            .map(|request| (request.delivery, request.reply))
+            .unzip();
         let now = clock.now_ms();
         let result = store.write(|tx| deliveries::insert(tx, &batch, now));
         match result {
             Ok(outcomes) => {
-                for (request, outcome) in group.into_iter().zip(outcomes) {
+                for (reply, outcome) in replies.into_iter().zip(outcomes) {
                     // The handler may have gone (client disconnected): the delivery is stored.
-                    let _ = request.reply.send(Ok(outcome));
+                    let _ = reply.send(Ok(outcome));
                 }
                 signal.notify();
             }
             Err(e) => {
                 let message = format!("{e:#}");
-                error!(error = %message, count = group.len(), "cannot store deliveries");
-                for request in group {
-                    let _ = request.reply.send(Err(message.clone()));
+                error!(error = %message, count = batch.len(), "cannot store deliveries");
+                for reply in replies {
+                    let _ = reply.send(Err(message.clone()));
                 }
             }
         }
-    }
-}
-
-fn empty_delivery() -> NewDelivery {
-    NewDelivery {
-        id: String::new(),
-        event: String::new(),
-        body: Vec::new(),
     }
 }

@@ -75,11 +75,11 @@ fn read_delivery(file: &Path) -> Result<NewDelivery> {
         .chain_update(b"\n")
         .chain_update(&body)
         .finalize();
-    Ok(NewDelivery {
-        id: format!("replay-{}", &hex::encode(digest)[..32]),
+    Ok(NewDelivery::new(
+        format!("replay-{}", &hex::encode(digest)[..32]),
         event,
-        body,
-    })
+        &body,
+    ))
 }
 
 fn event_name(file: &Path) -> Result<String> {

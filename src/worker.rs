@@ -40,7 +40,7 @@ impl Default for WorkerSettings {
             lease_ms: 30_000,
             max_attempts: 6,
             first_backoff_ms: 5_000,
-            batch: 256,
+            batch: 128,
             retention_ms: 14 * DAY_MS,
         }
     }
@@ -216,7 +216,7 @@ impl Worker {
     /// Deletes processed deliveries older than the retention; failed ones stay until retried.
     fn prune(&self, now: i64) {
         let cutoff = now.saturating_sub(self.settings.retention_ms);
-        match self.store.write(|tx| deliveries::prune(tx, cutoff)) {
+        match self.store.write_derived(|tx| deliveries::prune(tx, cutoff)) {
             Ok(0) => {}
             Ok(pruned) => debug!(pruned, "old processed deliveries deleted"),
             Err(error) => warn!(error = format!("{error:#}"), "cannot prune old deliveries"),
@@ -254,7 +254,7 @@ impl Worker {
     /// Leases the next batch of due deliveries.
     fn claim(&self) -> Result<Vec<Claimed>> {
         let now = self.clock.now_ms();
-        self.store.write(|tx| {
+        self.store.write_derived(|tx| {
             deliveries::claim(
                 tx,
                 &self.owner,
@@ -271,7 +271,7 @@ impl Worker {
     /// write per page, so the common case goes without.)
     fn apply_batch(&self, parsed: &[Parsed]) -> Result<BatchStats> {
         let now = self.clock.now_ms();
-        let fast = self.store.write(|tx| {
+        let fast = self.store.write_derived(|tx| {
             let mut stats = BatchStats::default();
             for item in parsed {
                 self.process(tx, item, now, &mut stats, false)?;
@@ -279,7 +279,7 @@ impl Worker {
             Ok(stats)
         });
         fast.or_else(|_| {
-            self.store.write(|tx| {
+            self.store.write_derived(|tx| {
                 let mut stats = BatchStats::default();
                 for item in parsed {
                     self.process(tx, item, now, &mut stats, true)?;

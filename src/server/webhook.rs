@@ -38,11 +38,7 @@ pub async fn receive(
             "X-GitHub-Event and X-GitHub-Delivery are required\n",
         );
     };
-    let delivery = NewDelivery {
-        id: id.to_string(),
-        event: event.to_string(),
-        body: body.to_vec(),
-    };
+    let delivery = NewDelivery::new(id.to_string(), event.to_string(), &body);
     match state.ingress.store(delivery).await {
         Ok(Inserted::New) => {
             debug!(delivery = id, event, "delivery stored");

@@ -47,12 +47,16 @@ pub fn run(args: IngestArgs) -> Result<()> {
     let store = Arc::new(Store::open(&dir.join("gitlore.db"))?);
     let template: Value = serde_json::from_str(TEMPLATE).context("the template payload")?;
     let clock = SystemClock;
-    let mut bytes = 0;
+    let (mut bytes, mut stored) = (0, 0);
     for chunk_start in (0..args.events).step_by(1_000) {
-        let chunk: Vec<NewDelivery> = (chunk_start..(chunk_start + 1_000).min(args.events))
+        let (sizes, chunk): (Vec<usize>, Vec<NewDelivery>) = (chunk_start
+            ..(chunk_start + 1_000).min(args.events))
             .map(|n| delivery(&template, n))
-            .collect::<Result<_>>()?;
-        bytes += chunk.iter().map(|d| d.body.len()).sum::<usize>();
+            .collect::<Result<Vec<_>>>()?
+            .into_iter()
+            .unzip();
+        bytes += sizes.iter().sum::<usize>();
+        stored += chunk.iter().map(NewDelivery::stored_size).sum::<usize>();
         let now = clock.now_ms();
         store.write(|tx| deliveries::insert(tx, &chunk, now))?;
     }
@@ -83,9 +87,10 @@ pub fn run(args: IngestArgs) -> Result<()> {
         args.events
     );
     println!(
-        "ingest: {} review-comment deliveries ({:.1} KB each on average)",
+        "ingest: {} review-comment deliveries ({:.1} KB each on average, {:.1} KB stored compressed)",
         args.events,
-        bytes as f64 / args.events as f64 / 1024.0
+        bytes as f64 / args.events as f64 / 1024.0,
+        stored as f64 / args.events as f64 / 1024.0
     );
     println!(
         "ingest: processed in {elapsed:.2} s = {:.0} events/s (parse + noise + classify + store, batch {})",
@@ -97,17 +102,22 @@ pub fn run(args: IngestArgs) -> Result<()> {
     Ok(())
 }
 
-fn delivery(template: &Value, n: usize) -> Result<NewDelivery> {
+/// A delivery and its body's size before compression.
+fn delivery(template: &Value, n: usize) -> Result<(usize, NewDelivery)> {
     let mut payload = template.clone();
     let remark = REMARKS[n % REMARKS.len()];
     payload["comment"]["id"] = json!(1_000_000 + n);
     payload["comment"]["body"] = json!(format!("{remark} (see case {n})"));
     payload["pull_request"]["number"] = json!(1 + n / 40);
-    Ok(NewDelivery {
-        id: format!("bench-{n}"),
-        event: "pull_request_review_comment".into(),
-        body: serde_json::to_vec(&payload)?,
-    })
+    let body = serde_json::to_vec(&payload)?;
+    Ok((
+        body.len(),
+        NewDelivery::new(
+            format!("bench-{n}"),
+            "pull_request_review_comment".into(),
+            &body,
+        ),
+    ))
 }
 
 /// A fresh directory under the system temp dir for the benchmark's database.

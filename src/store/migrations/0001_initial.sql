@@ -18,7 +18,7 @@ CREATE INDEX deliveries_pending ON deliveries (seq) WHERE state = 'pending';
 -- Bodies apart: claiming and marking a delivery rewrites its row, which must not rewrite 25 KB.
 CREATE TABLE delivery_bodies (
     seq  INTEGER PRIMARY KEY REFERENCES deliveries (seq) ON DELETE CASCADE,
-    body BLOB    NOT NULL                              -- the raw body, exactly as signed
+    body BLOB    NOT NULL                              -- the body as signed, LZ4-compressed
 );
 CREATE INDEX deliveries_failed ON deliveries (seq) WHERE state = 'failed';
 
