@@ -1,5 +1,8 @@
-//! What gitlore learns from review comments: noise filtering, classification, and (later)
-//! embedding, clustering and synthesis.
+//! What gitlore learns from review comments: noise filtering, classification, embedding,
+//! clustering into themes (synthesis comes later).
 
 pub mod classify;
+pub mod cluster;
+pub mod embed;
 pub mod filter;
+pub mod themes;

@@ -3,7 +3,9 @@
 //! - `ingress`: webhook requests per second and latency of `gitlore serve` against a minimal
 //!   Probot app, with every delivery durably stored.
 //! - `ingest`: review-comment events processed per second by the worker (parse, classify, store).
+//! - `analysis`: wall time and peak memory of embedding and clustering 10k and 100k comments.
 
+mod analysis;
 mod ingest;
 mod ingress;
 
@@ -22,11 +24,18 @@ enum Command {
     Ingress(ingress::IngressArgs),
     /// Review-comment events processed per second by the delivery worker.
     Ingest(ingest::IngestArgs),
+    /// Embed + cluster time and peak memory with the built-in components.
+    Analysis {
+        /// Corpus sizes to measure, one run each.
+        #[arg(default_values_t = [10_000, 100_000])]
+        sizes: Vec<usize>,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Ingress(args) => ingress::run(args),
         Command::Ingest(args) => ingest::run(args),
+        Command::Analysis { sizes } => analysis::run(&sizes),
     }
 }

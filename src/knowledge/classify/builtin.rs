@@ -1,7 +1,7 @@
 //! The built-in classifier (SPEC §2): offline, deterministic, allocation-light.
 //!
 //! Evidence for each label is summed from keyword and phrase rules over the reviewer's prose
-//! ([`lexicon`]), a few API names in code spans and blocks, the shape of sentences (questions,
+//! (`lexicon`), a few API names in code spans and blocks, the shape of sentences (questions,
 //! rhetorical "shouldn't this…?" questions that assert a problem, polite requests that are not
 //! questions), and where an inline comment sits (a test file, a docs file, a comment line in the
 //! diff). Evidence `e` becomes a confidence `1 - exp(-e)`.
@@ -239,6 +239,12 @@ mod tests {
     fn code_spans_do_not_trigger_prose_rules() {
         assert!(labels("The secret token leaks into the log.", None).contains(&Label::Security));
         assert!(!labels("Rename `token_count` to `n_tokens`.", None).contains(&Label::Security));
+    }
+
+    #[test]
+    fn empty_and_code_only_bodies_get_no_label() {
+        assert!(labels("", None).is_empty());
+        assert!(labels("```rust\nlet secret_token = test_nice();\n```", None).is_empty());
     }
 
     #[test]

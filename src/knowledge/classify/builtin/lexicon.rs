@@ -579,13 +579,24 @@ struct WordHasher(u64);
 
 impl Hasher for WordHasher {
     fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(byte)).wrapping_mul(0x517c_c1b7_2722_0a95);
+        let (words, tail) = bytes.as_chunks::<8>();
+        for word in words {
+            self.add(u64::from_le_bytes(*word));
         }
+        let mut last = [0_u8; 8];
+        last[..tail.len()].copy_from_slice(tail);
+        self.add(u64::from_le_bytes(last) ^ tail.len() as u64);
     }
 
     fn finish(&self) -> u64 {
         self.0
+    }
+}
+
+impl WordHasher {
+    /// Mixes in eight bytes (FxHash's step).
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
     }
 }
 
