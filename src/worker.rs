@@ -265,28 +265,49 @@ impl Worker {
         })
     }
 
-    /// Applies and marks a parsed batch in one transaction. Should a delivery fail, that
-    /// transaction rolls back and the batch is applied again with each delivery in a savepoint,
-    /// so the failure stays with the delivery that caused it. (Savepoints cost a sub-journal
-    /// write per page, so the common case goes without.)
+    /// Applies and marks a parsed batch, in as few transactions as the ingress allows: a
+    /// transaction ends early when a durable write (a webhook being stored) waits for the writer
+    /// connection, and the rest of the batch follows in the next one. Should a delivery fail, its
+    /// transaction rolls back and is redone with each delivery in a savepoint, so the failure
+    /// stays with the delivery that caused it. (Savepoints cost a sub-journal write per page, so
+    /// the common case goes without.)
     fn apply_batch(&self, parsed: &[Parsed]) -> Result<BatchStats> {
-        let now = self.clock.now_ms();
-        let fast = self.store.write_derived(|tx| {
-            let mut stats = BatchStats::default();
-            for item in parsed {
-                self.process(tx, item, now, &mut stats, false)?;
+        let mut stats = BatchStats::default();
+        let mut rest = parsed;
+        while !rest.is_empty() {
+            let now = self.clock.now_ms();
+            let (applied, part) = self
+                .store
+                .write_derived(|tx| self.apply_some(tx, rest, now, false))
+                .or_else(|_| {
+                    self.store
+                        .write_derived(|tx| self.apply_some(tx, rest, now, true))
+                })?;
+            stats.add(part);
+            rest = &rest[applied..];
+        }
+        Ok(stats)
+    }
+
+    /// Applies deliveries from the front of `items` until all are applied or, after at least
+    /// one, a durable write waits. Returns how many were applied.
+    fn apply_some(
+        &self,
+        tx: &mut rusqlite::Transaction<'_>,
+        items: &[Parsed],
+        now: i64,
+        isolate: bool,
+    ) -> Result<(usize, BatchStats)> {
+        let mut stats = BatchStats::default();
+        let mut applied = 0;
+        for item in items {
+            if applied > 0 && self.store.durable_write_waiting() {
+                break;
             }
-            Ok(stats)
-        });
-        fast.or_else(|_| {
-            self.store.write_derived(|tx| {
-                let mut stats = BatchStats::default();
-                for item in parsed {
-                    self.process(tx, item, now, &mut stats, true)?;
-                }
-                Ok(stats)
-            })
-        })
+            self.process(tx, item, now, &mut stats, isolate)?;
+            applied += 1;
+        }
+        Ok((applied, stats))
     }
 
     /// Applies one delivery and marks it. With `isolate`, its effects run in a savepoint and a

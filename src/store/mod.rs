@@ -11,8 +11,10 @@ pub mod deliveries;
 pub mod jobs;
 pub mod llm_cache;
 pub mod repos;
+pub mod themes;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -24,6 +26,7 @@ use rusqlite_migration::{M, Migrations};
 const MIGRATION_LIST: &[M<'static>] = &[
     M::up(include_str!("migrations/0001_initial.sql")),
     M::up(include_str!("migrations/0002_model_caches.sql")),
+    M::up(include_str!("migrations/0003_themes.sql")),
 ];
 
 /// The schema version a fully migrated database has.
@@ -52,6 +55,9 @@ enum Durability {
 pub struct Store {
     path: PathBuf,
     writer: Mutex<Connection>,
+    /// Durable writers (the ingress) waiting for the writer connection: derived writers (the
+    /// worker) commit early when one waits, so a webhook's answer never waits behind a batch.
+    durable_waiting: AtomicUsize,
 }
 
 impl Store {
@@ -70,6 +76,7 @@ impl Store {
         Ok(Store {
             path: path.to_path_buf(),
             writer: Mutex::new(conn),
+            durable_waiting: AtomicUsize::new(0),
         })
     }
 
@@ -112,7 +119,15 @@ impl Store {
         durability: Durability,
         f: impl FnOnce(&mut rusqlite::Transaction<'_>) -> Result<T>,
     ) -> Result<T> {
-        let mut conn = self.lock_writer();
+        let mut conn = match durability {
+            Durability::Durable => {
+                self.durable_waiting.fetch_add(1, Ordering::SeqCst);
+                let conn = self.lock_writer();
+                self.durable_waiting.fetch_sub(1, Ordering::SeqCst);
+                conn
+            }
+            Durability::Derived => self.lock_writer(),
+        };
         let synchronous = match durability {
             Durability::Durable => "FULL",
             Durability::Derived => "NORMAL",
@@ -122,6 +137,12 @@ impl Store {
         let value = f(&mut tx)?;
         tx.commit().context("Cannot commit to the database")?;
         Ok(value)
+    }
+
+    /// Whether a durable write is waiting for the writer connection: a long derived transaction
+    /// should commit what it has and let it go first.
+    pub fn durable_write_waiting(&self) -> bool {
+        self.durable_waiting.load(Ordering::SeqCst) > 0
     }
 
     /// Moves WAL checkpoints off the writer: the writer stops checkpointing on commit, and a
@@ -139,7 +160,7 @@ impl Store {
         std::thread::Builder::new()
             .name("wal-checkpointer".into())
             .spawn(move || {
-                while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                while !stop.load(Ordering::SeqCst) {
                     std::thread::sleep(interval);
                     if let Err(error) =
                         conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
@@ -173,7 +194,7 @@ impl Store {
 
 /// Pages of 16 KiB: a 25 KB webhook body takes 2 pages instead of 7, so 2 WAL frames (and
 /// write calls) instead of 7. Takes effect only when the database is created.
-const PAGE_SIZE_BYTES: i64 = 16 * 1024;
+const PAGE_SIZE_BYTES: i64 = 4 * 1024;
 
 /// WAL for concurrent readers, `synchronous = FULL` so that a committed delivery survives a power
 /// cut (group commit in the ingress writer amortises the fsync), foreign keys on.
@@ -183,6 +204,8 @@ fn configure(conn: &Connection) -> Result<()> {
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "FULL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
+    // Statement journals and temporary b-trees in memory: they never need to survive anything.
+    conn.pragma_update(None, "temp_store", "MEMORY")?;
     Ok(())
 }
 
