@@ -10,6 +10,7 @@ pub mod commands;
 pub mod config;
 pub mod domain;
 pub mod events;
+pub mod github;
 pub mod ingest;
 pub mod ingress;
 pub mod knowledge;

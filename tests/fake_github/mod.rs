@@ -49,6 +49,7 @@ use tokio::task::JoinHandle;
 
 pub use faults::{Fault, Target};
 pub use log::LoggedRequest;
+#[allow(unused_imports)] // each test binary uses a different part of the fake
 pub use model::{ManifestConversion, Model, Role};
 
 use ratelimit::{Payer, RateLimits};

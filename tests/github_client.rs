@@ -1,0 +1,230 @@
+//! The GitHub client façade against the fake GitHub over HTTP: App JWT and installation tokens
+//! for real, token caching by installation, retries, rate limits, no duplicated creates, and
+//! pagination that keeps the token on a non-github.com host.
+
+mod fake_github;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use fake_github::{FakeGitHub, Fault, Target};
+use gitlore::clock::ManualClock;
+use gitlore::config::Secret;
+use gitlore::domain::RepoName;
+use gitlore::github::auth::AppKey;
+use gitlore::github::client::{GitHub, NewIssue, Pause};
+
+const APP_ID: i64 = 4242;
+
+/// Records every wait instead of sleeping, and moves the client's clock by it.
+struct Recorder {
+    waits: Mutex<Vec<Duration>>,
+    clock: Arc<ManualClock>,
+}
+
+impl Pause for Recorder {
+    fn pause(
+        &self,
+        duration: Duration,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + '_>> {
+        self.waits.lock().unwrap().push(duration);
+        self.clock.advance_ms(duration.as_millis() as i64);
+        Box::pin(async {})
+    }
+}
+
+struct Setup {
+    gh: FakeGitHub,
+    client: GitHub,
+    clock: Arc<ManualClock>,
+    pauses: Arc<Recorder>,
+}
+
+async fn setup() -> Setup {
+    let gh = FakeGitHub::start().await;
+    gh.with_test_app(APP_ID, "gitlore");
+    gh.seed(|m| {
+        m.add_installation(7, "acme", &["acme/widgets"]);
+        m.add_installation(8, "other", &["other/thing"]);
+    });
+    let clock = Arc::new(ManualClock::new(gh.now_ms()));
+    let pauses = Arc::new(Recorder {
+        waits: Mutex::new(Vec::new()),
+        clock: clock.clone(),
+    });
+    let key = AppKey::new(APP_ID, &Secret::new(fake_github::test_private_key_pem())).unwrap();
+    let client = GitHub::new(&gh.base_url(), key, clock.clone(), pauses.clone()).unwrap();
+    Setup {
+        gh,
+        client,
+        clock,
+        pauses,
+    }
+}
+
+fn widgets() -> RepoName {
+    RepoName::parse("acme/widgets").unwrap()
+}
+
+#[tokio::test]
+async fn one_token_exchange_per_installation_until_it_expires() {
+    let s = setup().await;
+    for _ in 0..5 {
+        assert_eq!(
+            s.client.default_branch(7, &widgets()).await.unwrap(),
+            "main"
+        );
+    }
+    assert_eq!(s.gh.count("POST", "/app/installations/7/access_tokens"), 1);
+    let other = RepoName::parse("other/thing").unwrap();
+    s.client.default_branch(8, &other).await.unwrap();
+    let (a, b) = (
+        s.client.installation_token(7).await.unwrap(),
+        s.client.installation_token(8).await.unwrap(),
+    );
+    assert_ne!(
+        a.expose(),
+        b.expose(),
+        "two installations never share a token"
+    );
+    // An hour later the token has expired: a new exchange.
+    s.gh.advance(Duration::from_secs(3600));
+    s.clock.advance_ms(3_600_000);
+    s.client.default_branch(7, &widgets()).await.unwrap();
+    assert_eq!(s.gh.count("POST", "/app/installations/7/access_tokens"), 2);
+}
+
+#[tokio::test]
+async fn a_502_is_retried_and_a_secondary_rate_limit_is_waited_out() {
+    let s = setup().await;
+    s.gh.inject(
+        Target::rest("GET", "/repos/acme/widgets"),
+        Fault::ServerError(502),
+        1,
+    );
+    assert_eq!(
+        s.client.default_branch(7, &widgets()).await.unwrap(),
+        "main"
+    );
+    s.gh.inject(
+        Target::rest("GET", "/repos/acme/widgets"),
+        Fault::SecondaryRateLimit { retry_after_s: 2 },
+        1,
+    );
+    assert_eq!(
+        s.client.default_branch(7, &widgets()).await.unwrap(),
+        "main"
+    );
+    let waits = s.pauses.waits.lock().unwrap().clone();
+    assert_eq!(waits.len(), 2, "{waits:?}");
+    assert!(
+        waits[0] >= Duration::from_millis(500),
+        "backoff after the 502: {waits:?}"
+    );
+    assert_eq!(
+        waits[1],
+        Duration::from_secs(2),
+        "Retry-After honoured exactly"
+    );
+}
+
+#[tokio::test]
+async fn a_failing_create_is_not_duplicated() {
+    let s = setup().await;
+    s.gh.inject(
+        Target::rest("POST", "/repos/acme/widgets/issues"),
+        Fault::ServerError(502),
+        2,
+    );
+    let issue = NewIssue {
+        title: "Review lessons",
+        body: "<!-- gitlore:findings -->\nhello",
+        label: "gitlore",
+        marker: "<!-- gitlore:findings -->",
+    };
+    let created = s
+        .client
+        .create_issue_once(7, &widgets(), &issue)
+        .await
+        .unwrap();
+    let again = s
+        .client
+        .create_issue_once(7, &widgets(), &issue)
+        .await
+        .unwrap();
+    assert_eq!(
+        created.number, again.number,
+        "found again by its marker, not created twice"
+    );
+    let issues = s.gh.inspect(|m| m.repo("acme/widgets").issues.len());
+    assert_eq!(issues, 1);
+}
+
+#[tokio::test]
+async fn pages_after_the_first_keep_the_token_on_another_host() {
+    let s = setup().await;
+    let issue = NewIssue {
+        title: "t",
+        body: "b",
+        label: "lore",
+        marker: "never",
+    };
+    for _ in 0..3 {
+        // Each call looks up (nothing has the marker) and creates one.
+        s.client
+            .create_issue_once(7, &widgets(), &issue)
+            .await
+            .unwrap();
+    }
+    s.gh.seed(|m| {
+        for n in 0..230 {
+            let author = m.actor("alice");
+            let mut extra = m.new_issue(1000 + n, &format!("bulk {n}"), author);
+            extra.labels.push("lore".into());
+            m.insert_issue("acme/widgets", extra);
+        }
+    });
+    s.gh.clear_log();
+    let issues = s
+        .client
+        .issues_with_label(7, &widgets(), "lore")
+        .await
+        .unwrap();
+    assert_eq!(issues.len(), 233);
+    let pages: Vec<_> =
+        s.gh.requests()
+            .into_iter()
+            .filter(|r| r.method == "GET")
+            .collect();
+    assert_eq!(pages.len(), 3, "100 per page");
+    assert!(
+        pages
+            .iter()
+            .all(|r| r.status == 200 && r.installation_id == Some(7)),
+        "every page authenticated"
+    );
+}
+
+#[tokio::test]
+async fn a_missing_file_is_none_and_an_existing_one_is_its_text() {
+    let s = setup().await;
+    s.gh.seed(|m| {
+        m.repo_mut("acme/widgets").files.insert(
+            ".github/gitlore.toml".into(),
+            "[schedule]\nmin-new-comments = 5\n".into(),
+        );
+    });
+    let text = s
+        .client
+        .file_text(7, &widgets(), ".github/gitlore.toml", "main")
+        .await
+        .unwrap();
+    assert_eq!(text.as_deref(), Some("[schedule]\nmin-new-comments = 5\n"));
+    assert_eq!(
+        s.client
+            .file_text(7, &widgets(), "nope.toml", "main")
+            .await
+            .unwrap(),
+        None
+    );
+}
