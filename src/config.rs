@@ -5,10 +5,13 @@
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::Deserialize;
 use thiserror::Error;
 
+use crate::knowledge::embed::remote::RemoteSettings;
+use crate::llm::{LlmSettings, Provider};
 use crate::worker::WorkerSettings;
 
 /// A configuration problem, worded for the operator.
@@ -65,6 +68,10 @@ pub struct Settings {
     pub log_filter: String,
     pub log_json: bool,
     pub worker: WorkerSettings,
+    /// The LLM, when one is configured; `None` means the built-in components.
+    pub llm: Option<LlmSettings>,
+    /// The remote embedder, when one is configured; `None` means the built-in embedder.
+    pub embed: Option<RemoteSettings>,
 }
 
 /// What `gitlore serve` cannot run without.
@@ -93,6 +100,13 @@ struct FileConfig {
     log: Option<String>,
     log_format: Option<String>,
     worker_lease_secs: Option<i64>,
+    llm_provider: Option<String>,
+    llm_base_url: Option<String>,
+    llm_api_key: Option<String>,
+    llm_model: Option<String>,
+    embed_base_url: Option<String>,
+    embed_api_key: Option<String>,
+    embed_model: Option<String>,
 }
 
 const DEFAULT_LISTEN: &str = "0.0.0.0:3000";
@@ -223,6 +237,8 @@ impl Settings {
                 .unwrap_or_else(|| "info".to_string()),
             log_json,
             worker,
+            llm: llm_settings(&var, &file_config)?,
+            embed: embed_settings(&var, &file_config)?,
         })
     }
 
@@ -251,6 +267,75 @@ impl Settings {
     pub fn database_path(&self) -> PathBuf {
         crate::store::database_path(&self.data_dir)
     }
+}
+
+/// How long one LLM or embedding request may take.
+const MODEL_TIMEOUT: Duration = Duration::from_secs(120);
+/// Most tokens one LLM answer may have: a batch of 20 labelled comments needs far fewer.
+const LLM_MAX_TOKENS: u32 = 4096;
+/// The longest `Retry-After` an LLM call waits for once.
+const LLM_MAX_RETRY_WAIT: Duration = Duration::from_secs(30);
+
+type Lookup<'a> = dyn Fn(&[&str]) -> Option<String> + 'a;
+
+/// `GITLORE_LLM_*`: unset provider means the built-in components.
+fn llm_settings(var: &Lookup<'_>, file: &FileConfig) -> Result<Option<LlmSettings>, ConfigError> {
+    let Some(name) = var(&["GITLORE_LLM_PROVIDER"]).or(file.llm_provider.clone()) else {
+        return Ok(None);
+    };
+    let provider = Provider::parse(&name).ok_or(ConfigError::Invalid {
+        name: "GITLORE_LLM_PROVIDER",
+        reason: format!("`{name}` is neither `openai` nor `anthropic`"),
+    })?;
+    let base_url = var(&["GITLORE_LLM_BASE_URL"])
+        .or(file.llm_base_url.clone())
+        .unwrap_or_else(|| match provider {
+            Provider::OpenAi => "https://api.openai.com/v1".into(),
+            Provider::Anthropic => "https://api.anthropic.com".into(),
+        });
+    check_url("GITLORE_LLM_BASE_URL", &base_url)?;
+    let model = var(&["GITLORE_LLM_MODEL"])
+        .or(file.llm_model.clone())
+        .ok_or(ConfigError::Invalid {
+            name: "GITLORE_LLM_MODEL",
+            reason: "a model is needed when GITLORE_LLM_PROVIDER is set".into(),
+        })?;
+    Ok(Some(LlmSettings {
+        provider,
+        base_url,
+        api_key: var(&["GITLORE_LLM_API_KEY"])
+            .or(file.llm_api_key.clone())
+            .map(Secret::new),
+        model,
+        timeout: MODEL_TIMEOUT,
+        max_tokens: LLM_MAX_TOKENS,
+        max_retry_wait: LLM_MAX_RETRY_WAIT,
+    }))
+}
+
+/// `GITLORE_EMBED_*`: unset base URL means the built-in embedder.
+fn embed_settings(
+    var: &Lookup<'_>,
+    file: &FileConfig,
+) -> Result<Option<RemoteSettings>, ConfigError> {
+    let Some(base_url) = var(&["GITLORE_EMBED_BASE_URL"]).or(file.embed_base_url.clone()) else {
+        return Ok(None);
+    };
+    check_url("GITLORE_EMBED_BASE_URL", &base_url)?;
+    let model = var(&["GITLORE_EMBED_MODEL"])
+        .or(file.embed_model.clone())
+        .ok_or(ConfigError::Invalid {
+            name: "GITLORE_EMBED_MODEL",
+            reason: "a model is needed when GITLORE_EMBED_BASE_URL is set".into(),
+        })?;
+    Ok(Some(RemoteSettings {
+        base_url,
+        api_key: var(&["GITLORE_EMBED_API_KEY"])
+            .or(file.embed_api_key.clone())
+            .map(Secret::new),
+        model,
+        timeout: MODEL_TIMEOUT,
+    }))
 }
 
 fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
@@ -378,6 +463,44 @@ mod tests {
         assert_eq!(s.app_id, Some(6));
         assert_eq!(s.webhook_secret.unwrap().expose(), "file");
         assert_eq!(s.data_dir, PathBuf::from("/tmp/x"));
+    }
+
+    #[test]
+    fn llm_and_embedding_settings() {
+        let s = settings(&[], None).unwrap();
+        assert!(s.llm.is_none() && s.embed.is_none(), "built-in by default");
+        let s = settings(
+            &[
+                ("GITLORE_LLM_PROVIDER", "anthropic"),
+                ("GITLORE_LLM_MODEL", "claude-x"),
+                ("GITLORE_LLM_API_KEY", "sk-1"),
+            ],
+            None,
+        )
+        .unwrap();
+        let llm = s.llm.unwrap();
+        assert_eq!(
+            (llm.provider, llm.base_url.as_str()),
+            (Provider::Anthropic, "https://api.anthropic.com")
+        );
+        assert!(!format!("{:?}", llm.api_key).contains("sk-1"));
+        let message = settings(&[("GITLORE_LLM_PROVIDER", "gpt")], None)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            message,
+            "GITLORE_LLM_PROVIDER is invalid: `gpt` is neither `openai` nor `anthropic`"
+        );
+        let message = settings(
+            &[("GITLORE_EMBED_BASE_URL", "http://localhost:8080/v1")],
+            None,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            message.starts_with("GITLORE_EMBED_MODEL is invalid"),
+            "{message}"
+        );
     }
 
     #[test]
