@@ -1,0 +1,475 @@
+//! Theme runs over the real store. Comments go in through the real ingestion path (synthesized
+//! `pull_request_review_comment` payloads parsed and applied), written around five clear themes
+//! plus unrelated remarks and noise; `run_themes` must find, describe, keep and retire themes.
+
+mod common;
+
+use common::{APP_ID, START_MS, at, review_comment, thread};
+use gitlore::events;
+use gitlore::ingest;
+use gitlore::knowledge::classify::Label;
+use gitlore::knowledge::filter::NoiseRules;
+use gitlore::knowledge::theme_run::{Theme, ThemeRun, run_themes};
+use gitlore::store::Store;
+use gitlore::store::themes::load_themes;
+use serde_json::{Value, json};
+
+/// The fixture's repository id.
+const REPO: i64 = 186_853_002;
+const DAY_S: i64 = 86_400;
+/// When the first analysis runs: a month after the harness clock's start.
+const NOW: i64 = START_MS / 1000 + 30 * DAY_S;
+
+/// Five themes of eight comments; comment `i` of theme `t` has GitHub id `1000 + 100·t + i`.
+const THEMES: [[&str; 8]; 5] = [
+    [
+        "This `unwrap()` will panic when the config file is missing; return an error instead.",
+        "Please don't unwrap here, a malformed payload would panic the worker. Propagate the error with `?`.",
+        "unwrap on user input again: this panics on an empty body. Map it to an error.",
+        "Avoid `unwrap()` in the handler, a panic takes the whole request down. Return an error.",
+        "`expect` is the same as unwrap: it will panic in production. Return an error with context.",
+        "This unwrap can panic if the header is absent. Handle the error instead of panicking.",
+        "Replace the unwrap with proper error handling; panicking on a bad row is not acceptable.",
+        "Another unwrap that can panic on bad input, please return an error here too.",
+    ],
+    [
+        "Please add a unit test for the empty input case.",
+        "Can you add a test covering the error case? Only the happy path is tested.",
+        "Missing test for the edge case where the list is empty.",
+        "Add a regression test for this bug so it doesn't come back.",
+        "There is no test for the timeout case, please add one.",
+        "This branch isn't covered by any test; add a unit test for it.",
+        "Please write a test for the empty string input before merging.",
+        "A test for the error case would be good here, the unit tests only cover success.",
+    ],
+    [
+        "This runs one SQL query per row inside the loop, an N+1 query. Fetch them in one query.",
+        "N+1 query: the loop issues a query for each order. Batch it with a join.",
+        "Querying the database inside this loop will be slow for big repos; do one query up front.",
+        "Each iteration runs another SELECT query, which is the N+1 query pattern. Use a join.",
+        "The query inside the loop hits the database once per item. Batch the query.",
+        "This loop makes a database query per comment; one query with IN would be much faster.",
+        "Classic N+1: a query per user in the loop. Load them with a single query.",
+        "Move the query out of the loop, one database round trip per row is too slow.",
+    ],
+    [
+        "Naming: please use snake_case for function names, `getUserName` should be `get_user_name`.",
+        "Function names are snake_case in this codebase; rename `parseConfig` to `parse_config`.",
+        "Please rename this to snake_case, camelCase names don't follow our naming convention.",
+        "Our naming convention is snake_case for variables; `retryCount` should be `retry_count`.",
+        "Rename `fetchAll` to `fetch_all` to match the snake_case naming used everywhere else.",
+        "camelCase variable name here; we use snake_case naming, please rename.",
+        "Naming nit: `maxSize` → `max_size`, snake_case like the rest of the module.",
+        "Please follow the snake_case naming convention for this function name.",
+    ],
+    [
+        "Please add a doc comment explaining what this public function returns.",
+        "This public struct needs a doc comment describing its fields.",
+        "Missing doc comment on the public API; document what the function returns and when it fails.",
+        "Add a doc comment to this public method, the docs page shows nothing for it.",
+        "Could you document this public function? A short doc comment on what it returns is enough.",
+        "The public function has no doc comment; please document its arguments and return value.",
+        "Document the public trait with a doc comment explaining when to implement it.",
+        "No doc comment on this public type, please add one describing what it represents.",
+    ],
+];
+
+/// Per theme, the two files its comments are on (the first for 2 of every 3 comments).
+const PATHS: [[&str; 2]; 5] = [
+    ["src/server/webhook.rs", "src/server/signature.rs"],
+    ["tests/worker.rs", "tests/ingest.rs"],
+    ["src/store/comments.rs", "src/store/jobs.rs"],
+    ["src/knowledge/filter.rs", "src/knowledge/cluster.rs"],
+    ["src/lib.rs", "src/config.rs"],
+];
+
+/// Remarks that belong to no theme (GitHub ids from 2000).
+const UNRELATED: [&str; 8] = [
+    "Rebased onto main to pick up the CI fix.",
+    "What's the rollout plan for existing installations?",
+    "I'll look at the dashboard colours tomorrow morning.",
+    "Closing in favour of the approach discussed in the planning meeting.",
+    "The Windows runner image changed last week, which explains the flaky download.",
+    "Who owns the billing integration these days?",
+    "Thanks, the screenshots in the description were really helpful.",
+    "Can we schedule the migration for a weekend with low traffic?",
+];
+
+/// An inline comment by `login` on `path` of PR `pr`, created `minutes` after the clock's start.
+fn comment(id: i64, body: &str, pr: i64, login: &str, path: &str, minutes: i64) -> Value {
+    let mut p = review_comment("created", id, body, minutes);
+    p["pull_request"]["number"] = json!(pr);
+    p["comment"]["user"]["login"] = json!(login);
+    p["comment"]["path"] = json!(path);
+    p["comment"]["created_at"] = json!(at(minutes));
+    p
+}
+
+/// Comment `i` of theme `t`: PRs 100 + 10·t + i/2, reviewers rotating (theme 4: dana alone).
+fn themed(t: usize, i: usize) -> Value {
+    let login = if t == 4 {
+        "dana"
+    } else {
+        ["alice", "bob", "carol"][(t + i) % 3]
+    };
+    let path = PATHS[t][usize::from(i % 3 == 2)];
+    let (t, i) = (t as i64, i as i64);
+    comment(
+        1000 + 100 * t + i,
+        THEMES[t as usize][i as usize],
+        100 + 10 * t + i / 2,
+        login,
+        path,
+        t * 1000 + i * 60,
+    )
+}
+
+/// The themed comments, the unrelated ones, and noise (trivial remarks, a bot).
+fn corpus() -> Vec<Value> {
+    let mut all: Vec<Value> = (0..5)
+        .flat_map(|t| (0..8).map(move |i| themed(t, i)))
+        .collect();
+    for (id, body) in (2000..).zip(UNRELATED) {
+        all.push(comment(id, body, 300, "erin", "README.md", 9000));
+    }
+    for (id, body) in (3000..).zip(["LGTM", "+1", "Thanks!"]) {
+        all.push(comment(id, body, 301, "alice", "src/lib.rs", 9000));
+    }
+    let mut bot = comment(
+        3100,
+        "Coverage dropped by 2% in src/store",
+        301,
+        "codecov",
+        "x",
+        0,
+    );
+    bot["comment"]["user"]["type"] = json!("Bot");
+    all.push(bot);
+    all
+}
+
+/// Applies `payloads` of `event` through the real parser and ingestion, in one transaction.
+fn ingest(store: &Store, event: &str, payloads: &[Value]) {
+    let rules = NoiseRules::new(Some(APP_ID), Some("gitlore"), &[]);
+    store
+        .write(|tx| {
+            for (n, payload) in payloads.iter().enumerate() {
+                let body = serde_json::to_vec(payload)?;
+                let parsed = events::parse(event, &body)?;
+                ingest::apply(tx, &rules, &parsed, &format!("d{n}"), START_MS)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
+/// A fresh store holding `payloads` (review comment events).
+fn store_with(payloads: &[Value]) -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("gitlore.db")).unwrap();
+    ingest(&store, "pull_request_review_comment", payloads);
+    (dir, store)
+}
+
+/// The GitHub ids of store comments, ascending.
+fn github_ids(store: &Store, ids: &[i64]) -> Vec<i64> {
+    let db = store.reader().unwrap();
+    let mut out: Vec<i64> = ids
+        .iter()
+        .map(|id| {
+            db.query_row("SELECT github_id FROM comments WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .unwrap()
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The theme whose members are comments of theme `t` of [`THEMES`].
+fn theme_of<'a>(store: &Store, run: &'a ThemeRun, t: i64) -> &'a Theme {
+    run.themes
+        .iter()
+        .find(|theme| github_ids(store, &theme.members)[0] / 100 == 10 + t)
+        .unwrap_or_else(|| panic!("no theme {t} in {run:#?}"))
+}
+
+/// The GitHub ids of comments `range` of theme `t`.
+fn theme_ids(t: i64, range: std::ops::Range<i64>) -> Vec<i64> {
+    range.map(|i| 1000 + 100 * t + i).collect()
+}
+
+/// A bug report the built-in classifier is sure of (confidence above 0.9), unlike any theme.
+const OFF_BY_ONE: &str = "This is an off-by-one: the loop reads past the end of the buffer and crashes when the length is zero.";
+/// A bug report the built-in classifier is less sure of (about 0.7).
+const RACE: &str = "Race condition: two workers can claim the same lease and both process the delivery, corrupting state.";
+
+/// A comment by grace on PR 302 of `src/worker.rs`.
+fn bug_report(id: i64, body: &str) -> Value {
+    comment(id, body, 302, "grace", "src/worker.rs", 9000)
+}
+
+#[test]
+fn five_themes_come_out_with_their_comments_and_terms() {
+    let (_dir, store) = store_with(&corpus());
+    let run = run_themes(&store, REPO, 0, NOW).unwrap();
+    assert_eq!(
+        run.comments, 48,
+        "noise is left out: 40 themed + 8 unrelated"
+    );
+    assert_eq!(run.themes.len(), 5, "{run:#?}");
+    for (t, term) in ["unwrap", "test", "query", "snake_case", "doc"]
+        .iter()
+        .enumerate()
+    {
+        let theme = theme_of(&store, &run, t as i64);
+        assert_eq!(
+            github_ids(&store, &theme.members),
+            theme_ids(t as i64, 0..8)
+        );
+        assert!(theme.terms.contains(&term.to_string()), "{term}: {theme:?}");
+        assert_eq!(theme.label, theme.terms[..3].join(", "));
+        assert!(
+            theme.id.starts_with("t-") && theme.id.len() == 12,
+            "{}",
+            theme.id
+        );
+        assert!(theme.members.contains(&theme.medoid));
+        assert_eq!((theme.first_seen, theme.last_seen), (NOW, NOW));
+    }
+    assert!(run.singletons.is_empty(), "{:?}", run.singletons);
+}
+
+#[test]
+fn a_theme_carries_its_labels_prs_reviewers_paths_dates_and_resolution() {
+    let (_dir, store) = store_with(&corpus());
+    let threads = [thread("resolved", 1200), thread("resolved", 1201)];
+    ingest(&store, "pull_request_review_thread", &threads);
+    let run = run_themes(&store, REPO, 0, NOW).unwrap();
+    let docs = theme_of(&store, &run, 4);
+    assert_eq!(docs.labels[0], (Label::Documentation, 8));
+    assert_eq!(docs.prs, [140, 141, 142, 143]);
+    assert_eq!(docs.reviewers, ["dana"]);
+    let paths = [
+        ("src/lib.rs".to_string(), 6),
+        ("src/config.rs".to_string(), 2),
+    ];
+    assert_eq!(docs.paths, paths);
+    let minute = 60;
+    assert_eq!(docs.first_comment_at, START_MS / 1000 + 4000 * minute);
+    assert_eq!(docs.last_comment_at, START_MS / 1000 + 4420 * minute);
+    assert_eq!(docs.resolved_share, Some(0.0));
+    let queries = theme_of(&store, &run, 2);
+    assert_eq!(queries.labels, [(Label::Performance, 8)]);
+    assert_eq!(queries.reviewers, ["alice", "bob", "carol"]);
+    assert_eq!(
+        queries.resolved_share,
+        Some(0.25),
+        "2 of 8 threads resolved"
+    );
+}
+
+#[test]
+fn running_again_without_changes_keeps_every_id() {
+    let (_dir, store) = store_with(&corpus());
+    let first = run_themes(&store, REPO, 0, NOW).unwrap();
+    let second = run_themes(&store, REPO, 0, NOW + DAY_S).unwrap();
+    let ids = |run: &ThemeRun| run.themes.iter().map(|t| t.id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&second), ids(&first));
+    assert!(second.themes.iter().all(|t| t.first_seen == NOW));
+    assert!(second.themes.iter().all(|t| t.last_seen == NOW + DAY_S));
+    let stored = load_themes(&store.reader().unwrap(), REPO).unwrap();
+    assert_eq!(stored.len(), 5);
+    assert!(
+        stored
+            .iter()
+            .all(|t| t.active && t.last_seen == NOW + DAY_S)
+    );
+    assert!(stored.iter().all(|t| t.members.len() == 8));
+}
+
+#[test]
+fn new_comments_in_a_theme_keep_its_id_and_first_seen() {
+    let (_dir, store) = store_with(&corpus());
+    let before = run_themes(&store, REPO, 0, NOW).unwrap();
+    let old = theme_of(&store, &before, 2).clone();
+    let grown = [
+        "Yet another query inside a loop, an N+1 query against the database.",
+        "N+1 query again: batch the query instead of one per row in the loop.",
+        "One query per row inside this loop again; load them with a single query.",
+    ];
+    let new: Vec<Value> = (0..3)
+        .map(|i| {
+            comment(
+                1208 + i,
+                grown[i as usize],
+                124,
+                "frank",
+                "src/store/repos.rs",
+                20_000,
+            )
+        })
+        .collect();
+    ingest(&store, "pull_request_review_comment", &new);
+    let after = run_themes(&store, REPO, 0, NOW + DAY_S).unwrap();
+    let theme = theme_of(&store, &after, 2);
+    assert_eq!(github_ids(&store, &theme.members), theme_ids(2, 0..11));
+    assert_eq!(
+        (theme.id.as_str(), theme.first_seen),
+        (old.id.as_str(), NOW)
+    );
+    assert_eq!(theme.last_seen, NOW + DAY_S);
+    assert_eq!(theme.prs, [120, 121, 122, 123, 124]);
+    assert!(theme.reviewers.contains(&"frank".to_string()));
+    assert_eq!(theme.last_comment_at, START_MS / 1000 + 20_000 * 60);
+}
+
+#[test]
+fn deleting_most_of_a_theme_retires_it() {
+    let (_dir, store) = store_with(&corpus());
+    let before = run_themes(&store, REPO, 0, NOW).unwrap();
+    let naming = theme_of(&store, &before, 3).id.clone();
+    let deletions: Vec<Value> = theme_ids(3, 0..6)
+        .into_iter()
+        .map(|id| review_comment("deleted", id, "", 600))
+        .collect();
+    ingest(&store, "pull_request_review_comment", &deletions);
+    let after = run_themes(&store, REPO, 0, NOW + DAY_S).unwrap();
+    assert_eq!(after.comments, 42);
+    assert_eq!(after.themes.len(), 4, "{after:#?}");
+    assert!(after.themes.iter().all(|t| t.id != naming));
+    let stored = load_themes(&store.reader().unwrap(), REPO).unwrap();
+    let retired: Vec<_> = stored.iter().filter(|t| !t.active).collect();
+    assert_eq!(retired.len(), 1);
+    assert_eq!(
+        (retired[0].id.as_str(), retired[0].last_seen),
+        (naming.as_str(), NOW)
+    );
+    assert_eq!(
+        retired[0].members.len(),
+        8,
+        "a retired theme keeps its last members"
+    );
+}
+
+#[test]
+fn a_sure_bug_outside_every_theme_is_a_notable_singleton() {
+    let mut comments = corpus();
+    comments.extend([bug_report(2100, OFF_BY_ONE), bug_report(2101, RACE)]);
+    let (_dir, store) = store_with(&comments);
+    let run = run_themes(&store, REPO, 0, NOW).unwrap();
+    assert_eq!(run.themes.len(), 5);
+    // The unwrap theme's comments are bugs too, but they are in a theme; the race is not sure.
+    assert_eq!(github_ids(&store, &run.singletons), [2100]);
+    assert!(
+        run.themes
+            .iter()
+            .all(|t| !t.members.contains(&run.singletons[0]))
+    );
+}
+
+#[test]
+fn the_same_comments_in_another_order_give_the_same_themes() {
+    let (_a, forward) = store_with(&corpus());
+    let mut reversed = corpus();
+    reversed.reverse();
+    let (_b, backward) = store_with(&reversed);
+    let summary = |store: &Store| -> (Vec<_>, Vec<i64>) {
+        let run = run_themes(store, REPO, 0, NOW).unwrap();
+        let themes = run.themes.iter().map(|t| {
+            let medoid = github_ids(store, &[t.medoid]);
+            (
+                t.id.clone(),
+                t.terms.clone(),
+                github_ids(store, &t.members),
+                medoid,
+            )
+        });
+        (themes.collect(), run.themes[0].members.clone())
+    };
+    let ((a, a_store_ids), (b, b_store_ids)) = (summary(&forward), summary(&backward));
+    assert_ne!(
+        a_store_ids, b_store_ids,
+        "the stores number comments differently"
+    );
+    assert_eq!(a, b);
+}
+
+#[test]
+fn the_window_limits_the_comments_and_a_theme_that_comes_back_keeps_its_id() {
+    let (_dir, store) = store_with(&corpus());
+    let all = run_themes(&store, REPO, 0, NOW).unwrap();
+    // Themes 0 and 1 were written before minute 2000.
+    let recent = run_themes(&store, REPO, START_MS / 1000 + 2000 * 60, NOW + DAY_S).unwrap();
+    assert_eq!((recent.comments, recent.themes.len()), (32, 3));
+    let stored = load_themes(&store.reader().unwrap(), REPO).unwrap();
+    assert_eq!(stored.iter().filter(|t| !t.active).count(), 2);
+    let again = run_themes(&store, REPO, 0, NOW + 2 * DAY_S).unwrap();
+    let ids = |run: &ThemeRun| {
+        let mut ids: Vec<_> = run.themes.iter().map(|t| t.id.clone()).collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(ids(&again), ids(&all));
+    assert!(again.themes.iter().all(|t| t.first_seen == NOW));
+}
+
+#[test]
+fn too_few_comments_give_no_themes_but_a_sure_bug_is_kept() {
+    let (_dir, store) = store_with(&[]);
+    assert_eq!(
+        run_themes(&store, REPO, 0, NOW).unwrap(),
+        ThemeRun::default()
+    );
+    let few = [themed(0, 0), themed(1, 0), bug_report(2100, OFF_BY_ONE)];
+    ingest(&store, "pull_request_review_comment", &few);
+    let run = run_themes(&store, REPO, 0, NOW).unwrap();
+    assert_eq!((run.comments, run.themes.len()), (3, 0));
+    assert_eq!(github_ids(&store, &run.singletons), [2100]);
+}
+
+/// Prints how long `run_themes` takes on 10,000 comments in the store (built-in components), a
+/// first run (every theme new) and a second (every theme continued). A measurement, not a check:
+/// `cargo test --release --test theme_run -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement; run it in release"]
+fn time_run_themes_on_10k_comments() {
+    const COMMENTS: i64 = 10_000;
+    let mut state = 0x5eed_u64;
+    let mut below = move |bound: u64| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1);
+        ((state >> 33) % bound) as usize
+    };
+    let comments: Vec<Value> = (0..COMMENTS)
+        .map(|n| {
+            let t = below(5);
+            let (a, b) = (THEMES[t][below(8)], THEMES[t][below(8)]);
+            let body = if below(100) < 15 {
+                format!("{} about `item_{}`.", UNRELATED[below(8)], below(3000))
+            } else {
+                format!("{a} {b} See `item_{}`.", below(3000))
+            };
+            let path = format!("{}_{}.rs", PATHS[t][below(2)], below(20));
+            comment(10_000 + n, &body, below(2000) as i64, "alice", &path, n)
+        })
+        .collect();
+    let (_dir, store) = store_with(&comments);
+    let start = std::time::Instant::now();
+    let first = run_themes(&store, REPO, 0, NOW).unwrap();
+    let first_s = start.elapsed().as_secs_f64();
+    let start = std::time::Instant::now();
+    let second = run_themes(&store, REPO, 0, NOW + DAY_S).unwrap();
+    let second_s = start.elapsed().as_secs_f64();
+    println!(
+        "run_themes on {} comments: first run {first_s:.3} s ({} themes, {} singletons), \
+         second run {second_s:.3} s ({} themes)",
+        first.comments,
+        first.themes.len(),
+        first.singletons.len(),
+        second.themes.len()
+    );
+    assert_eq!(first.comments, COMMENTS as usize);
+}
