@@ -48,7 +48,7 @@ impl CommentKind {
 }
 
 /// A repository as an event names it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Repo {
     /// GitHub's repository id: stable across renames and transfers.
     pub id: i64,
@@ -58,7 +58,7 @@ pub struct Repo {
 }
 
 /// The pull request a comment or event belongs to, as the payload describes it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct PullRequest {
     pub number: i64,
     pub title: String,

@@ -3,6 +3,9 @@
 //! also idempotent on their own (upserts keyed by GitHub ids, deduplicated jobs), so applying a
 //! delivery twice changes nothing.
 
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+
 use anyhow::Result;
 use rusqlite::Connection;
 use serde_json::json;
@@ -38,23 +41,71 @@ pub fn apply(
     delivery_id: &str,
     now_ms: i64,
 ) -> Result<Applied> {
+    apply_with_memo(
+        conn,
+        rules,
+        event,
+        delivery_id,
+        now_ms,
+        &mut Memo::default(),
+    )
+}
+
+/// [`apply`] for one of several deliveries applied in the same transaction: `memo` remembers
+/// what this transaction already wrote, so that a batch about one repository and pull request
+/// registers them once. A memo is valid for one transaction only (a rollback voids it).
+pub fn apply_with_memo(
+    conn: &Connection,
+    rules: &NoiseRules,
+    event: &Event,
+    delivery_id: &str,
+    now_ms: i64,
+    memo: &mut Memo,
+) -> Result<Applied> {
+    if matches!(
+        event,
+        Event::Installation { .. } | Event::ReposAdded { .. } | Event::ReposRemoved { .. }
+    ) {
+        memo.clear(); // registrations and tombstones change
+    }
     let ingest = Ingest {
         conn,
         rules,
         delivery_id,
         now_ms,
+        memo: RefCell::new(memo),
     };
     ingest.apply(event)
 }
 
-struct Ingest<'a> {
+/// What one transaction already wrote or checked; see [`apply_with_memo`].
+#[derive(Debug, Default)]
+pub struct Memo {
+    /// Why events of (installation, repository id) are ignored, or `None` when they are not.
+    skips: HashMap<(Option<i64>, i64), Option<String>>,
+    /// Repositories registered as seen (with their installation).
+    origins: HashSet<(Option<i64>, Repo)>,
+    /// Pull-request snapshots stored, by repository id.
+    pull_requests: HashSet<(i64, PullRequest)>,
+}
+
+impl Memo {
+    fn clear(&mut self) {
+        self.skips.clear();
+        self.origins.clear();
+        self.pull_requests.clear();
+    }
+}
+
+struct Ingest<'a, 'm> {
     conn: &'a Connection,
     rules: &'a NoiseRules,
     delivery_id: &'a str,
     now_ms: i64,
+    memo: RefCell<&'m mut Memo>,
 }
 
-impl Ingest<'_> {
+impl Ingest<'_, '_> {
     fn apply(&self, event: &Event) -> Result<Applied> {
         if let Some(reason) = self.skip_reason(event)? {
             return Ok(Applied::Ignored(reason));
@@ -93,7 +144,7 @@ impl Ingest<'_> {
                 comment,
             } => {
                 self.register_origin(origin)?;
-                repos::upsert_pull_request(self.conn, origin.repo.id, pr)?;
+                self.store_pull_request(origin.repo.id, pr)?;
                 comments::tombstone(self.conn, origin.repo.id, pr.number, comment)?;
                 Ok(done("comment deleted"))
             }
@@ -105,7 +156,7 @@ impl Ingest<'_> {
                 resolved,
             } => {
                 self.register_origin(origin)?;
-                repos::upsert_pull_request(self.conn, origin.repo.id, pr)?;
+                self.store_pull_request(origin.repo.id, pr)?;
                 comments::set_thread_resolution(
                     self.conn,
                     origin.repo.id,
@@ -181,15 +232,21 @@ impl Ingest<'_> {
             | Event::Push { origin, .. } => origin,
             _ => return Ok(None),
         };
+        let key = (origin.installation_id, origin.repo.id);
+        if let Some(known) = self.memo.borrow().skips.get(&key) {
+            return Ok(known.clone());
+        }
         let (uninstalled, status) =
             repos::origin_status(self.conn, origin.installation_id, origin.repo.id)?;
-        Ok(if uninstalled {
+        let reason = if uninstalled {
             Some("its installation was uninstalled".to_string())
         } else if status == RepoStatus::Removed {
             Some(format!("{} was removed from gitlore", origin.repo.name))
         } else {
             None
-        })
+        };
+        self.memo.borrow_mut().skips.insert(key, reason.clone());
+        Ok(reason)
     }
 
     fn installation(
@@ -241,7 +298,24 @@ impl Ingest<'_> {
     }
 
     fn register_origin(&self, origin: &Origin) -> Result<()> {
-        repos::upsert_repo(self.conn, &origin.repo, origin.installation_id, false)
+        let key = (origin.installation_id, origin.repo.clone());
+        if self.memo.borrow().origins.contains(&key) {
+            return Ok(());
+        }
+        repos::upsert_repo(self.conn, &origin.repo, origin.installation_id, false)?;
+        self.memo.borrow_mut().origins.insert(key);
+        Ok(())
+    }
+
+    /// Stores a pull request snapshot, once per transaction.
+    fn store_pull_request(&self, repo_id: i64, pr: &PullRequest) -> Result<()> {
+        let key = (repo_id, pr.clone());
+        if self.memo.borrow().pull_requests.contains(&key) {
+            return Ok(());
+        }
+        repos::upsert_pull_request(self.conn, repo_id, pr)?;
+        self.memo.borrow_mut().pull_requests.insert(key);
+        Ok(())
     }
 
     fn upsert_comment(
@@ -253,7 +327,7 @@ impl Ingest<'_> {
         previous_body: Option<&str>,
     ) -> Result<Applied> {
         self.register_origin(origin)?;
-        repos::upsert_pull_request(self.conn, origin.repo.id, pr)?;
+        self.store_pull_request(origin.repo.id, pr)?;
         if comment.kind == CommentKind::Review
             && comment.body.trim().is_empty()
             && !comments::exists(self.conn, comment.kind, comment.github_id)?
@@ -331,7 +405,7 @@ impl Ingest<'_> {
         wants_check_run: bool,
     ) -> Result<Applied> {
         self.register_origin(origin)?;
-        repos::upsert_pull_request(self.conn, origin.repo.id, pr)?;
+        self.store_pull_request(origin.repo.id, pr)?;
         let Some(sha) = pr.head_sha.as_deref().filter(|_| wants_check_run) else {
             return Ok(done("pull request state stored"));
         };

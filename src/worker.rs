@@ -11,7 +11,7 @@ use tracing::{debug, info_span, warn};
 
 use crate::clock::Clock;
 use crate::events::{self, Event};
-use crate::ingest::{self, Applied};
+use crate::ingest::{self, Applied, Memo};
 use crate::knowledge::filter::NoiseRules;
 use crate::store::Store;
 use crate::store::deliveries::{self, Claimed};
@@ -138,13 +138,17 @@ pub struct Worker {
 /// A claimed delivery and what parsing made of it.
 struct Parsed {
     claimed: Claimed,
-    event: Result<Event, events::ParseError>,
+    /// The event, or why the stored body cannot be read as one (which reading again would not
+    /// change).
+    event: Result<Event, String>,
 }
 
-/// Parses claimed deliveries on every core: JSON parsing is most of a delivery's CPU cost.
+/// Decompresses and parses claimed deliveries on every core: that is most of a delivery's CPU
+/// cost, and none of it needs the writer connection.
 fn parse_all(claimed: Vec<Claimed>) -> Vec<Parsed> {
     let parse = |claimed: Claimed| Parsed {
-        event: events::parse(&claimed.event, &claimed.body),
+        event: deliveries::decompress(&claimed.compressed_body)
+            .and_then(|body| events::parse(&claimed.event, &body).map_err(|e| e.to_string())),
         claimed,
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -300,11 +304,12 @@ impl Worker {
     ) -> Result<(usize, BatchStats)> {
         let mut stats = BatchStats::default();
         let mut applied = 0;
+        let mut memo = Memo::default();
         for item in items {
             if applied > 0 && self.store.durable_write_waiting() {
                 break;
             }
-            self.process(tx, item, now, &mut stats, isolate)?;
+            self.process(tx, item, now, &mut stats, &mut memo, isolate)?;
             applied += 1;
         }
         Ok((applied, stats))
@@ -319,6 +324,7 @@ impl Worker {
         item: &Parsed,
         now: i64,
         stats: &mut BatchStats,
+        memo: &mut Memo,
         isolate: bool,
     ) -> Result<()> {
         let claimed = &item.claimed;
@@ -335,12 +341,13 @@ impl Worker {
             }
         };
         if !isolate {
-            let applied = self.apply(tx, claimed, event, now)?;
+            let applied = self.apply(tx, claimed, event, now, memo)?;
             stats.count(&applied);
             return Ok(());
         }
         let savepoint = tx.savepoint()?;
-        match self.apply(&savepoint, claimed, event, now) {
+        // A savepoint may roll back: its deliveries share no memo.
+        match self.apply(&savepoint, claimed, event, now, &mut Memo::default()) {
             Ok(applied) => {
                 savepoint.commit()?;
                 stats.count(&applied);
@@ -369,8 +376,9 @@ impl Worker {
         claimed: &Claimed,
         event: &Event,
         now: i64,
+        memo: &mut Memo,
     ) -> Result<Applied> {
-        let applied = ingest::apply(conn, &self.rules, event, &claimed.id, now)?;
+        let applied = ingest::apply_with_memo(conn, &self.rules, event, &claimed.id, now, memo)?;
         let (ignored, outcome) = match &applied {
             Applied::Done(what) => (false, what.as_str()),
             Applied::Ignored(why) => (true, why.as_str()),

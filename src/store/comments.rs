@@ -43,7 +43,52 @@ pub fn upsert(
     comment: &Comment,
     version: &Version<'_>,
 ) -> Result<Upserted> {
-    let existing = conn
+    // Most comments arrive once: try the insert first, and read the stored version only when
+    // the comment is already there.
+    let inserted: Option<i64> = conn
+        .prepare_cached(
+            "INSERT INTO comments (repo_id, pr_number, kind, github_id, node_id, author_login,
+                    author_is_bot, author_association, body, body_hash, path, line, diff_hunk,
+                    thread_root_id, in_reply_to, review_id, resolved, review_state, created_at,
+                    updated_at, html_url, noise)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
+                    coalesce((SELECT resolved FROM review_threads
+                               WHERE repo_id = ?1 AND root_id = ?14), 0),
+                    ?17, ?18, ?19, ?20, ?21)
+                 ON CONFLICT (kind, github_id) DO NOTHING
+                 RETURNING id",
+        )?
+        .query_row(
+            params![
+                repo_id,
+                pr_number,
+                comment.kind.as_str(),
+                comment.github_id,
+                comment.node_id,
+                comment.author.login,
+                comment.author.is_bot_account,
+                comment.author.association,
+                comment.body,
+                version.body_hash,
+                comment.path,
+                comment.line,
+                comment.diff_hunk,
+                comment.thread_root(),
+                comment.in_reply_to,
+                comment.review_id,
+                comment.review_state,
+                comment.created_at,
+                comment.updated_at,
+                comment.html_url,
+                version.noise,
+            ],
+            |row| row.get(0),
+        )
+        .optional()?;
+    if let Some(id) = inserted {
+        return Ok(Upserted::Inserted { id });
+    }
+    let (id, stored_at, deleted, stored_hash) = conn
         .prepare_cached(
             "SELECT id, updated_at, deleted, body_hash FROM comments
               WHERE kind = ?1 AND github_id = ?2",
@@ -55,49 +100,8 @@ pub fn upsert(
                 row.get::<_, bool>(2)?,
                 row.get::<_, Option<String>>(3)?,
             ))
-        })
-        .optional()?;
-    let Some((id, stored_at, deleted, stored_hash)) = existing else {
-        let id = conn
-            .prepare_cached(
-                "INSERT INTO comments (repo_id, pr_number, kind, github_id, node_id, author_login,
-                    author_is_bot, author_association, body, body_hash, path, line, diff_hunk,
-                    thread_root_id, in_reply_to, review_id, resolved, review_state, created_at,
-                    updated_at, html_url, noise)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                    coalesce((SELECT resolved FROM review_threads
-                               WHERE repo_id = ?1 AND root_id = ?14), 0),
-                    ?17, ?18, ?19, ?20, ?21)
-                 RETURNING id",
-            )?
-            .query_row(
-                params![
-                    repo_id,
-                    pr_number,
-                    comment.kind.as_str(),
-                    comment.github_id,
-                    comment.node_id,
-                    comment.author.login,
-                    comment.author.is_bot_account,
-                    comment.author.association,
-                    comment.body,
-                    version.body_hash,
-                    comment.path,
-                    comment.line,
-                    comment.diff_hunk,
-                    comment.thread_root(),
-                    comment.in_reply_to,
-                    comment.review_id,
-                    comment.review_state,
-                    comment.created_at,
-                    comment.updated_at,
-                    comment.html_url,
-                    version.noise,
-                ],
-                |row| row.get(0),
-            )?;
-        return Ok(Upserted::Inserted { id });
-    };
+        })?;
+
     if deleted {
         return Ok(Upserted::Tombstoned);
     }

@@ -44,7 +44,8 @@ pub struct Claimed {
     pub seq: i64,
     pub id: String,
     pub event: String,
-    pub body: Vec<u8>,
+    /// The body as stored; [`decompress`] gives it back as signed.
+    pub compressed_body: Vec<u8>,
     /// Attempts so far, this one included.
     pub attempts: i64,
 }
@@ -110,31 +111,26 @@ pub fn claim(
                 seq: row.get(0)?,
                 id: row.get(1)?,
                 event: row.get(2)?,
-                body: Vec::new(),
+                compressed_body: Vec::new(),
                 attempts: row.get(3)?,
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     claimed.sort_by_key(|c| c.seq);
     let mut body = conn.prepare_cached("SELECT body FROM delivery_bodies WHERE seq = ?1")?;
-    let mut readable = Vec::with_capacity(claimed.len());
-    for mut delivery in claimed {
-        let compressed: Vec<u8> = body
+    for delivery in &mut claimed {
+        delivery.compressed_body = body
             .query_row([delivery.seq], |row| row.get(0))
             .optional()?
             .unwrap_or_default();
-        match lz4_flex::decompress_size_prepended(&compressed) {
-            Ok(bytes) => {
-                delivery.body = bytes;
-                readable.push(delivery);
-            }
-            Err(error) => {
-                let message = format!("the stored body cannot be read: {error}");
-                fail(conn, delivery.seq, owner, &message, None, now_ms)?;
-            }
-        }
     }
-    Ok(readable)
+    Ok(claimed)
+}
+
+/// A stored body as it was signed.
+pub fn decompress(stored: &[u8]) -> Result<Vec<u8>, String> {
+    lz4_flex::decompress_size_prepended(stored)
+        .map_err(|error| format!("the stored body cannot be read: {error}"))
 }
 
 /// Marks a claimed delivery processed (`done` or `ignored`). Returns false when the lease was
