@@ -82,28 +82,8 @@ pub async fn serve(settings: Settings) -> Result<()> {
 fn start_worker(worker: Worker, signal: Arc<Signal>) -> Result<JoinHandle<()>> {
     std::thread::Builder::new()
         .name("delivery-worker".into())
-        .spawn(move || {
-            lower_priority();
-            worker.run(&signal)
-        })
+        .spawn(move || worker.run(&signal))
         .context("Cannot start the delivery worker thread")
-}
-
-/// How much lower than the webhook handlers the worker (and the parse threads it starts, which
-/// inherit it) runs: on a busy machine, answering GitHub comes first and processing catches up
-/// when the burst is over.
-const WORKER_NICENESS: libc::c_int = 10;
-
-/// Lowers the calling thread's CPU priority (Linux schedules threads by their own nice value).
-fn lower_priority() {
-    // SAFETY: plain syscalls on the calling thread's own id; no memory is shared.
-    let result = unsafe {
-        let thread_id = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        libc::setpriority(libc::PRIO_PROCESS, thread_id, WORKER_NICENESS)
-    };
-    if result != 0 {
-        tracing::debug!("cannot lower the worker's priority; it runs at normal priority");
-    }
 }
 
 fn join(thread: JoinHandle<()>, name: &str) {
