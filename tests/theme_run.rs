@@ -428,3 +428,104 @@ fn too_few_comments_give_no_themes_but_a_sure_bug_is_kept() {
     assert_eq!((run.comments, run.themes.len()), (3, 0));
     assert_eq!(github_ids(&store, &run.singletons), [2100]);
 }
+
+/// A fake OpenAI-compatible server: the chat model labels every comment it is asked about
+/// `security`; the embeddings endpoint fails. Counts chat requests.
+async fn fake_models() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use axum::routing::post;
+    let chats = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = chats.clone();
+    let app = axum::Router::new()
+        .route(
+            "/v1/chat/completions",
+            post(move |body: String| {
+                let counter = counter.clone();
+                async move {
+                    counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    let request: Value = serde_json::from_str(&body).unwrap();
+                    let user = request["messages"][1]["content"].as_str().unwrap();
+                    let answer: String = user
+                        .split("<comment id=\"")
+                        .skip(1)
+                        .map(|rest| {
+                            format!(
+                                "<c id=\"{}\"><label>security</label></c>",
+                                rest.split('"').next().unwrap()
+                            )
+                        })
+                        .collect();
+                    json!({ "choices": [{ "message": { "content": answer } }] }).to_string()
+                }
+            }),
+        )
+        .route(
+            "/v1/embeddings",
+            post(|| async { (axum::http::StatusCode::INTERNAL_SERVER_ERROR, "down") }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{address}/v1"), chats)
+}
+
+#[tokio::test]
+async fn configured_models_are_used_and_their_failures_fall_back_to_builtin() {
+    use gitlore::knowledge::embed::remote::{RemoteEmbedder, RemoteSettings};
+    use gitlore::knowledge::theme_run::{Models, run_themes_with};
+    use gitlore::llm::{LlmClient, LlmSettings, Provider};
+    use std::time::Duration;
+
+    let (base_url, chats) = fake_models().await;
+    let llm = LlmClient::new(LlmSettings {
+        provider: Provider::OpenAi,
+        base_url: base_url.clone(),
+        api_key: None,
+        model: "m".into(),
+        timeout: Duration::from_secs(5),
+        max_tokens: 1000,
+        max_retry_wait: Duration::from_secs(1),
+    })
+    .unwrap();
+    let embedder = RemoteEmbedder::new(RemoteSettings {
+        base_url,
+        api_key: None,
+        model: "e".into(),
+        timeout: Duration::from_secs(5),
+    })
+    .unwrap();
+    let (_dir, store) = store_with(&corpus());
+    let builtin = run_themes(&store, REPO, 0, NOW).unwrap();
+
+    let models = Models {
+        llm: Some(&llm),
+        embedder: Some(&embedder),
+    };
+    let run = run_themes_with(&store, REPO, 0, NOW, models).await.unwrap();
+    assert_eq!(
+        run.themes.len(),
+        builtin.themes.len(),
+        "the built-in embedder stood in"
+    );
+    assert!(
+        run.notes
+            .iter()
+            .any(|n| n.contains("the built-in embedder was used")),
+        "{:?}",
+        run.notes
+    );
+    for theme in &run.themes {
+        assert_eq!(
+            theme.labels,
+            vec![(Label::Security, theme.members.len())],
+            "the LLM's labels count"
+        );
+    }
+    let asked = chats.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(asked >= 1);
+    run_themes_with(&store, REPO, 0, NOW, models).await.unwrap();
+    assert_eq!(
+        chats.load(std::sync::atomic::Ordering::SeqCst),
+        asked,
+        "unchanged comments are not sent again"
+    );
+}

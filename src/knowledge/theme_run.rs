@@ -1,5 +1,5 @@
 //! One theme analysis of a repository over the store (SPEC §3.1): its analysable comments in a
-//! window are embedded with the built-in embedder, clustered, described (terms, labels, PRs,
+//! window are embedded (built-in, or the configured remote embedder), clustered, described (terms, labels, PRs,
 //! reviewers, paths, dates), matched to the themes of earlier runs so that a continued theme keeps
 //! its id and first-seen date, and saved. Comments left out of every cluster that the built-in
 //! classifier is sure are about a bug or a security problem are reported as notable singletons.
@@ -15,12 +15,18 @@ use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 
 use crate::domain::CommentKind;
+use crate::ingest::body_hash;
+use crate::knowledge::classify::CommentText;
 use crate::knowledge::classify::Label;
+use crate::knowledge::classify::llm::{Input, LlmClassifier, Source};
 use crate::knowledge::cluster::{Cluster, Params, cluster};
+use crate::knowledge::embed::Vector;
 use crate::knowledge::embed::builtin::TfIdf;
+use crate::knowledge::embed::remote::RemoteEmbedder;
 use crate::knowledge::embed::{Prepared, prepare};
 use crate::knowledge::filter::analysable_text;
 use crate::knowledge::themes::{distinctive_terms, match_themes};
+use crate::llm::LlmClient;
 use crate::store::Store;
 use crate::store::themes::{self as stored, CorpusComment, SavedTheme, StoredTheme};
 
@@ -82,35 +88,143 @@ pub struct ThemeRun {
     pub singletons: Vec<i64>,
     /// Comments analysed.
     pub comments: usize,
+    /// What fell back to a built-in component, and why (empty when nothing did).
+    pub notes: Vec<String>,
 }
 
 /// Analyses the themes of `repo_id` from the comments created at or after `window_start` (unix
-/// s; 0 for all) and saves them as found at `now` (unix s). Too few comments give no themes;
-/// themes of earlier runs that this one does not continue become inactive.
+/// s; 0 for all) with the built-in components and saves them as found at `now` (unix s). Too few
+/// comments give no themes; themes of earlier runs that this one does not continue become
+/// inactive.
 pub fn run_themes(store: &Store, repo_id: i64, window_start: i64, now: i64) -> Result<ThemeRun> {
-    let conn = store.reader()?;
-    let (corpus, previous) = {
-        // One snapshot for both, released before the long computation.
-        let snapshot = conn.unchecked_transaction()?;
-        let corpus = stored::load_corpus(&snapshot, repo_id, window_start)?;
-        (corpus, stored::load_themes(&snapshot, repo_id)?)
-    };
-    let prepared: Vec<Prepared> = corpus
+    let (corpus, previous) = load(store, repo_id, window_start)?;
+    analyse(store, repo_id, now, corpus, previous, None, Vec::new())
+}
+
+/// The external models a run may use; each `None` means the built-in component.
+#[derive(Clone, Copy, Default)]
+pub struct Models<'a> {
+    pub llm: Option<&'a LlmClient>,
+    pub embedder: Option<&'a RemoteEmbedder>,
+}
+
+/// [`run_themes`] with the configured models (SPEC §2, §3.1): the LLM's labels (cached; a
+/// comment without an answer keeps its built-in labels) count in each theme's label
+/// distribution and pick the notable singletons, and the remote embedder's vectors are
+/// clustered. A model that fails costs nothing but itself: the LLM's failures leave the built-in
+/// labels, a failing embedder makes the whole run use the built-in embedder (vectors of two
+/// models never mix). What fell back is said in [`ThemeRun::notes`].
+pub async fn run_themes_with(
+    store: &Store,
+    repo_id: i64,
+    window_start: i64,
+    now: i64,
+    models: Models<'_>,
+) -> Result<ThemeRun> {
+    let (mut corpus, previous) = load(store, repo_id, window_start)?;
+    let mut notes = Vec::new();
+    if let Some(client) = models.llm {
+        relabel(store, client, &mut corpus, &mut notes).await?;
+    }
+    let mut vectors = None;
+    if let Some(embedder) = models.embedder {
+        let texts: Vec<String> = corpus.iter().map(|c| prepared(c).to_text()).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        match embedder.embed(store, &refs).await {
+            Ok((found, _)) => vectors = Some(found),
+            Err(error) => notes.push(format!(
+                "the embedding model failed ({error:#}); the built-in embedder was used"
+            )),
+        }
+    }
+    analyse(store, repo_id, now, corpus, previous, vectors, notes)
+}
+
+/// Replaces the built-in labels with the LLM's wherever it answered.
+async fn relabel(
+    store: &Store,
+    client: &LlmClient,
+    corpus: &mut [CorpusComment],
+    notes: &mut Vec<String>,
+) -> Result<()> {
+    let texts: Vec<String> = corpus.iter().map(|c| analysable_text(&c.body)).collect();
+    let hashes: Vec<String> = corpus.iter().map(|c| body_hash(&c.body)).collect();
+    let inputs: Vec<Input<'_>> = corpus
         .iter()
-        .map(|comment| prepare(&analysable_text(&comment.body), comment.path.as_deref()))
+        .enumerate()
+        .map(|(i, comment)| Input {
+            id: format!("c{i}"),
+            body_hash: &hashes[i],
+            text: CommentText {
+                body: &texts[i],
+                path: comment.path.as_deref(),
+                diff_hunk: None,
+            },
+        })
         .collect();
+    let (labels, stats) = LlmClassifier { client, store }.classify(&inputs).await?;
+    for (comment, (labels, source)) in corpus.iter_mut().zip(labels) {
+        if source != Source::Fallback {
+            comment.labels = labels;
+        }
+    }
+    if stats.fallbacks > 0 {
+        notes.push(format!(
+            "the LLM gave no usable labels for {} comments (built-in labels used; asked again next run){}",
+            stats.fallbacks,
+            stats
+                .errors
+                .first()
+                .map(|e| format!(": {e}"))
+                .unwrap_or_default()
+        ));
+    }
+    Ok(())
+}
+
+/// The corpus and the earlier themes, from one snapshot.
+fn load(
+    store: &Store,
+    repo_id: i64,
+    window_start: i64,
+) -> Result<(Vec<CorpusComment>, Vec<StoredTheme>)> {
+    let conn = store.reader()?;
+    let snapshot = conn.unchecked_transaction()?;
+    let corpus = stored::load_corpus(&snapshot, repo_id, window_start)?;
+    let previous = stored::load_themes(&snapshot, repo_id)?;
+    Ok((corpus, previous))
+}
+
+fn prepared(comment: &CorpusComment) -> Prepared {
+    prepare(&analysable_text(&comment.body), comment.path.as_deref())
+}
+
+/// Clusters the corpus (with `vectors` when given, else the built-in embedder's), describes,
+/// identifies and saves the themes.
+fn analyse(
+    store: &Store,
+    repo_id: i64,
+    now: i64,
+    corpus: Vec<CorpusComment>,
+    previous: Vec<StoredTheme>,
+    vectors: Option<Vec<Vector>>,
+    notes: Vec<String>,
+) -> Result<ThemeRun> {
+    let prepared: Vec<Prepared> = corpus.iter().map(prepared).collect();
     let model = TfIdf::fit(&prepared);
     let keys: Vec<(&str, i64)> = corpus
         .iter()
         .map(|comment| (comment.kind.as_str(), comment.github_id))
         .collect();
-    let clustering = cluster(&keys, &model.vectors(), Params::for_corpus(corpus.len()));
+    let vectors = vectors.unwrap_or_else(|| model.vectors());
+    let clustering = cluster(&keys, &vectors, Params::for_corpus(corpus.len()));
     let positions: Vec<Vec<usize>> = clustering
         .clusters
         .iter()
         .map(|cluster| cluster.members.clone())
         .collect();
     let terms = distinctive_terms(&model, &positions, TERMS_PER_THEME);
+    let conn = store.reader()?;
     let identities = identify(
         &conn,
         repo_id,
@@ -155,6 +269,7 @@ pub fn run_themes(store: &Store, repo_id: i64, window_start: i64, now: i64) -> R
         themes,
         singletons,
         comments: corpus.len(),
+        notes,
     })
 }
 
