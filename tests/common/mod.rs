@@ -2,6 +2,8 @@
 //! webhooks signed as GitHub signs them and payloads built from real fixtures.
 #![allow(dead_code)] // each test file uses a different part of the harness
 
+pub mod corpus;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
