@@ -162,6 +162,42 @@ pub fn resolve(org: Option<(&str, &str)>, repo: Option<(&str, &str)>) -> Resolve
     Resolved { config, problems }
 }
 
+/// Reads a repository's configuration from GitHub: `.github/gitlore.toml` on the default branch
+/// (never a pull request's head) and the org's defaults from the same file in the owner's
+/// `.github` repository. Missing files mean defaults; an unreadable org file (no access, no such
+/// repository) is not an error, since most owners have none.
+pub async fn fetch(
+    github: &crate::github::client::GitHub,
+    installation: i64,
+    repo: &crate::domain::RepoName,
+) -> anyhow::Result<Resolved> {
+    let branch = github.default_branch(installation, repo).await?;
+    let own = github
+        .file_text(installation, repo, CONFIG_PATH, &branch)
+        .await?;
+    let owner = repo.as_str().split('/').next().unwrap_or_default();
+    let org_repo = crate::domain::RepoName::parse(&format!("{owner}/.github"));
+    let org = match org_repo.filter(|org| org != repo) {
+        Some(org_repo) => match github.default_branch(installation, &org_repo).await {
+            Ok(org_branch) => github
+                .file_text(installation, &org_repo, CONFIG_PATH, &org_branch)
+                .await
+                .ok()
+                .flatten()
+                .map(|text| (format!("{org_repo}:{CONFIG_PATH}"), text)),
+            Err(_) => None,
+        },
+        None => None,
+    };
+    let own = own.map(|text| (format!("{repo}:{CONFIG_PATH}"), text));
+    Ok(resolve(
+        org.as_ref()
+            .map(|(source, text)| (source.as_str(), text.as_str())),
+        own.as_ref()
+            .map(|(source, text)| (source.as_str(), text.as_str())),
+    ))
+}
+
 /// Parses and validates one file; on success returns its table for merging.
 fn parse(source: &str, text: &str) -> Result<toml::Table, ConfigProblem> {
     let problem = |line, reason: String| ConfigProblem {

@@ -228,3 +228,56 @@ async fn a_missing_file_is_none_and_an_existing_one_is_its_text() {
         None
     );
 }
+
+#[tokio::test]
+async fn repo_config_merges_org_defaults_and_reports_a_broken_file_with_its_line() {
+    use gitlore::repo_config::{self, CONFIG_PATH};
+    let s = setup().await;
+    s.gh.seed(|m| {
+        m.add_installation(9, "acme", &["acme/widgets", "acme/.github"]);
+        m.repo_mut("acme/.github").files.insert(
+            CONFIG_PATH.into(),
+            "[schedule]\nmin-new-comments = 5\ninterval-hours = 6\n".into(),
+        );
+        m.repo_mut("acme/widgets").files.insert(
+            CONFIG_PATH.into(),
+            "[schedule]\nmin-new-comments = 50\n".into(),
+        );
+    });
+    let resolved = repo_config::fetch(&s.client, 9, &widgets()).await.unwrap();
+    assert_eq!(resolved.problems, vec![]);
+    assert_eq!(
+        (
+            resolved.config.schedule.interval_hours,
+            resolved.config.schedule.min_new_comments
+        ),
+        (6, 50)
+    );
+
+    s.gh.seed(|m| {
+        m.repo_mut("acme/widgets").files.insert(
+            CONFIG_PATH.into(),
+            "[schedule]\n\nmin-new-comment = 50\n".into(),
+        );
+    });
+    let resolved = repo_config::fetch(&s.client, 9, &widgets()).await.unwrap();
+    assert_eq!(
+        resolved.config.schedule.min_new_comments, 5,
+        "the org defaults stand"
+    );
+    let problem = &resolved.problems[0];
+    assert_eq!(
+        (problem.source.as_str(), problem.line),
+        ("acme/widgets:.github/gitlore.toml", Some(3))
+    );
+
+    // Installation 7 cannot see acme/.github and the repo has no file: defaults, no problem.
+    s.gh.seed(|m| {
+        m.repo_mut("acme/widgets").files.remove(CONFIG_PATH);
+    });
+    let resolved = repo_config::fetch(&s.client, 7, &widgets()).await.unwrap();
+    assert_eq!(
+        (resolved.config, resolved.problems),
+        (repo_config::RepoConfig::default(), vec![])
+    );
+}
