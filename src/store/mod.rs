@@ -196,16 +196,11 @@ impl Store {
 /// prepares a statement twice (rusqlite's default of 16 is fewer than the worker uses).
 const STATEMENT_CACHE_CAPACITY: usize = 128;
 
-/// Pages of 16 KiB: a 25 KB webhook body takes 2 pages instead of 7, so 2 WAL frames (and
-/// write calls) instead of 7. Takes effect only when the database is created.
-const PAGE_SIZE_BYTES: i64 = 4 * 1024;
-
 /// WAL for concurrent readers, `synchronous = FULL` so that a committed delivery survives a power
 /// cut (group commit in the ingress writer amortises the fsync), foreign keys on.
 fn configure(conn: &Connection) -> Result<()> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE_CAPACITY);
-    conn.pragma_update(None, "page_size", PAGE_SIZE_BYTES)?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "FULL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
