@@ -1,9 +1,11 @@
 //! What gitlore learns from review comments: noise filtering, classification, embedding,
-//! clustering into themes, and theme runs over the store (synthesis comes later).
+//! clustering into themes, theme runs over the store, git history, and findings.
 
 pub mod classify;
 pub mod cluster;
 pub mod embed;
 pub mod filter;
+pub mod findings;
+pub mod history;
 pub mod theme_run;
 pub mod themes;

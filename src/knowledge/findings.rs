@@ -1,0 +1,185 @@
+//! The finding (SPEC §3.3): the unit the team reads, backed by evidence that cites real sources.
+//!
+//! Synthesizers produce findings; the store keeps them (with their first-seen date and a
+//! maintainer's dismissal) across runs; the renderers publish them.
+
+use std::fmt;
+use std::str::FromStr;
+
+use anyhow::{Error, bail};
+
+/// What a finding is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Category {
+    Convention,
+    CodePattern,
+    Architecture,
+    Landmine,
+    FragileArea,
+    Tooling,
+    Testing,
+    /// What particular reviewers consistently care about, in aggregate.
+    ReviewerFocus,
+}
+
+impl Category {
+    /// Every category, in the order the findings issue lists them.
+    pub const ALL: [Category; 8] = [
+        Category::Landmine,
+        Category::FragileArea,
+        Category::Architecture,
+        Category::CodePattern,
+        Category::Convention,
+        Category::Testing,
+        Category::Tooling,
+        Category::ReviewerFocus,
+    ];
+
+    /// The name used in XML, JSON, config and the store.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Convention => "convention",
+            Category::CodePattern => "code_pattern",
+            Category::Architecture => "architecture",
+            Category::Landmine => "landmine",
+            Category::FragileArea => "fragile_area",
+            Category::Tooling => "tooling",
+            Category::Testing => "testing",
+            Category::ReviewerFocus => "reviewer_focus",
+        }
+    }
+}
+
+/// How much a newcomer should care.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    High,
+    Medium,
+    Low,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::High => "high",
+            Severity::Medium => "medium",
+            Severity::Low => "low",
+        }
+    }
+}
+
+/// What a piece of evidence cites.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EvidenceKind {
+    /// A stored review comment; `id` is its store id (`comments.id`) in decimal.
+    Comment,
+    /// A commit; `id` is its full sha.
+    Commit,
+    /// A file; `id` is its path at the analysed head.
+    File,
+    /// An analyzer figure; `id` names it (e.g. `hotspot:src/x.rs`), `text` states it.
+    Stat,
+}
+
+impl EvidenceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EvidenceKind::Comment => "comment",
+            EvidenceKind::Commit => "commit",
+            EvidenceKind::File => "file",
+            EvidenceKind::Stat => "stat",
+        }
+    }
+}
+
+/// One cited source.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Evidence {
+    pub kind: EvidenceKind,
+    pub id: String,
+    /// A short human-readable statement of what it shows (an excerpt, a commit subject, a figure).
+    pub text: String,
+}
+
+/// Where a finding stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Status {
+    Active,
+    /// A maintainer ticked its box; it stays dismissed across runs.
+    Dismissed,
+    /// Its files are gone or its evidence aged out of the window.
+    Resolved,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Active => "active",
+            Status::Dismissed => "dismissed",
+            Status::Resolved => "resolved",
+        }
+    }
+}
+
+/// A lesson, with the evidence behind it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    /// Stable across runs: `f-` + the theme id it came from, or a hash of what a history-only
+    /// finding is about.
+    pub id: String,
+    pub category: Category,
+    pub severity: Severity,
+    /// One line a senior engineer would write down for a newcomer.
+    pub title: String,
+    /// A few sentences: what, where, how often, why it matters.
+    pub insight: String,
+    pub evidence: Vec<Evidence>,
+    /// Paths (at the analysed head) it applies to; directories end with `/`.
+    pub files: Vec<String>,
+    /// Unix seconds.
+    pub first_seen: i64,
+    /// Unix seconds.
+    pub last_seen: i64,
+    pub status: Status,
+}
+
+macro_rules! parse_from_names {
+    ($type:ty, $all:expr, $what:literal) => {
+        impl FromStr for $type {
+            type Err = Error;
+            fn from_str(name: &str) -> Result<Self, Error> {
+                match $all.into_iter().find(|value| value.as_str() == name) {
+                    Some(value) => Ok(value),
+                    None => bail!(concat!("unknown ", $what, " `{}`"), name),
+                }
+            }
+        }
+        impl fmt::Display for $type {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+parse_from_names!(Category, Category::ALL, "category");
+parse_from_names!(
+    Severity,
+    [Severity::High, Severity::Medium, Severity::Low],
+    "severity"
+);
+parse_from_names!(
+    EvidenceKind,
+    [
+        EvidenceKind::Comment,
+        EvidenceKind::Commit,
+        EvidenceKind::File,
+        EvidenceKind::Stat
+    ],
+    "evidence kind"
+);
+parse_from_names!(
+    Status,
+    [Status::Active, Status::Dismissed, Status::Resolved],
+    "status"
+);
