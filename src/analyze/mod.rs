@@ -1,0 +1,3 @@
+//! `gitlore analyze [PATH]`: the whole analysis on a local repository, without a GitHub App.
+
+pub mod reviews;

@@ -1,0 +1,216 @@
+//! The `--reviews FILE.jsonl` input of `gitlore analyze` (SPEC §8): one review comment per line,
+//! turned into the same events webhooks produce, so they reach the store through `ingest`.
+//!
+//! Input ids are arbitrary strings; the store needs numeric GitHub ids, so each input id gets a
+//! number in order of appearance, and [`Reviews::input_id`] maps a stored comment back.
+
+use std::collections::HashMap;
+
+use anyhow::{Context, Result, bail};
+use serde::Deserialize;
+
+use crate::domain::{Author, Comment, CommentKind, PullRequest, Repo, RepoName};
+use crate::events::{Event, Origin};
+
+/// One line of the file. Only `id`, `pr`, `author` and `body` are required.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Line {
+    id: String,
+    pr: i64,
+    #[serde(default)]
+    kind: Option<String>,
+    author: String,
+    #[serde(default)]
+    author_type: Option<String>,
+    body: String,
+    #[serde(default)]
+    path: Option<String>,
+    #[serde(default)]
+    line: Option<i64>,
+    #[serde(default)]
+    diff_hunk: Option<String>,
+    #[serde(default)]
+    created_at: Option<String>,
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    in_reply_to: Option<String>,
+    #[serde(default)]
+    pr_title: Option<String>,
+    #[serde(default)]
+    review_state: Option<String>,
+}
+
+/// The comments of a reviews file, as events for one repository.
+#[derive(Debug)]
+pub struct Reviews {
+    pub events: Vec<Event>,
+    /// Input ids by assigned GitHub id.
+    input_ids: HashMap<(CommentKind, i64), String>,
+    /// Unix seconds of the newest comment, if any has a date.
+    pub newest_at: Option<i64>,
+}
+
+impl Reviews {
+    /// The input id of the stored comment (`kind`, `github_id`).
+    pub fn input_id(&self, kind: CommentKind, github_id: i64) -> Option<&str> {
+        self.input_ids.get(&(kind, github_id)).map(String::as_str)
+    }
+}
+
+/// Parses a reviews file's text for `repo`. A bad line is an error naming its line number; a
+/// duplicate id too (it would silently merge two comments).
+pub fn parse(text: &str, repo: &Repo) -> Result<Reviews> {
+    let origin = Origin {
+        installation_id: None,
+        repo: repo.clone(),
+    };
+    let mut numbers: HashMap<String, i64> = HashMap::new();
+    let mut lines = Vec::new();
+    for (index, raw) in text.lines().enumerate() {
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let line: Line = serde_json::from_str(raw)
+            .with_context(|| format!("line {}: not a review comment object", index + 1))?;
+        let number = numbers.len() as i64 + 1;
+        if numbers.insert(line.id.clone(), number).is_some() {
+            bail!("line {}: the id `{}` appears twice", index + 1, line.id);
+        }
+        lines.push((index + 1, number, line));
+    }
+    let mut reviews = Reviews {
+        events: Vec::with_capacity(lines.len()),
+        input_ids: HashMap::new(),
+        newest_at: None,
+    };
+    for (line_number, number, line) in lines {
+        let at = |what: &str| format!("line {line_number}: {what}");
+        let kind = match line.kind.as_deref() {
+            None if line.path.is_some() => CommentKind::Inline,
+            None | Some("conversation") => CommentKind::Conversation,
+            Some("inline") => CommentKind::Inline,
+            Some("review") => CommentKind::Review,
+            Some(other) => bail!(at(&format!(
+                "kind `{other}` is not inline, review or conversation"
+            ))),
+        };
+        let created_at = match &line.created_at {
+            Some(text) => Some(
+                chrono::DateTime::parse_from_rfc3339(text)
+                    .with_context(|| at(&format!("created_at `{text}` is not RFC 3339")))?
+                    .timestamp(),
+            ),
+            None => None,
+        };
+        let in_reply_to = match &line.in_reply_to {
+            Some(parent) => Some(*numbers.get(parent).with_context(|| {
+                at(&format!("in_reply_to `{parent}` is not an id of the file"))
+            })?),
+            None => None,
+        };
+        reviews.newest_at = reviews.newest_at.max(created_at);
+        reviews.input_ids.insert((kind, number), line.id.clone());
+        let comment = Comment {
+            kind,
+            github_id: number,
+            node_id: None,
+            author: Author {
+                is_bot_account: line.author_type.as_deref() == Some("Bot"),
+                login: line.author,
+                association: None,
+                via_app: None,
+            },
+            body: line.body,
+            path: line.path.filter(|_| kind == CommentKind::Inline),
+            line: line.line,
+            diff_hunk: line.diff_hunk,
+            in_reply_to: in_reply_to.filter(|_| kind == CommentKind::Inline),
+            review_id: None,
+            review_state: line.review_state,
+            created_at,
+            updated_at: created_at.unwrap_or(0),
+            html_url: line.url,
+        };
+        let pr = PullRequest {
+            number: line.pr,
+            title: line.pr_title.unwrap_or_default(),
+            state: "closed".to_string(),
+            merged: true,
+            head_sha: None,
+            updated_at: 0,
+        };
+        reviews.events.push(Event::CommentUpserted {
+            origin: origin.clone(),
+            pr,
+            comment,
+            is_edit: false,
+            previous_body: None,
+        });
+    }
+    Ok(reviews)
+}
+
+/// The repository `analyze` files its input under: a fixed id, named after the directory.
+pub fn local_repo(name: &str) -> Repo {
+    let name = RepoName::parse(&format!("local/{name}"))
+        .unwrap_or_else(|| RepoName::parse("local/repository").expect("a valid name"));
+    Repo {
+        id: 1,
+        name,
+        default_branch: None,
+        private: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn comment(event: &Event) -> &Comment {
+        match event {
+            Event::CommentUpserted { comment, .. } => comment,
+            other => panic!("not a comment: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn minimal_and_full_lines_become_comments() {
+        let text = r#"{"id": "a", "pr": 3, "author": "ana", "body": "Use a guard here."}
+
+{"id": "b", "pr": 3, "kind": "inline", "author": "bo", "author_type": "Bot", "body": "x", "path": "src/x.rs", "line": 4, "created_at": "2025-01-02T03:04:05Z", "in_reply_to": "a"}
+"#;
+        let reviews = parse(text, &local_repo("demo")).unwrap();
+        assert_eq!(reviews.events.len(), 2);
+        let first = comment(&reviews.events[0]);
+        assert_eq!(first.kind, CommentKind::Conversation);
+        assert_eq!(first.created_at, None);
+        let second = comment(&reviews.events[1]);
+        assert_eq!(second.kind, CommentKind::Inline);
+        assert!(second.author.is_bot_account);
+        assert_eq!(second.in_reply_to, Some(1));
+        assert_eq!(second.created_at, Some(1_735_787_045));
+        assert_eq!(reviews.newest_at, Some(1_735_787_045));
+        assert_eq!(reviews.input_id(CommentKind::Inline, 2), Some("b"));
+        assert_eq!(reviews.input_id(CommentKind::Conversation, 2), None);
+    }
+
+    #[test]
+    fn bad_lines_are_reported_with_their_number() {
+        let repo = local_repo("demo");
+        let missing = r#"{"id": "a", "pr": 3, "body": "no author"}"#;
+        let error = format!("{:#}", parse(missing, &repo).unwrap_err());
+        assert!(error.starts_with("line 1:"), "{error}");
+        let twice = "{\"id\": \"a\", \"pr\": 1, \"author\": \"x\", \"body\": \"y\"}\n".repeat(2);
+        let error = format!("{:#}", parse(&twice, &repo).unwrap_err());
+        assert!(
+            error.contains("line 2: the id `a` appears twice"),
+            "{error}"
+        );
+        let kind = r#"{"id": "a", "pr": 3, "author": "x", "body": "y", "kind": "issue"}"#;
+        assert!(format!("{:#}", parse(kind, &repo).unwrap_err()).contains("kind `issue`"));
+        let date = r#"{"id": "a", "pr": 3, "author": "x", "body": "y", "created_at": "yesterday"}"#;
+        assert!(format!("{:#}", parse(date, &repo).unwrap_err()).contains("not RFC 3339"));
+    }
+}
