@@ -1,8 +1,9 @@
-//! The `jobs` table: work queued by deliveries (and later the scheduler) for after the delivery,
-//! deduplicated so that the same work is never queued twice.
+//! The `jobs` table: work queued by deliveries and the scheduler for after the delivery,
+//! deduplicated so that the same work is never queued twice, and claimed by runners with a lease
+//! (an owner and an expiry), so that several runners can share the queue.
 
-use anyhow::Result;
-use rusqlite::{Connection, params};
+use anyhow::{Result, bail};
+use rusqlite::{Connection, OptionalExtension, params};
 
 /// A kind of job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,6 +16,8 @@ pub enum JobKind {
     Command,
     /// Apply ticked "dismiss" boxes of the findings issue.
     Dismissals,
+    /// Analyse the repository and publish its findings issue.
+    Analysis,
 }
 
 impl JobKind {
@@ -24,6 +27,22 @@ impl JobKind {
             JobKind::CheckRun => "check_run",
             JobKind::Command => "command",
             JobKind::Dismissals => "dismissals",
+            JobKind::Analysis => "analysis",
+        }
+    }
+
+    /// The kind stored as `name`.
+    pub fn parse(name: &str) -> Result<JobKind> {
+        let all = [
+            JobKind::Backfill,
+            JobKind::CheckRun,
+            JobKind::Command,
+            JobKind::Dismissals,
+            JobKind::Analysis,
+        ];
+        match all.into_iter().find(|kind| kind.as_str() == name) {
+            Some(kind) => Ok(kind),
+            None => bail!("unknown job kind `{name}`"),
         }
     }
 }
@@ -77,4 +96,116 @@ pub fn list(conn: &Connection) -> Result<Vec<JobRow>> {
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// Queues a job, or puts a finished one with the same `dedupe_key` back in the queue: for
+/// recurring work such as a repository's analysis. A pending job keeps its place and payload.
+pub fn enqueue_again(
+    conn: &Connection,
+    kind: JobKind,
+    repo_id: i64,
+    dedupe_key: &str,
+    payload: &serde_json::Value,
+    run_after_ms: i64,
+) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO jobs (kind, repo_id, dedupe_key, payload, run_after, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?5)
+         ON CONFLICT (dedupe_key) DO UPDATE
+            SET state = 'pending', payload = excluded.payload, run_after = excluded.run_after,
+                attempts = 0, last_error = NULL, lease_owner = NULL, lease_expires_at = NULL
+          WHERE jobs.state <> 'pending'",
+    )?
+    .execute(params![
+        kind.as_str(),
+        repo_id,
+        dedupe_key,
+        payload.to_string(),
+        run_after_ms
+    ])?;
+    Ok(())
+}
+
+/// A job a runner holds the lease of.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaimedJob {
+    pub id: i64,
+    pub kind: JobKind,
+    pub repo_id: Option<i64>,
+    pub payload: serde_json::Value,
+    /// Including this one.
+    pub attempts: i64,
+}
+
+/// Leases the oldest due job to `owner` until `now_ms + lease_ms`. A repository runs one job at
+/// a time: a job is not claimed while another job of its repository is leased.
+pub fn claim(
+    conn: &Connection,
+    owner: &str,
+    now_ms: i64,
+    lease_ms: i64,
+) -> Result<Option<ClaimedJob>> {
+    let claimed = conn
+        .prepare_cached(
+            "UPDATE jobs SET lease_owner = ?1, lease_expires_at = ?2, attempts = attempts + 1
+              WHERE id = (SELECT j.id FROM jobs j
+                           WHERE j.state = 'pending' AND j.run_after <= ?3
+                             AND (j.lease_expires_at IS NULL OR j.lease_expires_at <= ?3)
+                             AND NOT EXISTS (SELECT 1 FROM jobs busy
+                                              WHERE busy.repo_id = j.repo_id AND busy.id <> j.id
+                                                AND busy.state = 'pending'
+                                                AND busy.lease_expires_at > ?3)
+                           ORDER BY j.run_after, j.id LIMIT 1)
+          RETURNING id, kind, repo_id, payload, attempts",
+        )?
+        .query_row(params![owner, now_ms + lease_ms, now_ms], |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, Option<i64>>(2)?,
+                row.get::<_, String>(3)?,
+                row.get::<_, i64>(4)?,
+            ))
+        })
+        .optional()?;
+    let Some((id, kind, repo_id, payload, attempts)) = claimed else {
+        return Ok(None);
+    };
+    Ok(Some(ClaimedJob {
+        id,
+        kind: JobKind::parse(&kind)?,
+        repo_id,
+        payload: serde_json::from_str(&payload)?,
+        attempts,
+    }))
+}
+
+/// Marks a leased job done.
+pub fn complete(conn: &Connection, id: i64) -> Result<()> {
+    conn.prepare_cached(
+        "UPDATE jobs SET state = 'done', lease_owner = NULL, lease_expires_at = NULL,
+                last_error = NULL WHERE id = ?1",
+    )?
+    .execute([id])?;
+    Ok(())
+}
+
+/// Releases a leased job to run again at `run_after_ms`, keeping `error`.
+pub fn retry_later(conn: &Connection, id: i64, error: &str, run_after_ms: i64) -> Result<()> {
+    conn.prepare_cached(
+        "UPDATE jobs SET run_after = ?2, last_error = ?3, lease_owner = NULL,
+                lease_expires_at = NULL WHERE id = ?1",
+    )?
+    .execute(params![id, run_after_ms, error])?;
+    Ok(())
+}
+
+/// Marks a leased job failed for good, keeping `error`.
+pub fn fail(conn: &Connection, id: i64, error: &str) -> Result<()> {
+    conn.prepare_cached(
+        "UPDATE jobs SET state = 'failed', last_error = ?2, lease_owner = NULL,
+                lease_expires_at = NULL WHERE id = ?1",
+    )?
+    .execute(params![id, error])?;
+    Ok(())
 }

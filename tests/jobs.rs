@@ -1,0 +1,121 @@
+//! The job queue: leases, one job per repository at a time, retries and re-arming.
+
+use gitlore::domain::{Repo, RepoName};
+use gitlore::store::Store;
+use gitlore::store::jobs::{self, JobKind};
+use gitlore::store::repos;
+use serde_json::json;
+
+fn store_with_repos(dir: &tempfile::TempDir) -> Store {
+    let store = Store::open(&dir.path().join("gitlore.db")).unwrap();
+    store
+        .write(|tx| {
+            for id in [1, 2] {
+                let repo = Repo {
+                    id,
+                    name: RepoName::parse(&format!("o/r{id}")).unwrap(),
+                    default_branch: Some("main".into()),
+                    private: false,
+                };
+                repos::upsert_repo(tx, &repo, None, true)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    store
+}
+
+#[test]
+fn a_repository_runs_one_job_at_a_time_and_leases_expire() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_with_repos(&dir);
+    store
+        .write(|tx| {
+            jobs::enqueue(tx, JobKind::Analysis, 1, "a1", &json!({"n": 1}), 10)?;
+            jobs::enqueue(tx, JobKind::CheckRun, 1, "c1", &json!({}), 20)?;
+            jobs::enqueue(tx, JobKind::Analysis, 2, "a2", &json!({}), 30)?;
+            jobs::enqueue(tx, JobKind::Analysis, 2, "later", &json!({}), 5_000)?;
+            Ok(())
+        })
+        .unwrap();
+    let claim = |owner: &str, now: i64| {
+        store
+            .write(|tx| jobs::claim(tx, owner, now, 1_000))
+            .unwrap()
+    };
+    let first = claim("w1", 100).unwrap();
+    assert_eq!(
+        (first.kind, first.repo_id, first.attempts),
+        (JobKind::Analysis, Some(1), 1)
+    );
+    assert_eq!(first.payload, json!({"n": 1}));
+    // Repo 1 is busy, so the next claim skips its check run for repo 2's job.
+    let second = claim("w2", 100).unwrap();
+    assert_eq!(second.repo_id, Some(2));
+    assert!(
+        claim("w3", 100).is_none(),
+        "both repositories are busy; `later` is not due"
+    );
+    // w1's lease expires: the same job is claimed again, with a second attempt.
+    let again = claim("w3", 1_200).unwrap();
+    assert_eq!((again.id, again.attempts), (first.id, 2));
+    store.write(|tx| jobs::complete(tx, again.id)).unwrap();
+    let check_run = claim("w3", 1_200).unwrap();
+    assert_eq!(check_run.kind, JobKind::CheckRun);
+}
+
+#[test]
+fn retries_wait_failures_stay_and_finished_work_can_be_queued_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_with_repos(&dir);
+    store
+        .write(|tx| jobs::enqueue(tx, JobKind::Analysis, 1, "analysis:1", &json!({}), 0).map(drop))
+        .unwrap();
+    let claim = |now: i64| store.write(|tx| jobs::claim(tx, "w", now, 1_000)).unwrap();
+    let job = claim(0).unwrap();
+    store
+        .write(|tx| jobs::retry_later(tx, job.id, "GitHub answered 502", 500))
+        .unwrap();
+    assert!(claim(400).is_none());
+    let job = claim(500).unwrap();
+    store.write(|tx| jobs::fail(tx, job.id, "gave up")).unwrap();
+    assert!(claim(10_000).is_none());
+    let rows = store.write(|tx| jobs::list(tx)).unwrap();
+    assert_eq!(rows[0].state, "failed");
+    // A deduplicated enqueue does nothing; enqueue_again re-arms it with the new payload.
+    assert!(
+        !store
+            .write(|tx| jobs::enqueue(tx, JobKind::Analysis, 1, "analysis:1", &json!({}), 0))
+            .unwrap()
+    );
+    store
+        .write(|tx| {
+            jobs::enqueue_again(
+                tx,
+                JobKind::Analysis,
+                1,
+                "analysis:1",
+                &json!({"why": "schedule"}),
+                20_000,
+            )
+        })
+        .unwrap();
+    assert!(claim(19_999).is_none());
+    let job = claim(20_000).unwrap();
+    assert_eq!((job.payload, job.attempts), (json!({"why": "schedule"}), 1));
+    // Re-arming a job that is pending (here: leased) leaves it alone.
+    store
+        .write(|tx| {
+            jobs::enqueue_again(
+                tx,
+                JobKind::Analysis,
+                1,
+                "analysis:1",
+                &json!({"why": "again"}),
+                0,
+            )
+        })
+        .unwrap();
+    let rows = store.write(|tx| jobs::list(tx)).unwrap();
+    assert_eq!(rows[0].payload, json!({"why": "schedule"}));
+}
