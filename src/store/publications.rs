@@ -1,0 +1,189 @@
+//! The `findings_issues`, `check_runs` and `analysis_runs` tables: what was published where, and
+//! when each repository was last analysed or refreshed.
+
+use anyhow::Result;
+use rusqlite::{Connection, OptionalExtension, params};
+
+/// A repository's findings issue as last published.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublishedIssue {
+    pub number: i64,
+    pub node_id: Option<String>,
+    /// The body last written.
+    pub body: String,
+    pub pinned: bool,
+}
+
+/// The findings issue of `repo_id`, if one is known.
+pub fn findings_issue(conn: &Connection, repo_id: i64) -> Result<Option<PublishedIssue>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT number, node_id, body, pinned FROM findings_issues WHERE repo_id = ?1",
+        )?
+        .query_row([repo_id], |row| {
+            Ok(PublishedIssue {
+                number: row.get(0)?,
+                node_id: row.get(1)?,
+                body: row.get(2)?,
+                pinned: row.get(3)?,
+            })
+        })
+        .optional()?)
+}
+
+/// Records the findings issue of `repo_id` as published at `now_ms`.
+pub fn save_findings_issue(
+    conn: &Connection,
+    repo_id: i64,
+    issue: &PublishedIssue,
+    now_ms: i64,
+) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO findings_issues (repo_id, number, node_id, body, pinned, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (repo_id) DO UPDATE SET number = excluded.number, node_id = excluded.node_id,
+            body = excluded.body, pinned = excluded.pinned, updated_at = excluded.updated_at",
+    )?
+    .execute(params![
+        repo_id,
+        issue.number,
+        issue.node_id,
+        issue.body,
+        issue.pinned,
+        now_ms
+    ])?;
+    Ok(())
+}
+
+/// Forgets the findings issue of `repo_id` (it was deleted on GitHub).
+pub fn forget_findings_issue(conn: &Connection, repo_id: i64) -> Result<()> {
+    conn.prepare_cached("DELETE FROM findings_issues WHERE repo_id = ?1")?
+        .execute([repo_id])?;
+    Ok(())
+}
+
+/// A check run as last published: its id and a hash of its output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublishedCheckRun {
+    pub check_run_id: i64,
+    pub output_hash: String,
+}
+
+/// The check run of `head_sha` in `repo_id`, if one was published.
+pub fn check_run(
+    conn: &Connection,
+    repo_id: i64,
+    head_sha: &str,
+) -> Result<Option<PublishedCheckRun>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT check_run_id, output_hash FROM check_runs WHERE repo_id = ?1 AND head_sha = ?2",
+        )?
+        .query_row(params![repo_id, head_sha], |row| {
+            Ok(PublishedCheckRun {
+                check_run_id: row.get(0)?,
+                output_hash: row.get(1)?,
+            })
+        })
+        .optional()?)
+}
+
+/// Records the check run of `head_sha` (pull request `pr_number`) as published at `now_ms`.
+pub fn save_check_run(
+    conn: &Connection,
+    repo_id: i64,
+    head_sha: &str,
+    pr_number: i64,
+    published: &PublishedCheckRun,
+    now_ms: i64,
+) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO check_runs (repo_id, head_sha, pr_number, check_run_id, output_hash, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (repo_id, head_sha) DO UPDATE SET check_run_id = excluded.check_run_id,
+            output_hash = excluded.output_hash, updated_at = excluded.updated_at",
+    )?
+    .execute(params![
+        repo_id,
+        head_sha,
+        pr_number,
+        published.check_run_id,
+        published.output_hash,
+        now_ms
+    ])?;
+    Ok(())
+}
+
+/// What the scheduler knows of a repository's activity since its last analysis.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepoActivity {
+    pub repo_id: i64,
+    /// Unix ms; `None` before the first analysis.
+    pub last_run_at: Option<i64>,
+    /// Analysable comments stored since the last analysis.
+    pub new_comments: i64,
+    /// Whether any comment was stored, edited or deleted since the last analysis.
+    pub changed: bool,
+}
+
+/// The activity of every installed repository that is not removed.
+pub fn activity(conn: &Connection) -> Result<Vec<RepoActivity>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT r.id, a.last_run_at,
+                (SELECT count(*) FROM comments c
+                  WHERE c.repo_id = r.id AND c.id > coalesce(a.last_comment_id, 0)
+                    AND c.deleted = 0 AND c.noise IS NULL),
+                EXISTS (SELECT 1 FROM comments c
+                         WHERE c.repo_id = r.id
+                           AND (c.id > coalesce(a.last_comment_id, 0)
+                                OR c.updated_at * 1000 > coalesce(a.last_run_at, 0)))
+           FROM repos r LEFT JOIN analysis_runs a ON a.repo_id = r.id
+          WHERE r.removed = 0 AND r.installation_id IS NOT NULL
+          ORDER BY r.id",
+    )?;
+    let rows = stmt.query_map([], |row| {
+        Ok(RepoActivity {
+            repo_id: row.get(0)?,
+            last_run_at: row.get(1)?,
+            new_comments: row.get(2)?,
+            changed: row.get(3)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// Records an analysis of `repo_id` at `now_ms` that read the comments up to store id
+/// `last_comment_id`.
+pub fn record_analysis(
+    conn: &Connection,
+    repo_id: i64,
+    now_ms: i64,
+    last_comment_id: i64,
+) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO analysis_runs (repo_id, last_run_at, last_comment_id) VALUES (?1, ?2, ?3)
+         ON CONFLICT (repo_id) DO UPDATE SET last_run_at = excluded.last_run_at,
+            last_comment_id = excluded.last_comment_id",
+    )?
+    .execute(params![repo_id, now_ms, last_comment_id])?;
+    Ok(())
+}
+
+/// Takes the refresh slot of `repo_id` at `now_ms` unless one was taken less than `cooldown_ms`
+/// ago. Returns whether it was taken.
+pub fn take_refresh_slot(
+    conn: &Connection,
+    repo_id: i64,
+    now_ms: i64,
+    cooldown_ms: i64,
+) -> Result<bool> {
+    let changed = conn
+        .prepare_cached(
+            "INSERT INTO analysis_runs (repo_id, last_refresh_at) VALUES (?1, ?2)
+             ON CONFLICT (repo_id) DO UPDATE SET last_refresh_at = excluded.last_refresh_at
+              WHERE analysis_runs.last_refresh_at IS NULL
+                 OR analysis_runs.last_refresh_at <= ?2 - ?3",
+        )?
+        .execute(params![repo_id, now_ms, cooldown_ms])?;
+    Ok(changed == 1)
+}
