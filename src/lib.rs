@@ -18,6 +18,7 @@ pub mod knowledge;
 pub mod llm;
 pub mod replay;
 pub mod repo_config;
+pub mod scheduler;
 pub mod server;
 pub mod store;
 pub mod worker;

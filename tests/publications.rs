@@ -77,7 +77,7 @@ fn activity_counts_what_arrived_since_the_last_analysis() {
         .write(|tx| Ok(tx.query_row("SELECT max(id) FROM comments", [], |r| r.get(0))?))
         .unwrap();
     store
-        .write(|tx| publications::record_analysis(tx, 7, 2_000_000, newest))
+        .write(|tx| publications::record_analysis(tx, 7, 2_000_000, newest, &Default::default()))
         .unwrap();
     let after = activity(&store);
     assert_eq!(

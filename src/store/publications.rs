@@ -4,6 +4,8 @@
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::repo_config::Schedule;
+
 /// A repository's findings issue as last published.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PublishedIssue {
@@ -124,6 +126,9 @@ pub struct RepoActivity {
     pub new_comments: i64,
     /// Whether any comment was stored, edited or deleted since the last analysis.
     pub changed: bool,
+    /// The repo config's schedule as the last analysis read it; `None` for the defaults.
+    pub interval_hours: Option<u32>,
+    pub min_new_comments: Option<u32>,
 }
 
 /// The activity of every installed repository that is not removed.
@@ -136,7 +141,8 @@ pub fn activity(conn: &Connection) -> Result<Vec<RepoActivity>> {
                 EXISTS (SELECT 1 FROM comments c
                          WHERE c.repo_id = r.id
                            AND (c.id > coalesce(a.last_comment_id, 0)
-                                OR c.updated_at * 1000 > coalesce(a.last_run_at, 0)))
+                                OR c.updated_at * 1000 > coalesce(a.last_run_at, 0))),
+                a.interval_hours, a.min_new_comments
            FROM repos r LEFT JOIN analysis_runs a ON a.repo_id = r.id
           WHERE r.removed = 0 AND r.installation_id IS NOT NULL
           ORDER BY r.id",
@@ -147,25 +153,37 @@ pub fn activity(conn: &Connection) -> Result<Vec<RepoActivity>> {
             last_run_at: row.get(1)?,
             new_comments: row.get(2)?,
             changed: row.get(3)?,
+            interval_hours: row.get(4)?,
+            min_new_comments: row.get(5)?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
 /// Records an analysis of `repo_id` at `now_ms` that read the comments up to store id
-/// `last_comment_id`.
+/// `last_comment_id`, under the repo config's `schedule`.
 pub fn record_analysis(
     conn: &Connection,
     repo_id: i64,
     now_ms: i64,
     last_comment_id: i64,
+    schedule: &Schedule,
 ) -> Result<()> {
     conn.prepare_cached(
-        "INSERT INTO analysis_runs (repo_id, last_run_at, last_comment_id) VALUES (?1, ?2, ?3)
+        "INSERT INTO analysis_runs
+                (repo_id, last_run_at, last_comment_id, interval_hours, min_new_comments)
+         VALUES (?1, ?2, ?3, ?4, ?5)
          ON CONFLICT (repo_id) DO UPDATE SET last_run_at = excluded.last_run_at,
-            last_comment_id = excluded.last_comment_id",
+            last_comment_id = excluded.last_comment_id,
+            interval_hours = excluded.interval_hours, min_new_comments = excluded.min_new_comments",
     )?
-    .execute(params![repo_id, now_ms, last_comment_id])?;
+    .execute(params![
+        repo_id,
+        now_ms,
+        last_comment_id,
+        schedule.interval_hours,
+        schedule.min_new_comments
+    ])?;
     Ok(())
 }
 

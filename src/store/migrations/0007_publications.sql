@@ -29,5 +29,8 @@ CREATE TABLE analysis_runs (
     repo_id          INTEGER PRIMARY KEY REFERENCES repos (id) ON DELETE CASCADE,
     last_run_at      INTEGER,                          -- unix ms
     last_comment_id  INTEGER NOT NULL DEFAULT 0,       -- the newest comments.id it read
-    last_refresh_at  INTEGER                           -- unix ms
+    last_refresh_at  INTEGER,                          -- unix ms
+    -- The schedule of the repo config the last analysis read (NULL: the defaults).
+    interval_hours   INTEGER,
+    min_new_comments INTEGER
 );

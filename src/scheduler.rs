@@ -1,0 +1,146 @@
+//! The scheduler (SPEC §6): decides which repositories to analyse again and queues their
+//! analysis job, jittered. A repository is due when enough new comments arrived and its last run
+//! is at least an hour old, or when its last run is older than its interval and anything changed.
+//!
+//! All state is in the store (the last run and what it read), so a restart loses nothing; the
+//! job queue runs one job per repository at a time, with bounded concurrency across repositories.
+
+use anyhow::Result;
+use serde_json::json;
+
+use crate::repo_config::Schedule;
+use crate::store::Store;
+use crate::store::jobs::{self, JobKind};
+use crate::store::publications::{self, RepoActivity};
+
+/// The shortest time between two scheduled runs of a repository.
+const MIN_INTERVAL_MS: i64 = 60 * 60 * 1000;
+/// The longest delay added to a due run, so that many repositories do not start together.
+pub const MAX_JITTER_MS: i64 = 5 * 60 * 1000;
+
+/// Whether `repo` should be analysed again at `now_ms`.
+pub fn is_due(repo: &RepoActivity, now_ms: i64) -> bool {
+    let defaults = Schedule::default();
+    let min_new = i64::from(repo.min_new_comments.unwrap_or(defaults.min_new_comments));
+    let interval_ms =
+        i64::from(repo.interval_hours.unwrap_or(defaults.interval_hours)) * 60 * 60 * 1000;
+    let Some(last) = repo.last_run_at else {
+        return repo.changed;
+    };
+    let age = now_ms - last;
+    (repo.new_comments >= min_new && age >= MIN_INTERVAL_MS)
+        || (repo.changed && age >= interval_ms.max(MIN_INTERVAL_MS))
+}
+
+/// A delay in `0..MAX_JITTER_MS` that is the same for a repository's run whatever the restart,
+/// and different across repositories.
+fn jitter_ms(repo: &RepoActivity) -> i64 {
+    let seed =
+        repo.repo_id.wrapping_mul(0x9E37_79B9_7F4A_7C15_u64 as i64) ^ repo.last_run_at.unwrap_or(0);
+    seed.rem_euclid(MAX_JITTER_MS)
+}
+
+/// Queues the analysis of every due repository. Returns how many were queued.
+pub fn tick(store: &Store, now_ms: i64) -> Result<usize> {
+    let activity = publications::activity(&store.reader()?)?;
+    let due: Vec<&RepoActivity> = activity.iter().filter(|r| is_due(r, now_ms)).collect();
+    if due.is_empty() {
+        return Ok(0);
+    }
+    store.write_derived(|tx| {
+        for repo in &due {
+            let payload = json!({ "reason": "schedule" });
+            let key = analysis_key(repo.repo_id);
+            let run_after = now_ms + jitter_ms(repo);
+            jobs::enqueue_again(
+                tx,
+                JobKind::Analysis,
+                repo.repo_id,
+                &key,
+                &payload,
+                run_after,
+            )?;
+        }
+        Ok(())
+    })?;
+    Ok(due.len())
+}
+
+/// The dedupe key of a repository's analysis job: one queued at a time.
+pub fn analysis_key(repo_id: i64) -> String {
+    format!("analysis:{repo_id}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HOUR: i64 = 60 * 60 * 1000;
+
+    fn repo(last_run_at: Option<i64>, new_comments: i64, changed: bool) -> RepoActivity {
+        RepoActivity {
+            repo_id: 1,
+            last_run_at,
+            new_comments,
+            changed,
+            interval_hours: None,
+            min_new_comments: None,
+        }
+    }
+
+    #[test]
+    fn thresholds_of_spec_section_6() {
+        let now = 100 * HOUR;
+        assert!(
+            !is_due(&repo(None, 0, false), now),
+            "nothing to analyse yet"
+        );
+        assert!(is_due(&repo(None, 1, true), now), "never analysed");
+        assert!(is_due(&repo(Some(now - HOUR), 20, true), now));
+        assert!(
+            !is_due(&repo(Some(now - HOUR + 1), 20, true), now),
+            "ran < 1 h ago"
+        );
+        assert!(
+            !is_due(&repo(Some(now - 2 * HOUR), 19, true), now),
+            "too few, too recent"
+        );
+        assert!(
+            is_due(&repo(Some(now - 24 * HOUR), 1, true), now),
+            "a day old and changed"
+        );
+        assert!(
+            !is_due(&repo(Some(now - 48 * HOUR), 0, false), now),
+            "nothing changed"
+        );
+    }
+
+    #[test]
+    fn the_repo_config_schedule_is_honoured() {
+        let now = 100 * HOUR;
+        let mut custom = repo(Some(now - 2 * HOUR), 5, true);
+        custom.min_new_comments = Some(5);
+        assert!(is_due(&custom, now));
+        custom.min_new_comments = Some(50);
+        custom.interval_hours = Some(2);
+        assert!(is_due(&custom, now), "its 2-hour interval is up");
+        custom.interval_hours = Some(0);
+        custom.last_run_at = Some(now - HOUR / 2);
+        assert!(!is_due(&custom, now), "never more often than hourly");
+    }
+
+    #[test]
+    fn jitter_is_bounded_and_spreads_repositories() {
+        let delays: Vec<i64> = (1..=50)
+            .map(|id| {
+                jitter_ms(&RepoActivity {
+                    repo_id: id,
+                    ..repo(Some(7), 0, true)
+                })
+            })
+            .collect();
+        assert!(delays.iter().all(|d| (0..MAX_JITTER_MS).contains(d)));
+        let distinct: std::collections::HashSet<_> = delays.iter().collect();
+        assert!(distinct.len() > 40, "{delays:?}");
+    }
+}
