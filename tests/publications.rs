@@ -158,3 +158,31 @@ fn published_issue_and_check_runs_round_trip() {
         None
     );
 }
+
+#[test]
+fn couplings_are_replaced_by_each_analysis() {
+    use gitlore::knowledge::history::Coupling;
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_with_repo(&dir);
+    let pair = |a: &str, b: &str, lift: f64| Coupling {
+        a: a.into(),
+        b: b.into(),
+        support: 4.0,
+        confidence: 0.5,
+        lift,
+        commits: 4,
+    };
+    let first = vec![pair("a.rs", "b.rs", 2.0), pair("c.rs", "d.rs", 3.0)];
+    store
+        .write(|tx| publications::save_couplings(tx, 7, &first))
+        .unwrap();
+    let read = store.write(|tx| publications::couplings(tx, 7)).unwrap();
+    assert_eq!(read, vec![first[1].clone(), first[0].clone()]);
+    store
+        .write(|tx| publications::save_couplings(tx, 7, &first[..1]))
+        .unwrap();
+    assert_eq!(
+        store.write(|tx| publications::couplings(tx, 7)).unwrap(),
+        first[..1]
+    );
+}

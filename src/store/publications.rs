@@ -1,9 +1,10 @@
-//! The `findings_issues`, `check_runs` and `analysis_runs` tables: what was published where, and
-//! when each repository was last analysed or refreshed.
+//! The `findings_issues`, `check_runs`, `analysis_runs` and `couplings` tables: what was published where, and
+//! when each repository was last analysed or refreshed, and the couplings that analysis found.
 
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::knowledge::history::Coupling;
 use crate::repo_config::Schedule;
 
 /// A repository's findings issue as last published.
@@ -204,4 +205,46 @@ pub fn take_refresh_slot(
         )?
         .execute(params![repo_id, now_ms, cooldown_ms])?;
     Ok(changed == 1)
+}
+
+/// Replaces the couplings of `repo_id` with those of its latest analysis.
+pub fn save_couplings(conn: &Connection, repo_id: i64, couplings: &[Coupling]) -> Result<()> {
+    conn.prepare_cached("DELETE FROM couplings WHERE repo_id = ?1")?
+        .execute([repo_id])?;
+    let mut insert = conn.prepare_cached(
+        "INSERT OR REPLACE INTO couplings (repo_id, a, b, support, confidence, lift, commits)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
+    for c in couplings {
+        let commits = i64::try_from(c.commits).unwrap_or(i64::MAX);
+        insert.execute(params![
+            repo_id,
+            c.a,
+            c.b,
+            c.support,
+            c.confidence,
+            c.lift,
+            commits
+        ])?;
+    }
+    Ok(())
+}
+
+/// The couplings of `repo_id`'s latest analysis, highest lift first.
+pub fn couplings(conn: &Connection, repo_id: i64) -> Result<Vec<Coupling>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT a, b, support, confidence, lift, commits FROM couplings
+          WHERE repo_id = ?1 ORDER BY lift DESC, a, b",
+    )?;
+    let rows = stmt.query_map([repo_id], |row| {
+        Ok(Coupling {
+            a: row.get(0)?,
+            b: row.get(1)?,
+            support: row.get(2)?,
+            confidence: row.get(3)?,
+            lift: row.get(4)?,
+            commits: usize::try_from(row.get::<_, i64>(5)?).unwrap_or(0),
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }

@@ -34,3 +34,16 @@ CREATE TABLE analysis_runs (
     interval_hours   INTEGER,
     min_new_comments INTEGER
 );
+
+-- The co-change couplings the last analysis found, so that a check run between analyses knows
+-- which files go together.
+CREATE TABLE couplings (
+    repo_id    INTEGER NOT NULL REFERENCES repos (id) ON DELETE CASCADE,
+    a          TEXT    NOT NULL,
+    b          TEXT    NOT NULL,
+    support    REAL    NOT NULL,
+    confidence REAL    NOT NULL,
+    lift       REAL    NOT NULL,
+    commits    INTEGER NOT NULL,
+    PRIMARY KEY (repo_id, a, b)
+);
