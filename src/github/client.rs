@@ -1,6 +1,7 @@
 //! The GitHub client façade (SPEC §7). One method per operation the bot needs; underneath, one
 //! request path that:
-//! - authenticates as the App (JWT) or as an installation (cached installation token);
+//! - authenticates as the App (JWT), as an installation (cached installation token), or with a
+//!   personal token (`As::Token`);
 //! - retries idempotent requests on 5xx with exponential backoff and jitter, and never retries a
 //!   create blindly (the caller looks up before creating again);
 //! - honours `Retry-After` on secondary rate limits (403/429) and waits for `X-RateLimit-Reset`
