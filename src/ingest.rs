@@ -74,6 +74,28 @@ pub fn apply_with_memo(
         delivery_id,
         now_ms,
         memo: RefCell::new(memo),
+        run_commands: true,
+    };
+    ingest.apply(event)
+}
+
+/// Applies an event the backfill read from GitHub (a comment or a thread's resolution): the same
+/// effects as the webhook of the same change, except that `/gitlore` commands found in old
+/// comments are never queued.
+pub fn apply_backfilled(
+    conn: &Connection,
+    rules: &NoiseRules,
+    event: &Event,
+    now_ms: i64,
+    memo: &mut Memo,
+) -> Result<Applied> {
+    let ingest = Ingest {
+        conn,
+        rules,
+        delivery_id: "backfill",
+        now_ms,
+        memo: RefCell::new(memo),
+        run_commands: false,
     };
     ingest.apply(event)
 }
@@ -103,6 +125,8 @@ struct Ingest<'a, 'm> {
     delivery_id: &'a str,
     now_ms: i64,
     memo: RefCell<&'m mut Memo>,
+    /// Whether `/gitlore` commands in conversation comments are queued (not for the backfill).
+    run_commands: bool,
 }
 
 impl Ingest<'_, '_> {
@@ -354,7 +378,8 @@ impl Ingest<'_, '_> {
             Upserted::Tombstoned => return Ok(Applied::Ignored("comment was deleted".into())),
         };
         self.classify(id, comment, &text, &hash)?;
-        if comment.kind == CommentKind::Conversation
+        if self.run_commands
+            && comment.kind == CommentKind::Conversation
             && noise.is_none_or(|n| n == filter::Noise::Trivial)
         {
             self.record_commands(origin, pr, comment, previous_body)?;

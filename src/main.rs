@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 
 use gitlore::clock::{Clock, SystemClock};
 use gitlore::config::Settings;
+use gitlore::github::backfill;
 use gitlore::store::{Store, comments, deliveries};
 use gitlore::{app, replay};
 
@@ -37,6 +38,18 @@ enum Command {
     Deliveries {
         #[command(subcommand)]
         action: Option<DeliveriesAction>,
+    },
+    /// Read a repository's review history of the window from GitHub into the store.
+    Backfill {
+        /// The repository, owner/name.
+        #[arg(long, value_name = "OWNER/NAME")]
+        repo: String,
+        /// How many months back to read.
+        #[arg(long, default_value_t = backfill::cli::DEFAULT_WINDOW_MONTHS)]
+        window_months: u32,
+        /// Read it again even if a backfill finished or is under way.
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -74,6 +87,11 @@ fn run(command: Command, settings: Settings) -> Result<()> {
             .block_on(app::serve(settings)),
         Command::Replay { paths } => replay_files(&settings, &paths),
         Command::Deliveries { action } => deliveries_command(&settings, action),
+        Command::Backfill {
+            repo,
+            window_months,
+            force,
+        } => backfill::cli::run(&settings, &repo, window_months, force),
     }
 }
 

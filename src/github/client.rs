@@ -1,6 +1,7 @@
 //! The GitHub client façade (SPEC §7). One method per operation the bot needs; underneath, one
 //! request path that:
-//! - authenticates as the App (JWT) or as an installation (cached installation token);
+//! - authenticates as the App (JWT), as an installation (cached installation token), or with a
+//!   personal token (`As::Token`);
 //! - retries idempotent requests on 5xx with exponential backoff and jitter, and never retries a
 //!   create blindly (the caller looks up before creating again);
 //! - honours `Retry-After` on secondary rate limits (403/429) and waits for `X-RateLimit-Reset`
@@ -62,6 +63,8 @@ const PER_PAGE: usize = 100;
 pub enum As {
     App,
     Installation(i64),
+    /// The personal access token the client was made with (`GitHub::with_token`).
+    Token,
 }
 
 /// A response that was read whole.
@@ -107,7 +110,10 @@ pub struct GitHub {
     crab: octocrab::Octocrab,
     api_url: String,
     graphql_url: String,
-    key: AppKey,
+    /// The App's key; `None` for a client made with a personal token.
+    key: Option<AppKey>,
+    /// A personal access token (`As::Token`), e.g. `GITHUB_TOKEN` for `gitlore analyze`.
+    personal_token: Option<Secret>,
     tokens: TokenCache,
     clock: Arc<dyn Clock>,
     pause: Arc<dyn Pause>,
@@ -121,6 +127,26 @@ impl GitHub {
     pub fn new(
         api_url: &str,
         key: AppKey,
+        clock: Arc<dyn Clock>,
+        pause: Arc<dyn Pause>,
+    ) -> Result<GitHub> {
+        GitHub::build(api_url, Some(key), None, clock, pause)
+    }
+
+    /// A client that calls as a personal access token (`As::Token`) instead of an App.
+    pub fn with_token(
+        api_url: &str,
+        token: Secret,
+        clock: Arc<dyn Clock>,
+        pause: Arc<dyn Pause>,
+    ) -> Result<GitHub> {
+        GitHub::build(api_url, None, Some(token), clock, pause)
+    }
+
+    fn build(
+        api_url: &str,
+        key: Option<AppKey>,
+        personal_token: Option<Secret>,
         clock: Arc<dyn Clock>,
         pause: Arc<dyn Pause>,
     ) -> Result<GitHub> {
@@ -139,6 +165,7 @@ impl GitHub {
             api_url,
             graphql_url,
             key,
+            personal_token,
             tokens: TokenCache::default(),
             clock,
             pause,
@@ -315,19 +342,19 @@ impl GitHub {
             .find(|found| found.body.contains(issue.marker)))
     }
 
-    /// Runs a GraphQL document; GraphQL errors are errors.
+    /// Runs a GraphQL document as an installation; GraphQL errors are errors.
     pub async fn graphql(&self, installation: i64, query: &str, variables: Value) -> Result<Value> {
+        self.graphql_as(As::Installation(installation), query, variables)
+            .await
+    }
+
+    /// Runs a GraphQL document as `who`; GraphQL errors are errors.
+    pub async fn graphql_as(&self, who: As, query: &str, variables: Value) -> Result<Value> {
         let body = json!({ "query": query, "variables": variables });
         let url = self.graphql_url.clone();
         // Queries are idempotent; mutations here (pin) are too.
         let reply = self
-            .call(
-                Method::POST,
-                &url,
-                As::Installation(installation),
-                Some(&body),
-                true,
-            )
+            .call(Method::POST, &url, who, Some(&body), true)
             .await?;
         let value = reply.json()?;
         if let Some(errors) = value
@@ -368,7 +395,20 @@ impl GitHub {
                 self.respect_create_limit().await;
             }
             let authorization = match who {
-                As::App => format!("Bearer {}", self.key.jwt(self.clock.now_ms())?.expose()),
+                As::App => {
+                    let key = self
+                        .key
+                        .as_ref()
+                        .context("This client has a personal token, not the App's key")?;
+                    format!("Bearer {}", key.jwt(self.clock.now_ms())?.expose())
+                }
+                As::Token => format!(
+                    "token {}",
+                    self.personal_token
+                        .as_ref()
+                        .context("This client has the App's key, not a personal token")?
+                        .expose()
+                ),
                 As::Installation(id) => {
                     format!(
                         "token {}",
@@ -506,6 +546,24 @@ impl GitHub {
                 .pause(Duration::from_millis(ms.max(0) as u64))
                 .await;
         }
+    }
+
+    /// The id of the App's installation on `repo` (asked as the App), or an error saying that
+    /// the App is not installed there.
+    pub async fn repo_installation(&self, repo: &RepoName) -> Result<i64> {
+        let path = format!("/repos/{repo}/installation");
+        let reply = match self.call(Method::GET, &path, As::App, None, true).await {
+            Ok(reply) => reply,
+            Err(error) if is_not_found(&error) => {
+                bail!("The App is not installed on {repo}: install it there first")
+            }
+            Err(error) => {
+                return Err(error.context(format!("Cannot find the installation of {repo}")));
+            }
+        };
+        reply.json()?["id"]
+            .as_i64()
+            .with_context(|| format!("GitHub answered no installation id for {repo}"))
     }
 }
 

@@ -6,6 +6,7 @@
 //! connection across an `.await`: async code reaches the store through `spawn_blocking` or a
 //! dedicated thread. All SQL lives below this module.
 
+pub mod backfills;
 pub mod comments;
 pub mod deliveries;
 pub mod jobs;
@@ -28,6 +29,7 @@ const MIGRATION_LIST: &[M<'static>] = &[
     M::up(include_str!("migrations/0001_initial.sql")),
     M::up(include_str!("migrations/0002_model_caches.sql")),
     M::up(include_str!("migrations/0003_themes.sql")),
+    M::up(include_str!("migrations/0004_backfill.sql")),
     M::up(include_str!("migrations/0007_publications.sql")),
 ];
 

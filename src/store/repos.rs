@@ -118,9 +118,21 @@ pub fn upsert_repo(
     Ok(())
 }
 
-/// Deletes a repository's data (comments, threads, pull requests, jobs) and marks it removed.
+/// Deletes a repository's data (comments with their classifications and theme memberships,
+/// threads, pull requests, jobs, themes, backfill state) and marks it removed.
 pub fn remove_repo(conn: &Connection, repo_id: i64) -> Result<()> {
-    for table in ["comments", "review_threads", "pull_requests", "jobs"] {
+    for table in [
+        "comments",
+        "review_threads",
+        "pull_requests",
+        "jobs",
+        "themes",
+        "backfills",
+        "findings_issues",
+        "check_runs",
+        "analysis_runs",
+        "couplings",
+    ] {
         conn.execute(
             &format!("DELETE FROM {table} WHERE repo_id = ?1"),
             [repo_id],

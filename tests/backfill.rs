@@ -1,0 +1,1069 @@
+//! The backfill against the fake GitHub over HTTP (issue 3's acceptance): every comment of the
+//! window recovered with nested pagination and a request count near one per 25 PRs, rows
+//! identical to the webhooks', resumption after an aborted run, webhooks during the backfill,
+//! faults, a personal token, uninstall purging every row, and the `gitlore backfill` command.
+
+mod common;
+mod fake_github;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use fake_github::{FakeGitHub, Fault, Model, Target};
+use rusqlite::types::Value as SqlValue;
+use serde_json::{Value, json};
+
+use common::{APP_ID, TestApp};
+use gitlore::clock::ManualClock;
+use gitlore::config::Secret;
+use gitlore::domain::RepoName;
+use gitlore::github::auth::AppKey;
+use gitlore::github::backfill::{BackfillRequest, Backfiller, Progress};
+use gitlore::github::client::{As, GitHub, Pause};
+use gitlore::knowledge::filter::NoiseRules;
+use gitlore::store::backfills::{self, BackfillStatus};
+use gitlore::store::themes::{self, SavedTheme};
+use gitlore::store::{Store, comments};
+
+const REPO: &str = "acme/widgets";
+const OTHER: &str = "other/thing";
+const MINUTE_MS: i64 = 60_000;
+const DAY_MS: i64 = 24 * 60 * MINUTE_MS;
+
+/// Records every wait instead of sleeping, and moves the client's clock by it.
+struct Recorder {
+    waits: Mutex<Vec<Duration>>,
+    clock: Arc<ManualClock>,
+}
+
+impl Pause for Recorder {
+    fn pause(
+        &self,
+        duration: Duration,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + '_>> {
+        self.waits.lock().unwrap().push(duration);
+        self.clock.advance_ms(duration.as_millis() as i64);
+        Box::pin(async {})
+    }
+}
+
+async fn fake() -> FakeGitHub {
+    let gh = FakeGitHub::start().await;
+    gh.with_test_app(APP_ID, "gitlore");
+    gh.seed(|m| {
+        m.add_installation(7, "acme", &[REPO]);
+        m.add_installation(8, "other", &[OTHER]);
+    });
+    gh
+}
+
+fn clock_and_pauses(gh: &FakeGitHub) -> (Arc<ManualClock>, Arc<Recorder>) {
+    let clock = Arc::new(ManualClock::new(gh.now_ms()));
+    let pauses = Arc::new(Recorder {
+        waits: Mutex::new(Vec::new()),
+        clock: clock.clone(),
+    });
+    (clock, pauses)
+}
+
+fn backfiller(gh: &FakeGitHub, store: Arc<Store>) -> (Backfiller, Arc<Recorder>) {
+    let (clock, pauses) = clock_and_pauses(gh);
+    let key = AppKey::new(APP_ID, &Secret::new(fake_github::test_private_key_pem())).unwrap();
+    let client = GitHub::new(&gh.base_url(), key, clock.clone(), pauses.clone()).unwrap();
+    let backfiller = Backfiller {
+        client: Arc::new(client),
+        store,
+        rules: Arc::new(NoiseRules::new(Some(APP_ID), Some("gitlore"), &[])),
+        clock,
+    };
+    (backfiller, pauses)
+}
+
+fn request(repo: &str, installation: i64) -> BackfillRequest {
+    BackfillRequest {
+        repo: RepoName::parse(repo).unwrap(),
+        who: As::Installation(installation),
+        window_months: 12,
+        force: false,
+    }
+}
+
+/// Sets a pull request's last activity `ago_ms` before the fake's now.
+fn touch(m: &mut Model, repo: &str, number: u64, ago_ms: i64) {
+    let now = m.now_ms;
+    m.pull_mut(repo, number).updated_at_ms = now - ago_ms;
+}
+
+/// 120 merged pull requests in the window: two with 150 review threads, three threads of 120
+/// comments (one of them beyond the first 50 threads), one PR with 130 conversation comments,
+/// one with 60 reviews, bots, empty approvals and an old `/gitlore` command; plus what must be skipped: three merged PRs
+/// updated 400 days ago, an open PR and a closed unmerged one, all with comments.
+fn seed_history(m: &mut Model) {
+    for i in 0..120u64 {
+        let number = m
+            .add_merged_pull(REPO, &format!("Change {i}"), "alice")
+            .number;
+        let threads = if i == 3 || i == 60 { 150 } else { 2 };
+        for t in 0..threads {
+            let body = format!("#{number} thread {t}: prefer a match over unwrap here");
+            let index = m.add_thread(REPO, number, &format!("src/f{t}.rs"), 10 + t, "bob", &body);
+            m.add_reply(
+                REPO,
+                number,
+                index,
+                "alice",
+                &format!("#{number}/{t}: done, thanks"),
+            );
+            let long = (i == 3 && t == 70) || (i == 10 && t == 0) || (i == 110 && t == 1);
+            if long {
+                for r in 0..118 {
+                    let who = if r % 2 == 0 { "bob" } else { "carol" };
+                    m.add_reply(
+                        REPO,
+                        number,
+                        index,
+                        who,
+                        &format!("#{number}/{t} reply {r}"),
+                    );
+                }
+            }
+            m.pull_mut(REPO, number).threads[index].resolved = t % 3 == 0;
+        }
+        m.add_review(
+            REPO,
+            number,
+            "carol",
+            "CHANGES_REQUESTED",
+            &format!("#{number}: please add a test for the error path"),
+        );
+        m.add_review(REPO, number, "dave", "APPROVED", "");
+        m.add_issue_comment(
+            REPO,
+            number,
+            "erin",
+            &format!("#{number}: changelog entry?"),
+        );
+        if i % 10 == 0 {
+            m.add_issue_comment(REPO, number, "codecov[bot]", "Coverage: 81% (+0.2%)");
+        }
+        if i == 5 {
+            m.add_issue_comment(REPO, number, "erin", "/gitlore refresh");
+        }
+        if i == 20 {
+            for c in 0..130 {
+                m.add_issue_comment(REPO, number, "frank", &format!("#{number} talk {c}"));
+            }
+        }
+        if i == 40 {
+            for r in 0..59 {
+                m.add_review(
+                    REPO,
+                    number,
+                    "gina",
+                    "COMMENTED",
+                    &format!("#{number} pass {r}"),
+                );
+            }
+        }
+        touch(m, REPO, number, i as i64 * MINUTE_MS);
+    }
+    for i in 0..3u64 {
+        let number = m.add_merged_pull(REPO, &format!("Old {i}"), "alice").number;
+        m.add_thread(REPO, number, "old.rs", 1, "bob", "an old remark");
+        touch(m, REPO, number, 400 * DAY_MS);
+    }
+    let open = m.add_open_pull(REPO, "Still open", "alice").number;
+    m.add_thread(REPO, open, "open.rs", 1, "bob", "a remark on an open PR");
+    let closed = m.add_open_pull(REPO, "Abandoned", "alice").number;
+    m.add_thread(
+        REPO,
+        closed,
+        "closed.rs",
+        1,
+        "bob",
+        "a remark on a closed PR",
+    );
+    m.add_issue_comment(REPO, closed, "erin", "closing this");
+    m.pull_mut(REPO, closed).open = false;
+}
+
+/// A small history: `prs` merged PRs with one two-comment thread, a review and a comment each.
+fn seed_small(m: &mut Model, repo: &str, prs: u64) {
+    for i in 0..prs {
+        let number = m
+            .add_merged_pull(repo, &format!("Small {i}"), "alice")
+            .number;
+        let index = m.add_thread(repo, number, "lib.rs", 3, "bob", "why not a Result here?");
+        m.add_reply(
+            repo,
+            number,
+            index,
+            "alice",
+            "it cannot fail: the input is checked",
+        );
+        m.add_review(
+            repo,
+            number,
+            "carol",
+            "COMMENTED",
+            "a few remarks on naming",
+        );
+        m.add_issue_comment(repo, number, "erin", "could this be split in two PRs?");
+    }
+}
+
+/// `(kind, GitHub id, body)` of a comment.
+type Key = (String, i64, String);
+
+/// The in-window merged pull requests of `repo` in the fake, by number.
+fn window_pulls(m: &Model, repo: &str) -> Vec<u64> {
+    let horizon = m.now_ms - 300 * DAY_MS;
+    m.repo(repo)
+        .pulls
+        .values()
+        .filter(|p| p.merged && p.updated_at_ms >= horizon)
+        .map(|p| p.number)
+        .collect()
+}
+
+/// Every comment the backfill must recover (reviews without a body are not stored), and the
+/// resolution of each inline comment's thread.
+fn seeded(m: &Model, repo: &str) -> (BTreeSet<Key>, BTreeMap<i64, bool>) {
+    let numbers = window_pulls(m, repo);
+    let r = m.repo(repo);
+    let mut keys = BTreeSet::new();
+    let mut resolved = BTreeMap::new();
+    for number in &numbers {
+        let pull = &r.pulls[number];
+        for thread in &pull.threads {
+            for c in &thread.comments {
+                keys.insert(("inline".into(), c.id, c.body.clone()));
+                resolved.insert(c.id, thread.resolved);
+            }
+        }
+        for review in pull.reviews.iter().filter(|r| !r.body.is_empty()) {
+            keys.insert(("review".into(), review.id, review.body.clone()));
+        }
+    }
+    for c in r
+        .issue_comments
+        .iter()
+        .filter(|c| numbers.contains(&c.issue_number))
+    {
+        keys.insert(("conversation".into(), c.id, c.body.clone()));
+    }
+    (keys, resolved)
+}
+
+/// The GraphQL requests a full backfill of `repo` needs: pull-request pages of 25 until one
+/// reaches past the window, plus the nested pages (first pages of 50 come with their parent,
+/// later ones hold 100).
+fn expected_requests(m: &Model, repo: &str) -> (usize, usize) {
+    let horizon = m.now_ms - 300 * DAY_MS;
+    let mut merged: Vec<_> = m.repo(repo).pulls.values().filter(|p| p.merged).collect();
+    merged.sort_by_key(|p| std::cmp::Reverse((p.updated_at_ms, p.number)));
+    let mut pages = 0;
+    for start in (0..merged.len().max(1)).step_by(25) {
+        pages += 1;
+        let page = &merged[start..(start + 25).min(merged.len())];
+        if page.iter().any(|p| p.updated_at_ms < horizon) {
+            break;
+        }
+    }
+    let more = |n: usize| n.saturating_sub(50).div_ceil(100);
+    let r = m.repo(repo);
+    let mut nested = 0;
+    for number in window_pulls(m, repo) {
+        let pull = &r.pulls[&number];
+        nested += more(pull.threads.len()) + more(pull.reviews.len());
+        nested += pull
+            .threads
+            .iter()
+            .map(|t| more(t.comments.len()))
+            .sum::<usize>();
+        let talk = r
+            .issue_comments
+            .iter()
+            .filter(|c| c.issue_number == number)
+            .count();
+        nested += more(talk);
+    }
+    (pages, nested)
+}
+
+/// What the store holds for `repo`: live comments as keys, resolution by inline id, row count.
+fn stored(store: &Store, repo: &str) -> (BTreeSet<Key>, BTreeMap<i64, bool>, usize) {
+    let rows = comments::list_for_repo(&store.reader().unwrap(), repo).unwrap();
+    let keys = rows
+        .iter()
+        .filter(|c| !c.deleted)
+        .map(|c| (c.kind.clone(), c.github_id, c.body.clone()))
+        .collect();
+    let resolved = rows
+        .iter()
+        .filter(|c| c.kind == "inline")
+        .map(|c| (c.github_id, c.resolved))
+        .collect();
+    (keys, resolved, rows.len())
+}
+
+#[tokio::test]
+async fn recovers_every_comment_of_the_window_with_few_requests() {
+    let gh = fake().await;
+    gh.seed(seed_history);
+    let app = TestApp::new();
+    let (backfiller, _) = backfiller(&gh, app.store.clone());
+    let pages_seen = Arc::new(Mutex::new(Vec::<Progress>::new()));
+    let seen = pages_seen.clone();
+    let summary = backfiller
+        .run(&request(REPO, 7), move |p| {
+            seen.lock().unwrap().push(p.clone())
+        })
+        .await
+        .unwrap();
+
+    let (want, want_resolved) = gh.inspect(|m| seeded(m, REPO));
+    let (got, got_resolved, rows) = stored(&app.store, REPO);
+    assert_eq!(got.difference(&want).count(), 0, "nothing outside the seed");
+    assert_eq!(want.difference(&got).count(), 0, "nothing missing");
+    assert_eq!(rows, want.len(), "one row per comment");
+    assert_eq!(got_resolved, want_resolved, "thread resolution");
+    assert!(want.len() > 1500, "the seed is as large as intended");
+
+    let (pages, nested) = gh.inspect(|m| expected_requests(m, REPO));
+    let operations = gh.graphql_operations();
+    let nested_seen = operations
+        .iter()
+        .filter(|op| *op != "BackfillPullRequests")
+        .count();
+    println!(
+        "backfill of 120 PRs ({} comments): {} GraphQL requests = {} pull-request pages + {} nested pages",
+        want.len(),
+        operations.len(),
+        operations.len() - nested_seen,
+        nested_seen
+    );
+    assert_eq!(
+        (operations.len() - nested_seen, nested_seen),
+        (pages, nested)
+    );
+    assert_eq!(
+        (pages, nested),
+        (5, 7),
+        "one page per 25 PRs, nested pages only where needed"
+    );
+    assert_eq!(summary.progress.requests, operations.len() as u64);
+    assert_eq!(summary.progress.prs_done, 120);
+    assert!(summary.progress.rate_limit_remaining.is_some());
+    assert_eq!(
+        pages_seen.lock().unwrap().len(),
+        pages,
+        "progress once per page"
+    );
+
+    let state = backfills::find_by_name(&app.store.reader().unwrap(), REPO)
+        .unwrap()
+        .unwrap();
+    assert_eq!(state.status, BackfillStatus::Done);
+    // Old PR comments that look like commands are never run: no job was queued.
+    assert_eq!(app.count("SELECT count(*) FROM jobs"), 0);
+
+    // Done means done: a second run asks GitHub nothing, unless forced.
+    gh.clear_log();
+    let again = backfiller.run(&request(REPO, 7), |_| {}).await.unwrap();
+    assert!(again.already_done);
+    assert!(gh.graphql_operations().is_empty());
+    let forced = BackfillRequest {
+        force: true,
+        ..request(REPO, 7)
+    };
+    let redone = backfiller.run(&forced, |_| {}).await.unwrap();
+    assert!(!redone.already_done);
+    assert_eq!(
+        stored(&app.store, REPO).2,
+        want.len(),
+        "a rerun adds no row"
+    );
+}
+
+#[tokio::test]
+async fn an_aborted_backfill_resumes_from_its_cursor_without_gap_or_duplicate() {
+    let gh = fake().await;
+    gh.seed(seed_history);
+    let app = TestApp::new();
+    let (backfiller, _) = backfiller(&gh, app.store.clone());
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+    let task = {
+        let backfiller = backfiller.clone();
+        tokio::spawn(async move {
+            backfiller
+                .run(&request(REPO, 7), move |p| {
+                    let _ = tx.send(p.clone());
+                })
+                .await
+        })
+    };
+    // Two pages committed; the crash comes while the third is being read.
+    rx.recv().await.unwrap();
+    rx.recv().await.unwrap();
+    task.abort();
+    assert!(task.await.unwrap_err().is_cancelled());
+    let first_run = gh.graphql_operations().len();
+
+    let state = backfills::find_by_name(&app.store.reader().unwrap(), REPO)
+        .unwrap()
+        .unwrap();
+    assert_eq!(state.status, BackfillStatus::Running);
+    assert!((50..100).contains(&state.prs_done), "{state:?}");
+    let (_, _, rows_at_crash) = stored(&app.store, REPO);
+
+    gh.clear_log();
+    let summary = backfiller.run(&request(REPO, 7), |_| {}).await.unwrap();
+    let (pages, nested) = gh.inspect(|m| expected_requests(m, REPO));
+    println!(
+        "aborted after {first_run} requests, resumed with {} (a full run: {})",
+        summary.progress.requests,
+        pages + nested
+    );
+    assert!(
+        (summary.progress.requests as usize) < pages + nested,
+        "it resumed"
+    );
+    assert!(rows_at_crash > 0);
+
+    let (want, want_resolved) = gh.inspect(|m| seeded(m, REPO));
+    let (got, got_resolved, rows) = stored(&app.store, REPO);
+    assert_eq!(got, want, "no gap");
+    assert_eq!(rows, want.len(), "no duplicate");
+    assert_eq!(got_resolved, want_resolved);
+    assert_eq!(summary.progress.prs_done, 120);
+}
+
+/// RFC 3339 of the fake's time `ms`.
+fn rfc3339(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .unwrap()
+        .format("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
+}
+
+/// A webhook payload moved onto the fake's repository, installation and pull request `number`.
+fn on_repo(mut p: Value, repo_id: i64, number: u64) -> Value {
+    p["repository"]["id"] = json!(repo_id);
+    p["repository"]["full_name"] = json!(REPO);
+    p["repository"]["name"] = json!("widgets");
+    p["installation"] = json!({ "id": 7, "node_id": "x" });
+    if p.get("pull_request").is_some() {
+        p["pull_request"]["number"] = json!(number);
+    }
+    if p.get("issue").is_some() {
+        p["issue"]["number"] = json!(number);
+    }
+    p
+}
+
+/// An inline comment webhook (`created`, `edited`, `deleted`) for comment `id` of PR `number`.
+fn inline_event(action: &str, repo_id: i64, number: u64, id: i64, body: &str, at_ms: i64) -> Value {
+    let mut p = common::review_comment(action, id, body, 0);
+    p["comment"]["updated_at"] = json!(rfc3339(at_ms));
+    on_repo(p, repo_id, number)
+}
+
+/// A conversation comment webhook for comment `id` of PR `number`.
+fn conversation_event(
+    action: &str,
+    repo_id: i64,
+    number: u64,
+    id: i64,
+    body: &str,
+    at_ms: i64,
+) -> Value {
+    let mut p = common::conversation_comment(action, id, body, "erin");
+    p["comment"]["updated_at"] = json!(rfc3339(at_ms));
+    on_repo(p, repo_id, number)
+}
+
+#[tokio::test]
+async fn webhooks_during_the_backfill_converge_with_it() {
+    let gh = fake().await;
+    gh.seed(seed_history);
+    let app = TestApp::new();
+    let (backfiller, _) = backfiller(&gh, app.store.clone());
+    let (repo_id, later) = gh.inspect(|m| (m.repo(REPO).id, m.now_ms + 3_600_000));
+    // Comments of the newest PR (read first) and of the oldest in-window one (read last).
+    let pick = |number: u64| {
+        gh.inspect(|m| {
+            let pull = &m.repo(REPO).pulls[&number];
+            let talk = m
+                .repo(REPO)
+                .issue_comments
+                .iter()
+                .find(|c| c.issue_number == number)
+                .unwrap()
+                .id;
+            (
+                pull.threads[0].comments[0].id,
+                pull.threads[1].comments[0].id,
+                talk,
+            )
+        })
+    };
+    let (first_a, first_b, first_talk) = pick(1);
+    let (last_a, last_b, last_talk) = pick(120);
+
+    // Before the backfill writes: an edit newer than GitHub's copy, and a delete.
+    app.send(
+        "pull_request_review_comment",
+        &inline_event("edited", repo_id, 1, first_a, "edited before", later),
+    )
+    .await;
+    app.send(
+        "pull_request_review_comment",
+        &inline_event("deleted", repo_id, 1, first_b, "", later),
+    )
+    .await;
+    app.drain();
+
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+    let task = {
+        let backfiller = backfiller.clone();
+        tokio::spawn(async move {
+            backfiller
+                .run(&request(REPO, 7), move |p| {
+                    let _ = tx.send(p.clone());
+                })
+                .await
+        })
+    };
+    // While it runs: after its first page, edits and deletes on both sides of its cursor.
+    rx.recv().await.unwrap();
+    app.send(
+        "issue_comment",
+        &conversation_event("edited", repo_id, 1, first_talk, "edited during", later),
+    )
+    .await;
+    app.send(
+        "pull_request_review_comment",
+        &inline_event("edited", repo_id, 120, last_a, "edited ahead", later),
+    )
+    .await;
+    app.send(
+        "pull_request_review_comment",
+        &inline_event("deleted", repo_id, 120, last_b, "", later),
+    )
+    .await;
+    app.send(
+        "issue_comment",
+        &conversation_event("deleted", repo_id, 120, last_talk, "", later),
+    )
+    .await;
+    app.drain();
+    task.await.unwrap().unwrap();
+
+    let conn = app.store.reader().unwrap();
+    let get = |kind, id| comments::get(&conn, kind, id).unwrap().unwrap();
+    use gitlore::domain::CommentKind::{Conversation, Inline};
+    assert_eq!(
+        get(Inline, first_a).body,
+        "edited before",
+        "the newest version wins"
+    );
+    assert_eq!(get(Conversation, first_talk).body, "edited during");
+    assert_eq!(get(Inline, last_a).body, "edited ahead");
+    for (kind, id) in [
+        (Inline, first_b),
+        (Inline, last_b),
+        (Conversation, last_talk),
+    ] {
+        let row = get(kind, id);
+        assert!(
+            row.deleted && row.body.is_empty(),
+            "a deleted comment stays deleted: {row:?}"
+        );
+    }
+    let (want, _) = gh.inspect(|m| seeded(m, REPO));
+    let (_, _, rows) = stored(&app.store, REPO);
+    assert_eq!(rows, want.len(), "one row per comment");
+    let failed = app.count("SELECT count(*) FROM deliveries WHERE state != 'done'");
+    assert_eq!(failed, 0, "every webhook applied");
+}
+
+#[tokio::test]
+async fn a_backfilled_row_is_the_row_the_webhook_writes() {
+    let gh = fake().await;
+    let number = gh.seed(|m| {
+        let number = m.add_merged_pull(REPO, "Parse configs", "alice").number;
+        let t = m.add_thread(
+            REPO,
+            number,
+            "src/config.rs",
+            42,
+            "bob",
+            "this unwrap panics on a bad file",
+        );
+        m.add_reply(
+            REPO,
+            number,
+            t,
+            "renovate[bot]",
+            "I can open a follow-up PR.",
+        );
+        m.add_review(
+            REPO,
+            number,
+            "carol",
+            "CHANGES_REQUESTED",
+            "please validate the port range",
+        );
+        m.add_issue_comment(REPO, number, "erin", "do we document the new keys?");
+        number
+    });
+    let (repo_id, origin) = (gh.inspect(|m| m.repo(REPO).id), gh.origin());
+    let web = |fragment: String| format!("{origin}/{REPO}/pull/{number}#{fragment}");
+    let user = |actor: &fake_github::model::Actor| json!({ "login": actor.rest_login(), "type": if actor.bot { "Bot" } else { "User" } });
+
+    // The same comments as webhook payloads, field for field from the fake's model.
+    let by_webhook = TestApp::new();
+    let payloads = gh.inspect(|m| {
+        let pull = &m.repo(REPO).pulls[&number];
+        let thread = &pull.threads[0];
+        let mut out = Vec::new();
+        for c in &thread.comments {
+            let mut p = on_repo(
+                common::fixture("pull_request_review_comment.created.0.json"),
+                repo_id,
+                number,
+            );
+            p["comment"] = json!({
+                "id": c.id, "node_id": c.node_id, "user": user(&c.author), "body": c.body,
+                "path": thread.path, "line": thread.line, "original_line": thread.original_line,
+                "diff_hunk": c.diff_hunk, "in_reply_to_id": c.reply_to,
+                "pull_request_review_id": c.review_id, "author_association": c.author_association,
+                "created_at": rfc3339(c.created_at_ms), "updated_at": rfc3339(c.updated_at_ms),
+                "html_url": web(format!("discussion_r{}", c.id)),
+            });
+            out.push(("pull_request_review_comment", p));
+        }
+        let r = &pull.reviews[0];
+        let mut p = on_repo(
+            common::fixture("pull_request_review.submitted.0.json"),
+            repo_id,
+            number,
+        );
+        p["review"] = json!({
+            "id": r.id, "node_id": r.node_id, "user": user(&r.author), "body": r.body,
+            "state": r.state.to_ascii_lowercase(), "submitted_at": rfc3339(r.submitted_at_ms),
+            "author_association": r.author_association,
+            "html_url": web(format!("pullrequestreview-{}", r.id)),
+        });
+        out.push(("pull_request_review", p));
+        let c = &m.repo(REPO).issue_comments[0];
+        let mut p = on_repo(
+            common::fixture("issue_comment.created.0.json"),
+            repo_id,
+            number,
+        );
+        p["issue"]["pull_request"] =
+            json!({ "url": "x", "merged_at": rfc3339(pull.merged_at_ms.unwrap()) });
+        p["comment"] = json!({
+            "id": c.id, "node_id": c.node_id, "user": user(&c.author), "body": c.body,
+            "author_association": c.author_association,
+            "created_at": rfc3339(c.created_at_ms), "updated_at": rfc3339(c.updated_at_ms),
+            "html_url": web(format!("issuecomment-{}", c.id)),
+        });
+        out.push(("issue_comment", p));
+        out
+    });
+    for (event, payload) in &payloads {
+        by_webhook.send(event, payload).await;
+    }
+    by_webhook.drain();
+
+    let by_backfill = TestApp::new();
+    let (backfiller, _) = backfiller(&gh, by_backfill.store.clone());
+    backfiller.run(&request(REPO, 7), |_| {}).await.unwrap();
+
+    let (columns, webhook_rows) = comment_rows(&by_webhook.store);
+    let (_, backfill_rows) = comment_rows(&by_backfill.store);
+    assert_eq!(webhook_rows.len(), 4);
+    assert_eq!(backfill_rows.len(), 4);
+    for (w, b) in webhook_rows.iter().zip(&backfill_rows) {
+        for ((column, wv), bv) in columns.iter().zip(w).zip(b) {
+            assert_eq!(wv, bv, "column {column} of {:?} {:?}", w[0], w[1]);
+        }
+    }
+}
+
+/// Every column of every comment but the store's own id, with the built-in labels, ordered.
+fn comment_rows(store: &Store) -> (Vec<String>, Vec<Vec<SqlValue>>) {
+    let conn = store.reader().unwrap();
+    let mut stmt = conn
+        .prepare(
+            "SELECT c.*, cl.labels FROM comments c
+               LEFT JOIN classifications cl ON cl.comment_id = c.id
+              ORDER BY c.kind, c.github_id",
+        )
+        .unwrap();
+    let columns: Vec<String> = stmt.column_names().iter().map(|c| c.to_string()).collect();
+    let rows = stmt
+        .query_map([], |row| {
+            (0..columns.len())
+                .map(|i| row.get::<_, SqlValue>(i))
+                .collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .unwrap()
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .unwrap();
+    let keep: Vec<usize> = (0..columns.len()).filter(|i| columns[*i] != "id").collect();
+    let pick = |row: &Vec<SqlValue>| keep.iter().map(|i| row[*i].clone()).collect::<Vec<_>>();
+    // kind and github_id first, for the failure message.
+    let order = |cols: Vec<SqlValue>, names: &[String]| {
+        let kind = names.iter().position(|n| n == "kind").unwrap();
+        let id = names.iter().position(|n| n == "github_id").unwrap();
+        let mut out = vec![cols[kind].clone(), cols[id].clone()];
+        out.extend(cols);
+        out
+    };
+    let names: Vec<String> = keep.iter().map(|i| columns[*i].clone()).collect();
+    let mut header = vec!["kind".to_string(), "github_id".to_string()];
+    header.extend(names.clone());
+    (
+        header,
+        rows.iter().map(|r| order(pick(r), &names)).collect(),
+    )
+}
+
+#[tokio::test]
+async fn a_502_and_secondary_rate_limits_do_not_stop_it() {
+    let gh = fake().await;
+    gh.seed(seed_history);
+    let app = TestApp::new();
+    let (backfiller, pauses) = backfiller(&gh, app.store.clone());
+    gh.inject(
+        Target::graphql("BackfillPullRequests"),
+        Fault::ServerError(502),
+        1,
+    );
+    gh.inject(
+        Target::graphql("ThreadComments"),
+        Fault::SecondaryRateLimit { retry_after_s: 2 },
+        1,
+    );
+    gh.inject(
+        Target::graphql("PullRequestThreads"),
+        Fault::TooManyRequests { retry_after_s: 3 },
+        1,
+    );
+    backfiller.run(&request(REPO, 7), |_| {}).await.unwrap();
+    let (want, _) = gh.inspect(|m| seeded(m, REPO));
+    let (got, _, rows) = stored(&app.store, REPO);
+    assert_eq!((got, rows), (want.clone(), want.len()));
+    let waits = pauses.waits.lock().unwrap().clone();
+    assert!(waits.contains(&Duration::from_secs(2)), "{waits:?}");
+    assert!(waits.contains(&Duration::from_secs(3)), "{waits:?}");
+}
+
+#[tokio::test]
+async fn a_personal_token_backfills_through_the_same_path() {
+    let gh = fake().await;
+    gh.seed(|m| seed_small(m, REPO, 3));
+    let app = TestApp::new();
+    let (app_backfiller, _) = backfiller(&gh, app.store.clone());
+    // A token the fake accepts; to the client it is an opaque personal token.
+    let token = app_backfiller.client.installation_token(7).await.unwrap();
+    let (clock, pauses) = clock_and_pauses(&gh);
+    let client = GitHub::with_token(&gh.base_url(), token, clock.clone(), pauses).unwrap();
+    let backfiller = Backfiller {
+        client: Arc::new(client),
+        ..app_backfiller
+    };
+    let as_token = BackfillRequest {
+        who: As::Token,
+        ..request(REPO, 7)
+    };
+    let summary = backfiller.run(&as_token, |_| {}).await.unwrap();
+    assert_eq!(summary.progress.prs_done, 3);
+    let (want, _) = gh.inspect(|m| seeded(m, REPO));
+    assert_eq!(stored(&app.store, REPO).0, want);
+    assert_eq!(want.len(), 12);
+}
+
+/// An `installation` webhook for installation `id` covering `repos` (`(id, full_name)`).
+fn installation_event(action: &str, id: i64, repos: &[(i64, &str)]) -> Value {
+    let mut p = common::fixture("installation.created.1.json");
+    p["action"] = json!(action);
+    p["installation"]["id"] = json!(id);
+    p["repositories"] = repos
+        .iter()
+        .map(|(repo_id, name)| {
+            json!({ "id": repo_id, "node_id": "x", "name": name.split('/').nth(1),
+                    "full_name": name, "private": true })
+        })
+        .collect();
+    p
+}
+
+/// How to count the rows of one repository (`?1`) and installation (`?2`) in each table. Every
+/// table must be listed: a new table has to say whether uninstall removes its rows.
+const ROWS_OF: &[(&str, Option<&str>)] = &[
+    // The raw delivery inbox is not attributed to installations; it is purged 14 days after
+    // processing.
+    ("deliveries", None),
+    ("delivery_bodies", None),
+    // Tombstones stay (`deleted`, `removed`) so late deliveries are ignored; live rows go.
+    (
+        "installations",
+        Some("SELECT count(*) FROM installations WHERE id = ?2 AND deleted = 0 AND ?1 = ?1"),
+    ),
+    (
+        "repos",
+        Some("SELECT count(*) FROM repos WHERE id = ?1 AND removed = 0 AND ?2 = ?2"),
+    ),
+    (
+        "pull_requests",
+        Some("SELECT count(*) FROM pull_requests WHERE repo_id = ?1 AND ?2 = ?2"),
+    ),
+    (
+        "comments",
+        Some("SELECT count(*) FROM comments WHERE repo_id = ?1 AND ?2 = ?2"),
+    ),
+    (
+        "review_threads",
+        Some("SELECT count(*) FROM review_threads WHERE repo_id = ?1 AND ?2 = ?2"),
+    ),
+    (
+        "classifications",
+        Some(
+            "SELECT count(*) FROM classifications WHERE comment_id IN (SELECT id FROM comments WHERE repo_id = ?1) AND ?2 = ?2",
+        ),
+    ),
+    (
+        "jobs",
+        Some("SELECT count(*) FROM jobs WHERE repo_id = ?1 AND ?2 = ?2"),
+    ),
+    (
+        "themes",
+        Some("SELECT count(*) FROM themes WHERE repo_id = ?1 AND ?2 = ?2"),
+    ),
+    (
+        "theme_members",
+        Some(
+            "SELECT count(*) FROM theme_members WHERE theme_id IN (SELECT id FROM themes WHERE repo_id = ?1) AND ?2 = ?2",
+        ),
+    ),
+    (
+        "backfills",
+        Some("SELECT count(*) FROM backfills WHERE repo_id = ?1 AND ?2 = ?2"),
+    ),
+    (
+        "findings_issues",
+        Some("SELECT count(*) FROM findings_issues WHERE repo_id = ?1 AND ?2 = ?2"),
+    ),
+    (
+        "check_runs",
+        Some("SELECT count(*) FROM check_runs WHERE repo_id = ?1 AND ?2 = ?2"),
+    ),
+    (
+        "analysis_runs",
+        Some("SELECT count(*) FROM analysis_runs WHERE repo_id = ?1 AND ?2 = ?2"),
+    ),
+    (
+        "couplings",
+        Some("SELECT count(*) FROM couplings WHERE repo_id = ?1 AND ?2 = ?2"),
+    ),
+    // Model caches are keyed by content hash, shared by every repository.
+    ("llm_labels", None),
+    ("embeddings", None),
+];
+
+/// Rows per table: the total, and those of (repository, installation).
+fn table_counts(
+    conn: &rusqlite::Connection,
+    repo_id: i64,
+    installation: i64,
+) -> BTreeMap<String, (i64, i64)> {
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        .unwrap()
+        .query_map([], |row| row.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    tables
+        .into_iter()
+        .map(|table| {
+            let (_, of) = ROWS_OF
+                .iter()
+                .find(|(name, _)| *name == table)
+                .unwrap_or_else(|| {
+                    panic!("table {table} is not in ROWS_OF: does uninstall delete its rows?")
+                });
+            let total: i64 = conn
+                .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+                .unwrap();
+            let mine = of.map_or(0, |sql| {
+                conn.query_row(sql, [repo_id, installation], |r| r.get(0))
+                    .unwrap()
+            });
+            (table, (total, mine))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn uninstall_deletes_every_row_of_that_installation_and_only_those() {
+    let gh = fake().await;
+    gh.seed(|m| {
+        seed_small(m, REPO, 4);
+        seed_small(m, OTHER, 3);
+    });
+    let (widgets, thing) = gh.inspect(|m| (m.repo(REPO).id, m.repo(OTHER).id));
+    let app = TestApp::new();
+    app.send(
+        "installation",
+        &installation_event("created", 7, &[(widgets, REPO)]),
+    )
+    .await;
+    app.send(
+        "installation",
+        &installation_event("created", 8, &[(thing, OTHER)]),
+    )
+    .await;
+    app.drain();
+    let (backfiller, _) = backfiller(&gh, app.store.clone());
+    backfiller.run(&request(REPO, 7), |_| {}).await.unwrap();
+    backfiller.run(&request(OTHER, 8), |_| {}).await.unwrap();
+    for (repo_id, id) in [(widgets, "t-00000000aa"), (thing, "t-00000000bb")] {
+        app.store
+            .write(|tx| {
+                let members: Vec<i64> = tx
+                    .prepare("SELECT id FROM comments WHERE repo_id = ?1")?
+                    .query_map([repo_id], |r| r.get(0))?
+                    .collect::<rusqlite::Result<_>>()?;
+                let terms = ["naming".to_string()];
+                let theme = SavedTheme {
+                    id,
+                    label: "naming",
+                    terms: &terms,
+                    first_seen: 1,
+                    members: &members,
+                };
+                themes::save_run(tx, repo_id, 1, &[theme])
+            })
+            .unwrap();
+    }
+
+    let before_a = table_counts(&app.db(), widgets, 7);
+    let before_b = table_counts(&app.db(), thing, 8);
+    for table in [
+        "comments",
+        "classifications",
+        "review_threads",
+        "pull_requests",
+        "jobs",
+        "themes",
+        "theme_members",
+        "backfills",
+    ] {
+        assert!(
+            before_a[table].1 > 0 && before_b[table].1 > 0,
+            "{table} has rows of both"
+        );
+    }
+    app.send(
+        "installation",
+        &installation_event("deleted", 7, &[(widgets, REPO)]),
+    )
+    .await;
+    app.drain();
+    let after_a = table_counts(&app.db(), widgets, 7);
+    let after_b = table_counts(&app.db(), thing, 8);
+
+    for (table, (total_before, mine_before)) in &before_a {
+        let (total_after, mine_after) = after_a[table];
+        println!(
+            "{table}: {total_before} rows → {total_after} ({mine_before} of the uninstalled installation)"
+        );
+        assert_eq!(
+            mine_after, 0,
+            "{table} keeps rows of the uninstalled installation"
+        );
+        if ROWS_OF
+            .iter()
+            .any(|(name, of)| name == table && of.is_some())
+        {
+            let tombstone = i64::from(matches!(table.as_str(), "installations" | "repos"));
+            assert_eq!(
+                total_after,
+                total_before - mine_before + tombstone,
+                "{table}: only its rows went"
+            );
+            assert_eq!(
+                after_b[table].1, before_b[table].1,
+                "{table}: the other installation's rows stay"
+            );
+        }
+    }
+    let orphans = app.count(
+        "SELECT count(*) FROM classifications WHERE comment_id NOT IN (SELECT id FROM comments)",
+    ) + app.count(
+        "SELECT count(*) FROM theme_members WHERE comment_id NOT IN (SELECT id FROM comments)",
+    );
+    assert_eq!(orphans, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_backfill_command_fills_the_database_and_prints_progress() {
+    let gh = fake().await;
+    gh.seed(|m| seed_small(m, REPO, 30));
+    let dir = tempfile::tempdir().unwrap();
+    let data_dir = dir.path().to_path_buf();
+    let key_path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(fake_github::TEST_PRIVATE_KEY_PATH);
+    let api = gh.base_url();
+    let run = move |args: &'static [&'static str]| {
+        let (data_dir, key_path, api) = (data_dir.clone(), key_path.clone(), api.clone());
+        tokio::task::spawn_blocking(move || {
+            std::process::Command::new(env!("CARGO_BIN_EXE_gitlore"))
+                .args(args)
+                .env_clear()
+                .env("GITLORE_DATA_DIR", &data_dir)
+                .env("GITLORE_APP_ID", APP_ID.to_string())
+                .env("GITLORE_PRIVATE_KEY_PATH", &key_path)
+                .env("GITLORE_GITHUB_API_URL", &api)
+                .env("GITLORE_LOG", "warn")
+                .output()
+                .unwrap()
+        })
+    };
+    let out = run(&["backfill", "--repo", "acme/widgets"]).await.unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        stderr
+            .lines()
+            .filter(|l| l.starts_with("acme/widgets: "))
+            .count(),
+        2,
+        "a line per page: {stderr}"
+    );
+    assert!(
+        stdout.starts_with("acme/widgets backfilled: 30 pull requests, 120 comments"),
+        "{stdout}"
+    );
+    let store = Store::open(&gitlore::store::database_path(dir.path())).unwrap();
+    let (want, _) = gh.inspect(|m| seeded(m, REPO));
+    assert_eq!(stored(&store, REPO).0, want);
+
+    let again = run(&["backfill", "--repo", "acme/widgets"]).await.unwrap();
+    assert!(String::from_utf8_lossy(&again.stdout).contains("pass --force"));
+    let missing = run(&["backfill", "--repo", "acme/unknown"]).await.unwrap();
+    assert!(!missing.status.success());
+    let error = String::from_utf8_lossy(&missing.stderr);
+    assert!(error.contains("not installed on acme/unknown"), "{error}");
+    assert_eq!(error.lines().count(), 1, "{error}");
+}
