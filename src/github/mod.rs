@@ -4,3 +4,4 @@
 
 pub mod auth;
 pub mod client;
+pub mod ops;
