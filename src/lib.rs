@@ -18,5 +18,6 @@ pub mod llm;
 pub mod replay;
 pub mod repo_config;
 pub mod server;
+pub mod setup;
 pub mod store;
 pub mod worker;

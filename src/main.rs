@@ -11,7 +11,7 @@ use clap::{Parser, Subcommand};
 use gitlore::clock::{Clock, SystemClock};
 use gitlore::config::Settings;
 use gitlore::store::{Store, comments, deliveries};
-use gitlore::{app, replay};
+use gitlore::{app, replay, setup};
 
 /// gitlore learns a team's tribal knowledge from pull-request reviews.
 #[derive(Debug, Parser)]
@@ -38,6 +38,8 @@ enum Command {
         #[command(subcommand)]
         action: Option<DeliveriesAction>,
     },
+    /// Register the GitHub App from app-manifest.json and write its credentials to a config.
+    Setup(setup::SetupArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -74,6 +76,7 @@ fn run(command: Command, settings: Settings) -> Result<()> {
             .block_on(app::serve(settings)),
         Command::Replay { paths } => replay_files(&settings, &paths),
         Command::Deliveries { action } => deliveries_command(&settings, action),
+        Command::Setup(args) => setup::run(&settings, args),
     }
 }
 

@@ -10,7 +10,8 @@ use super::{i64_field, str_field};
 use crate::config::Secret;
 use crate::domain::RepoName;
 
-/// What GitHub hands over once, when a manifest becomes an App.
+/// What GitHub hands over once, when a manifest becomes an App (`Debug` shows no secret).
+#[derive(Debug)]
 pub struct NewApp {
     pub id: i64,
     pub slug: String,
@@ -19,16 +20,6 @@ pub struct NewApp {
     pub html_url: String,
     pub pem: Secret,
     pub webhook_secret: Secret,
-}
-
-impl std::fmt::Debug for NewApp {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NewApp")
-            .field("id", &self.id)
-            .field("slug", &self.slug)
-            .field("html_url", &self.html_url)
-            .finish_non_exhaustive()
-    }
 }
 
 impl GitHub {

@@ -135,7 +135,9 @@ impl GitHub {
     }
 
     /// Puts a reaction on a comment. GitHub answers 200 with the existing reaction when the
-    /// App has reacted so already, so the request is idempotent and retried.
+    /// App has reacted so already, so the request is idempotent and retried. GitHub's
+    /// permission tables put reactions on review comments under pull requests (write), which
+    /// `app-manifest.json` does not ask for; conversation comments need issues (write).
     pub async fn create_reaction(
         &self,
         installation: i64,
