@@ -20,5 +20,6 @@ pub mod replay;
 pub mod repo_config;
 pub mod scheduler;
 pub mod server;
+pub mod setup;
 pub mod store;
 pub mod worker;

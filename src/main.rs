@@ -12,7 +12,7 @@ use gitlore::clock::{Clock, SystemClock};
 use gitlore::config::Settings;
 use gitlore::github::backfill;
 use gitlore::store::{Store, comments, deliveries};
-use gitlore::{app, replay};
+use gitlore::{app, replay, setup};
 
 /// gitlore learns a team's tribal knowledge from pull-request reviews.
 #[derive(Debug, Parser)]
@@ -51,6 +51,8 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Register the GitHub App from app-manifest.json and write its credentials to a config.
+    Setup(setup::SetupArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -92,6 +94,7 @@ fn run(command: Command, settings: Settings) -> Result<()> {
             window_months,
             force,
         } => backfill::cli::run(&settings, &repo, window_months, force),
+        Command::Setup(args) => setup::run(&settings, args),
     }
 }
 

@@ -45,7 +45,7 @@ impl Pause for TokioPause {
 }
 
 /// Attempts of one idempotent request on 5xx and network errors.
-const MAX_ATTEMPTS: u32 = 4;
+pub(super) const MAX_ATTEMPTS: u32 = 4;
 /// First wait before a retry; doubled each time, plus up to a quarter of jitter.
 const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 /// The longest rate-limit wait worth taking inside a request; a longer one fails the call and
@@ -56,7 +56,7 @@ const CREATES_PER_MINUTE: usize = 80;
 /// Per request, connect to last byte.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// Items per REST page: GitHub's maximum, fewest requests.
-const PER_PAGE: usize = 100;
+pub(super) const PER_PAGE: usize = 100;
 
 /// Who a request is made as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +65,8 @@ pub enum As {
     Installation(i64),
     /// The personal access token the client was made with (`GitHub::with_token`).
     Token,
+    /// No credentials: the manifest conversion, which only the one-time code authorises.
+    Nobody,
 }
 
 /// A response that was read whole.
@@ -76,12 +78,12 @@ pub struct Reply {
 }
 
 impl Reply {
-    fn json(&self) -> Result<Value> {
+    pub(super) fn json(&self) -> Result<Value> {
         serde_json::from_str(&self.body).context("GitHub's answer is not JSON")
     }
 
     /// The `rel="next"` URL of a paginated answer.
-    fn next_page(&self) -> Option<String> {
+    pub(super) fn next_page(&self) -> Option<String> {
         let link = self.headers.get("link")?.to_str().ok()?;
         link.split(',').find_map(|part| {
             let (url, rel) = part.split_once(';')?;
@@ -110,7 +112,7 @@ pub struct GitHub {
     crab: octocrab::Octocrab,
     api_url: String,
     graphql_url: String,
-    /// The App's key; `None` for a client made with a personal token.
+    /// The App's key; `None` for a client made with a personal token or without credentials.
     key: Option<AppKey>,
     /// A personal access token (`As::Token`), e.g. `GITHUB_TOKEN` for `gitlore analyze`.
     personal_token: Option<Secret>,
@@ -143,6 +145,16 @@ impl GitHub {
         GitHub::build(api_url, None, Some(token), clock, pause)
     }
 
+    /// A client without App credentials, for the calls that need none (the manifest
+    /// conversion of `gitlore setup`); a call as the App or an installation fails.
+    pub fn without_credentials(
+        api_url: &str,
+        clock: Arc<dyn Clock>,
+        pause: Arc<dyn Pause>,
+    ) -> Result<GitHub> {
+        GitHub::build(api_url, None, None, clock, pause)
+    }
+
     fn build(
         api_url: &str,
         key: Option<AppKey>,
@@ -171,6 +183,11 @@ impl GitHub {
             pause,
             creates: Mutex::new(VecDeque::new()),
         })
+    }
+
+    /// The App's id, when the client has its key.
+    pub fn app_id(&self) -> Option<i64> {
+        self.key.as_ref().map(AppKey::app_id)
     }
 
     /// The installation's token, from the cache or a fresh exchange.
@@ -362,18 +379,18 @@ impl GitHub {
             .and_then(Value::as_array)
             .filter(|e| !e.is_empty())
         {
-            let messages: Vec<&str> = errors
+            let messages = errors
                 .iter()
-                .filter_map(|e| e["message"].as_str())
+                .filter_map(|e| e["message"].as_str().map(str::to_string))
                 .collect();
-            bail!("GitHub GraphQL error: {}", messages.join("; "));
+            return Err(anyhow!(GraphQlError { messages }));
         }
         Ok(value["data"].clone())
     }
 
     /// One request with the retry and rate-limit rules of the module doc. `path` is relative to
     /// the API base, or an absolute URL on it (pagination links).
-    async fn call(
+    pub(super) async fn call(
         &self,
         method: Method,
         path: &str,
@@ -386,7 +403,7 @@ impl GitHub {
         } else {
             format!("{}{path}", self.api_url)
         };
-        let creates = method != Method::GET && who != As::App;
+        let creates = method != Method::GET && matches!(who, As::Installation(_));
         let mut attempt = 0;
         let mut token_refreshed = false;
         loop {
@@ -395,28 +412,26 @@ impl GitHub {
                 self.respect_create_limit().await;
             }
             let authorization = match who {
-                As::App => {
-                    let key = self
-                        .key
-                        .as_ref()
-                        .context("This client has a personal token, not the App's key")?;
-                    format!("Bearer {}", key.jwt(self.clock.now_ms())?.expose())
-                }
-                As::Token => format!(
+                As::App => Some(format!(
+                    "Bearer {}",
+                    self.app_key()?.jwt(self.clock.now_ms())?.expose()
+                )),
+                As::Token => Some(format!(
                     "token {}",
                     self.personal_token
                         .as_ref()
-                        .context("This client has the App's key, not a personal token")?
+                        .context("This client has no personal token")?
                         .expose()
-                ),
-                As::Installation(id) => {
-                    format!(
-                        "token {}",
-                        Box::pin(self.installation_token(id)).await?.expose()
-                    )
-                }
+                )),
+                As::Installation(id) => Some(format!(
+                    "token {}",
+                    Box::pin(self.installation_token(id)).await?.expose()
+                )),
+                As::Nobody => None,
             };
-            let outcome = self.send(&method, &url, &authorization, body).await;
+            let outcome = self
+                .send(&method, &url, authorization.as_deref(), body)
+                .await;
             let reply = match outcome {
                 Ok(reply) => reply,
                 Err(error) if idempotent && attempt < MAX_ATTEMPTS => {
@@ -474,13 +489,14 @@ impl GitHub {
         &self,
         method: &Method,
         url: &str,
-        authorization: &str,
+        authorization: Option<&str>,
         body: Option<&Value>,
     ) -> Result<Reply> {
-        let mut request = http::Request::builder()
-            .method(method.clone())
-            .uri(url)
-            .header("authorization", authorization)
+        let mut request = http::Request::builder().method(method.clone()).uri(url);
+        if let Some(authorization) = authorization {
+            request = request.header("authorization", authorization);
+        }
+        request = request
             .header("accept", "application/vnd.github+json")
             .header("x-github-api-version", "2022-11-28")
             .header("user-agent", concat!("gitlore/", env!("CARGO_PKG_VERSION")));
@@ -513,8 +529,14 @@ impl GitHub {
         })
     }
 
+    fn app_key(&self) -> Result<&AppKey> {
+        self.key
+            .as_ref()
+            .context("This GitHub client has no App key, so it cannot call GitHub as the App")
+    }
+
     /// Waits before retry `attempt`: 0.5 s, 1 s, 2 s … plus jitter from the clock.
-    async fn backoff(&self, attempt: u32) {
+    pub(super) async fn backoff(&self, attempt: u32) {
         let base = FIRST_BACKOFF.saturating_mul(2u32.saturating_pow(attempt.saturating_sub(1)));
         let jitter_ms = self
             .clock
@@ -547,24 +569,6 @@ impl GitHub {
                 .await;
         }
     }
-
-    /// The id of the App's installation on `repo` (asked as the App), or an error saying that
-    /// the App is not installed there.
-    pub async fn repo_installation(&self, repo: &RepoName) -> Result<i64> {
-        let path = format!("/repos/{repo}/installation");
-        let reply = match self.call(Method::GET, &path, As::App, None, true).await {
-            Ok(reply) => reply,
-            Err(error) if is_not_found(&error) => {
-                bail!("The App is not installed on {repo}: install it there first")
-            }
-            Err(error) => {
-                return Err(error.context(format!("Cannot find the installation of {repo}")));
-            }
-        };
-        reply.json()?["id"]
-            .as_i64()
-            .with_context(|| format!("GitHub answered no installation id for {repo}"))
-    }
 }
 
 /// What a new issue is made of.
@@ -587,16 +591,23 @@ pub struct HttpError {
     pub url: String,
 }
 
+/// GitHub answered a GraphQL request with errors (HTTP 200, an `errors` list).
+#[derive(Debug, thiserror::Error)]
+#[error("GitHub GraphQL error: {}", messages.join("; "))]
+pub struct GraphQlError {
+    pub messages: Vec<String>,
+}
+
 /// Marks an error after which the request may or may not have been applied.
 #[derive(Debug, thiserror::Error)]
 #[error("the request may not have been applied")]
 struct RetryableError;
 
-fn is_retryable(error: &anyhow::Error) -> bool {
+pub(super) fn is_retryable(error: &anyhow::Error) -> bool {
     error.downcast_ref::<RetryableError>().is_some()
 }
 
-fn is_not_found(error: &anyhow::Error) -> bool {
+pub(super) fn is_not_found(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| {
         cause
             .downcast_ref::<HttpError>()
@@ -632,7 +643,7 @@ fn rate_limit_wait(reply: &Reply, now_ms: i64) -> Option<Duration> {
     (reply.status == 429).then_some(Duration::from_secs(60))
 }
 
-fn issue_ref(issue: &Value) -> Result<IssueRef> {
+pub(super) fn issue_ref(issue: &Value) -> Result<IssueRef> {
     Ok(IssueRef {
         number: issue["number"]
             .as_i64()

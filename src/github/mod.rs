@@ -5,3 +5,4 @@
 pub mod auth;
 pub mod backfill;
 pub mod client;
+pub mod ops;

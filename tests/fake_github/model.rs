@@ -204,6 +204,7 @@ pub struct ReviewComment {
     pub reply_to: Option<i64>,
     /// Database id of the review it was submitted with.
     pub review_id: Option<i64>,
+    pub reactions: Vec<Reaction>,
 }
 
 #[derive(Debug, Clone)]

@@ -133,6 +133,9 @@ fn repo_route(
         ("POST", ["issues", number, "comments"]) => {
             issues::create_issue_comment(model, urls, req, &key, number)
         }
+        ("POST", ["pulls", "comments", id, "reactions"]) => {
+            issues::create_review_comment_reaction(model, urls, req, &key, id)
+        }
         ("GET", ["pulls", number, "files"]) => repo::pull_files(model, urls, req, &key, number),
         ("GET", ["collaborators", login, "permission"]) => {
             repo::permission(model, urls, &key, login)

@@ -52,7 +52,10 @@ pub fn run(settings: &Settings, repo: &str, window_months: u32, force: bool) -> 
         clock,
     };
     runtime.block_on(async {
-        let installation = client.repo_installation(&repo).await?;
+        let installation = client
+            .repo_installation(&repo)
+            .await?
+            .with_context(|| format!("The App is not installed on {repo}: install it there first"))?;
         let request = BackfillRequest {
             repo: repo.clone(),
             who: As::Installation(installation),

@@ -150,7 +150,7 @@ impl Backfiller {
     ) -> Result<()> {
         let installation_id = match request.who {
             As::Installation(id) => Some(id),
-            As::App | As::Token => None,
+            As::App | As::Token | As::Nobody => None,
         };
         loop {
             let page = fetcher

@@ -259,6 +259,7 @@ impl Model {
             updated_at_ms: now,
             reply_to,
             review_id: None,
+            reactions: Vec::new(),
         });
         self.nodes
             .insert(node, NodeRef::ReviewComment(key, number, thread, index));

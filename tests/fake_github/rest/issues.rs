@@ -1,10 +1,11 @@
 //! Issues (list with filters, get, create, update), their conversation comments, and reactions
-//! on those comments (idempotent: 200 for an existing reaction, 201 for a new one).
+//! on those comments and on inline review comments (idempotent: 200 for an existing reaction,
+//! 201 for a new one).
 
 use serde_json::Value;
 
 use super::super::json as gh;
-use super::super::model::Model;
+use super::super::model::{Model, Reaction};
 use super::super::server::{Reply, Urls};
 use super::{RestRequest, not_supplied, paginate, validation_failed};
 
@@ -330,6 +331,53 @@ pub(super) fn create_reaction(
     if !model.repos[key].issue_comments.iter().any(|c| c.id == id) {
         return Reply::not_found();
     }
+    fn reactions<'m>(model: &'m mut Model, key: &str, id: i64) -> Option<&'m mut Vec<Reaction>> {
+        model
+            .repos
+            .get_mut(key)?
+            .issue_comments
+            .iter_mut()
+            .find(|c| c.id == id)
+            .map(|c| &mut c.reactions)
+    }
+    react(model, urls, req, |model| reactions(model, key, id))
+}
+
+pub(super) fn create_review_comment_reaction(
+    model: &mut Model,
+    urls: &Urls,
+    req: &RestRequest<'_>,
+    key: &str,
+    id: &str,
+) -> Reply {
+    let Some(id) = id.parse::<i64>().ok() else {
+        return Reply::not_found();
+    };
+    fn reactions<'m>(model: &'m mut Model, key: &str, id: i64) -> Option<&'m mut Vec<Reaction>> {
+        model
+            .repos
+            .get_mut(key)?
+            .pulls
+            .values_mut()
+            .flat_map(|p| p.threads.iter_mut())
+            .flat_map(|t| t.comments.iter_mut())
+            .find(|c| c.id == id)
+            .map(|c| &mut c.reactions)
+    }
+    if reactions(model, key, id).is_none() {
+        return Reply::not_found();
+    }
+    react(model, urls, req, |model| reactions(model, key, id))
+}
+
+/// Adds the App's reaction to the list `reactions_of` finds (checked to exist), or answers the
+/// existing one.
+fn react(
+    model: &mut Model,
+    urls: &Urls,
+    req: &RestRequest<'_>,
+    reactions_of: impl for<'m> Fn(&'m mut Model) -> Option<&'m mut Vec<Reaction>>,
+) -> Reply {
     let Some(content) = req.str_field("content") else {
         return not_supplied("content");
     };
@@ -338,20 +386,14 @@ pub(super) fn create_reaction(
     }
     let user = model.app_bot();
     let fresh = model.new_reaction(content, user.clone());
-    let repo = model.repos.get_mut(key).expect("checked by repo_route");
-    let comment = repo
-        .issue_comments
-        .iter_mut()
-        .find(|c| c.id == id)
-        .expect("checked above");
-    if let Some(existing) = comment
-        .reactions
+    let reactions = reactions_of(model).expect("checked by the caller");
+    if let Some(existing) = reactions
         .iter()
         .find(|r| r.content == content && r.user.id == user.id)
     {
         return Reply::json(200, gh::reaction(urls, existing));
     }
     let value = gh::reaction(urls, &fresh);
-    comment.reactions.push(fresh);
+    reactions.push(fresh);
     Reply::json(201, value)
 }
