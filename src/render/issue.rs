@@ -88,6 +88,16 @@ pub struct IssueView {
     pub dashboard_url: Option<String>,
 }
 
+impl IssueView {
+    fn sources(&self) -> Sources<'_> {
+        Sources {
+            comment_links: &self.comment_links,
+            commit_link_base: &self.commit_link_base,
+            links: &self.links,
+        }
+    }
+}
+
 /// How much of a finding is shown; each step is shorter than the one before.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Detail {
@@ -103,14 +113,9 @@ enum Detail {
 /// least severe findings are left out, and the body says so. The marker comes first, always.
 pub fn render_issue(view: &IssueView) -> String {
     let order = display_order(&view.findings);
-    let sources = Sources {
-        comment_links: &view.comment_links,
-        commit_link_base: &view.commit_link_base,
-        links: &view.links,
-    };
+    let sources = view.sources();
     let block =
         |index: usize, detail: Detail| finding_block(view, &sources, &view.findings[index], detail);
-    let mut details = vec![Detail::Full; view.findings.len()];
     let fixed = text_len(&assemble(view, &order, &[], None)) + headings_len(view);
     let all = view.findings.len();
     let worst_notice = wording::shortening_notice(
@@ -122,35 +127,74 @@ pub fn render_issue(view: &IssueView) -> String {
     );
     let notice_reserve = text_len(&format!("> {worst_notice}\n\n"));
     let budget = MAX_BODY_LEN.saturating_sub(fixed + notice_reserve);
-    let mut blocks: Vec<String> = (0..view.findings.len())
-        .map(|index| block(index, Detail::Full))
-        .collect();
+    let mut blocks: Vec<String> = (0..all).map(|index| block(index, Detail::Full)).collect();
     let mut total: usize = blocks.iter().map(|b| text_len(b)).sum();
+    let mut cuts = Cuts::default();
+    let shortening_order = shortening_order(&view.findings, &order);
     'shorten: for step in [
         Detail::ShortEvidence,
         Detail::NoEvidence,
         Detail::ShortInsight,
         Detail::Dropped,
     ] {
-        for &index in &shortening_order(&view.findings, &order) {
+        for &index in &shortening_order {
             if total <= budget {
                 break 'shorten;
             }
             let shorter = block(index, step);
-            total = total - text_len(&blocks[index]) + text_len(&shorter);
-            blocks[index] = shorter;
-            details[index] = step;
+            let (before, after) = (text_len(&blocks[index]), text_len(&shorter));
+            if after < before {
+                cuts.record(index, step);
+                total = total - before + after;
+                blocks[index] = shorter;
+            }
         }
     }
     let blocks: Vec<(usize, String)> = order
         .iter()
         .map(|&index| (index, std::mem::take(&mut blocks[index])))
         .collect();
-    let notice = details
-        .iter()
-        .any(|detail| *detail != Detail::Full)
-        .then(|| shortening_notice(view, &details));
+    let notice = cuts.any().then(|| {
+        wording::shortening_notice(
+            cuts.evidence.len(),
+            cuts.insight.len(),
+            cuts.dropped.len(),
+            view.repo.as_str(),
+            view.dashboard_url.as_deref(),
+        )
+    });
     assemble(view, &order, &blocks, notice)
+}
+
+/// Which findings gave up what to fit (by index).
+#[derive(Debug, Default)]
+struct Cuts {
+    evidence: HashSet<usize>,
+    insight: HashSet<usize>,
+    dropped: HashSet<usize>,
+}
+
+impl Cuts {
+    fn record(&mut self, index: usize, step: Detail) {
+        match step {
+            Detail::Full => {}
+            Detail::ShortEvidence | Detail::NoEvidence => {
+                self.evidence.insert(index);
+            }
+            Detail::ShortInsight => {
+                self.insight.insert(index);
+            }
+            Detail::Dropped => {
+                self.evidence.remove(&index);
+                self.insight.remove(&index);
+                self.dropped.insert(index);
+            }
+        }
+    }
+
+    fn any(&self) -> bool {
+        !(self.evidence.is_empty() && self.insight.is_empty() && self.dropped.is_empty())
+    }
 }
 
 /// The body: marker, summary, notices, the given finding blocks under their category headings,
@@ -190,12 +234,10 @@ fn assemble(
 
 fn summary_line(view: &IssueView) -> String {
     let summary = &view.summary;
-    let sources = Sources {
-        comment_links: &view.comment_links,
-        commit_link_base: &view.commit_link_base,
-        links: &view.links,
-    };
-    let head = summary.head.as_deref().map(|sha| sources.commit(sha));
+    let head = summary
+        .head
+        .as_deref()
+        .map(|sha| view.sources().commit(sha));
     wording::summary_line(
         view.findings.len(),
         summary.comments,
@@ -300,18 +342,6 @@ fn resolved_section(view: &IssueView) -> String {
     }
     section.push('\n');
     section
-}
-
-fn shortening_notice(view: &IssueView, details: &[Detail]) -> String {
-    let between =
-        |low: Detail, high: Detail| details.iter().filter(|d| **d >= low && **d <= high).count();
-    wording::shortening_notice(
-        between(Detail::ShortEvidence, Detail::ShortInsight),
-        between(Detail::ShortInsight, Detail::ShortInsight),
-        between(Detail::Dropped, Detail::Dropped),
-        view.repo.as_str(),
-        view.dashboard_url.as_deref(),
-    )
 }
 
 /// The length of every category heading the findings could need: an upper bound for the

@@ -9,6 +9,7 @@
 //!   `GH-123` get the same treatment, so they link and reference nothing.
 //! - Untrusted text is flattened to one line, capped in length, and its HTML (`<details>`,
 //!   comments, entities) escaped, so it can neither break the layout nor forge a dismiss box.
+//!   Its code spans stay as written: markdown shows them literally.
 
 /// Where links point and how they are made quiet.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,11 +7,9 @@ use chrono::DateTime;
 use crate::knowledge::findings::{Category, EvidenceKind, Severity};
 use crate::render::links::{code_span, truncate};
 
-/// The findings issue's title when the repo config names none.
-pub const DEFAULT_ISSUE_TITLE: &str = "gitlore: what code review keeps teaching here";
-
-/// The label that marks the findings issue.
-pub const DEFAULT_ISSUE_LABEL: &str = "gitlore";
+/// The findings issue's title when the repo config names none (the same text as
+/// `repo_config`'s default).
+pub const DEFAULT_ISSUE_TITLE: &str = "What our reviews keep teaching us (gitlore)";
 
 /// The name of the check run.
 pub const CHECK_RUN_NAME: &str = "gitlore";
@@ -322,6 +320,12 @@ mod tests {
         assert!(REFRESH_LABEL.chars().count() <= 20);
         assert!(REFRESH_DESCRIPTION.chars().count() <= 40);
         assert!(crate::ingest::REFRESH_ACTION.chars().count() <= 20);
+    }
+
+    #[test]
+    fn the_default_title_is_the_repo_configs() {
+        let config = crate::repo_config::RepoConfig::default();
+        assert_eq!(DEFAULT_ISSUE_TITLE, config.issue.title);
     }
 
     #[test]
