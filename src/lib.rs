@@ -16,6 +16,7 @@ pub mod ingest;
 pub mod ingress;
 pub mod knowledge;
 pub mod llm;
+pub mod render;
 pub mod replay;
 pub mod repo_config;
 pub mod scheduler;

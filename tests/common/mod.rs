@@ -3,6 +3,7 @@
 #![allow(dead_code)] // each test file uses a different part of the harness
 
 pub mod corpus;
+pub mod findings;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

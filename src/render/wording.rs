@@ -1,0 +1,354 @@
+//! Every sentence gitlore publishes, in one place: the findings issue, the check run and the
+//! replies to commands. Short, plain and friendly. Callers pass only text that is already safe
+//! markdown (see `links`).
+
+use chrono::DateTime;
+
+use crate::knowledge::findings::{Category, EvidenceKind, Severity};
+use crate::render::links::{code_span, truncate};
+
+/// The findings issue's title when the repo config names none (the same text as
+/// `repo_config`'s default).
+pub const DEFAULT_ISSUE_TITLE: &str = "What our reviews keep teaching us (gitlore)";
+
+/// The name of the check run.
+pub const CHECK_RUN_NAME: &str = "gitlore";
+
+/// Marks a finding first seen in this run.
+pub const NEW_MARKER: &str = "**new**";
+
+/// The text of a finding's dismiss checkbox.
+pub const DISMISS_LABEL: &str = "Dismiss";
+
+/// The heading of findings that disappeared since the last run.
+pub const RESOLVED_HEADING: &str = "Resolved since the last update";
+
+/// Said when the daily LLM token budget of a repository is spent.
+pub const LLM_BUDGET_SPENT: &str = "Today's LLM budget for this repository is spent, so the built-in \
+     analysis wrote this update. The LLM takes over again tomorrow.";
+
+/// Said when an analysis found nothing worth publishing yet.
+pub const NO_FINDINGS_YET: &str = "Nothing to report yet: a lesson needs review comments on at least \
+     two pull requests, or one comment backed by the git history.";
+
+/// The findings issue's closing lines.
+pub const ISSUE_FOOTER: &str = "Tick **Dismiss** under a finding to hide it for good (needs write \
+     access). Comment `/gitlore refresh` on a pull request to update now, or `/gitlore help` for \
+     more.";
+
+/// The check run's summary when no finding applies.
+pub const NOTHING_APPLIES: &str =
+    "Nothing gitlore learned from past reviews touches the files this pull request changes.";
+
+/// The check run's "Refresh" button: label (GitHub allows 20 characters).
+pub const REFRESH_LABEL: &str = "Refresh";
+
+/// The check run's "Refresh" button: description (GitHub allows 40 characters).
+pub const REFRESH_DESCRIPTION: &str = "Re-run the analysis for this repository";
+
+/// `Landmines`, `Fragile areas`, …: the heading of a category's section.
+pub fn category_heading(category: Category) -> &'static str {
+    match category {
+        Category::Landmine => "Landmines",
+        Category::FragileArea => "Fragile areas",
+        Category::Architecture => "Architecture",
+        Category::CodePattern => "Code patterns",
+        Category::Convention => "Conventions",
+        Category::Testing => "Testing",
+        Category::Tooling => "Tooling",
+        Category::ReviewerFocus => "Reviewer focus",
+    }
+}
+
+/// `landmine`, `fragile area`, …: a category named in a sentence.
+pub fn category_name(category: Category) -> &'static str {
+    match category {
+        Category::Landmine => "landmine",
+        Category::FragileArea => "fragile area",
+        Category::Architecture => "architecture",
+        Category::CodePattern => "code pattern",
+        Category::Convention => "convention",
+        Category::Testing => "testing",
+        Category::Tooling => "tooling",
+        Category::ReviewerFocus => "reviewer focus",
+    }
+}
+
+/// `high severity`, …
+pub fn severity_label(severity: Severity) -> String {
+    format!("{severity} severity")
+}
+
+/// Unix seconds as `2026-11-22 21:05 UTC`.
+pub fn utc_minute(unix_secs: i64) -> String {
+    DateTime::from_timestamp(unix_secs, 0).map_or_else(
+        || unix_secs.to_string(),
+        |t| t.format("%Y-%m-%d %H:%M UTC").to_string(),
+    )
+}
+
+/// The findings issue's one-line summary. `head` is the analysed commit, already a link.
+pub fn summary_line(
+    findings: usize,
+    comments: usize,
+    reviewers: usize,
+    pull_requests: usize,
+    window_months: u32,
+    updated_at: i64,
+    head: Option<&str>,
+) -> String {
+    let at_commit = head.map(|head| format!(" at {head}")).unwrap_or_default();
+    format!(
+        "**{}** from {} by {} on {} in the last {}. Updated {}{at_commit}.",
+        count(findings, "finding", "findings"),
+        count(comments, "review comment", "review comments"),
+        count(reviewers, "reviewer", "reviewers"),
+        count(pull_requests, "pull request", "pull requests"),
+        count(window_months as usize, "month", "months"),
+        utc_minute(updated_at),
+    )
+}
+
+/// What a piece of evidence is, in front of its link and text.
+pub fn evidence_label(kind: EvidenceKind) -> &'static str {
+    match kind {
+        EvidenceKind::Comment => "review comment",
+        EvidenceKind::Commit => "commit",
+        EvidenceKind::File => "file",
+        EvidenceKind::Stat => "figure",
+    }
+}
+
+/// The `<summary>` of a finding's folded evidence.
+pub fn evidence_summary(items: usize) -> String {
+    format!("Evidence ({items})")
+}
+
+/// Said under evidence that was cut for space.
+pub fn evidence_left_out(items: usize) -> String {
+    format!(
+        "{} left out here for space.",
+        count(items, "more piece", "more pieces")
+    )
+}
+
+/// Ends a list of files cut short.
+pub fn more_files(files: usize) -> String {
+    format!("and {files} more")
+}
+
+/// Ends the "Resolved" list when it was cut short.
+pub fn more_resolved(findings: usize) -> String {
+    format!("…and {} more.", count(findings, "finding", "findings"))
+}
+
+/// A problem with `.github/gitlore.toml` (already worded and escaped).
+pub fn config_problem(problem: &str) -> String {
+    format!(
+        "**Config problem:** {problem}. gitlore uses the defaults for what it could not read; fix \
+         the file on the default branch and the next update picks it up."
+    )
+}
+
+/// The backfill's progress while it reads the repository's past pull requests.
+pub fn backfill_progress(read: usize, total: Option<usize>) -> String {
+    let so_far = match total {
+        Some(total) => format!("{read} of {total} pull requests"),
+        None => count(read, "pull request", "pull requests"),
+    };
+    format!("**Still reading past reviews:** {so_far} so far. Findings will fill in as it goes.")
+}
+
+/// A note from the analysis (already escaped), e.g. that the LLM fell back.
+pub fn note(text: &str) -> String {
+    format!("**Note:** {text}")
+}
+
+/// What was cut to fit GitHub's size limit, and where to read everything.
+pub fn shortening_notice(
+    evidence_shortened: usize,
+    insights_shortened: usize,
+    findings_left_out: usize,
+    repo: &str,
+    dashboard_url: Option<&str>,
+) -> String {
+    let mut cuts = Vec::new();
+    if evidence_shortened > 0 {
+        cuts.push(format!(
+            "evidence shortened for {}",
+            count(evidence_shortened, "finding", "findings")
+        ));
+    }
+    if insights_shortened > 0 {
+        cuts.push(format!(
+            "insight shortened for {}",
+            count(insights_shortened, "finding", "findings")
+        ));
+    }
+    if findings_left_out > 0 {
+        cuts.push(format!(
+            "{} left out (the least severe)",
+            count(findings_left_out, "finding", "findings")
+        ));
+    }
+    let everything = match dashboard_url {
+        Some(url) => {
+            format!("[the dashboard]({url}) or `gitlore export --repo {repo} --format md`")
+        }
+        None => format!("`gitlore export --repo {repo} --format md`"),
+    };
+    format!(
+        "**Shortened to fit GitHub's size limit:** {}. See everything in {everything}.",
+        cuts.join("; ")
+    )
+}
+
+/// The check run's title.
+pub fn check_run_title(applicable: usize) -> String {
+    match applicable {
+        0 => "No past lessons apply".to_string(),
+        1 => "1 past lesson applies to this change".to_string(),
+        n => format!("{n} past lessons apply to this change"),
+    }
+}
+
+/// The check run's opening sentence when findings apply.
+pub fn check_run_intro(applicable: usize) -> String {
+    format!(
+        "Past reviews of this repository taught {} that {} the files this pull request changes:",
+        count(applicable, "lesson", "lessons"),
+        if applicable == 1 { "touches" } else { "touch" }
+    )
+}
+
+/// Ends the check run's list when it was cut for size.
+pub fn check_run_more(findings: usize) -> String {
+    format!("…and {findings} more; see the findings issue.")
+}
+
+/// Points from the check run to the findings issue (`link` already a markdown link).
+pub fn see_findings_issue(link: &str) -> String {
+    format!("Everything gitlore learned is in {link}.")
+}
+
+/// The label of the findings issue link.
+pub const FINDINGS_ISSUE_LINK_LABEL: &str = "the findings issue";
+
+/// Why a finding applies: the pull request changes one of its files (already code spans).
+pub fn why_direct(path: &str) -> String {
+    format!("changes {path}")
+}
+
+/// Why a finding applies: the pull request changes a file in one of its directories.
+pub fn why_same_directory(changed: &str, directory: &str) -> String {
+    format!("changes {changed} in {directory}, where this applies")
+}
+
+/// Why a finding applies: the pull request changes a file that usually changes with one of its
+/// files.
+pub fn why_coupled(changed: &str, coupled: &str) -> String {
+    format!("changes {changed}, which usually changes together with {coupled}")
+}
+
+/// A why line as a sentence about the pull request.
+pub fn why_sentence(line: &str) -> String {
+    format!("This pull request {line}.")
+}
+
+/// The title of an annotation where past review comments cluster.
+pub fn annotation_title(comments: usize) -> String {
+    format!("Reviewers often comment here ({comments})")
+}
+
+/// The message of an annotation: how many past comments, and one of them (already escaped).
+pub fn annotation_message(comments: usize, example: &str) -> String {
+    format!(
+        "{} on these lines in past pull requests, e.g.: “{example}”",
+        count(comments, "review comment", "review comments")
+    )
+}
+
+/// The reply to `/gitlore help`.
+pub fn help_text() -> String {
+    "gitlore learns what your reviews keep teaching and keeps it in the findings issue. \
+     Commands, in a pull request comment:\n\n\
+     - `/gitlore refresh`: re-run the analysis now and update the findings issue and this pull \
+     request's check (needs write access).\n\
+     - `/gitlore help`: this list."
+        .to_string()
+}
+
+/// The reply when someone without write access asks for a refresh.
+pub fn refused_no_permission() -> String {
+    "Sorry, only people with write access to this repository can run `/gitlore refresh`."
+        .to_string()
+}
+
+/// The reply when a refresh comes too soon after the last one.
+pub fn cooldown(minutes_left: u64) -> String {
+    format!(
+        "This repository was refreshed a moment ago; try again in {}.",
+        count(minutes_left.max(1) as usize, "minute", "minutes")
+    )
+}
+
+/// The reply to `/gitlore <word>` with a word gitlore does not know (`word` as typed: it is
+/// shown as code, capped).
+pub fn unknown_command(word: &str) -> String {
+    let command = code_span(&truncate(&format!("/gitlore {word}"), UNKNOWN_WORD_CHARS));
+    format!("I don't know {command}.\n\n{}", help_text())
+}
+
+/// Characters of an unknown command echoed back: enough to recognise a typo.
+const UNKNOWN_WORD_CHARS: usize = 40;
+
+/// `1 finding`, `3 findings`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refresh_button_fits_githubs_limits() {
+        assert!(REFRESH_LABEL.chars().count() <= 20);
+        assert!(REFRESH_DESCRIPTION.chars().count() <= 40);
+        assert!(crate::ingest::REFRESH_ACTION.chars().count() <= 20);
+    }
+
+    #[test]
+    fn the_default_title_is_the_repo_configs() {
+        let config = crate::repo_config::RepoConfig::default();
+        assert_eq!(DEFAULT_ISSUE_TITLE, config.issue.title);
+    }
+
+    #[test]
+    fn an_unknown_command_is_echoed_as_code() {
+        assert_eq!(
+            unknown_command("refesh @everyone"),
+            format!(
+                "I don't know `/gitlore refesh @everyone`.\n\n{}",
+                help_text()
+            )
+        );
+    }
+
+    #[test]
+    fn counts_agree_in_number() {
+        assert_eq!(
+            evidence_left_out(1),
+            "1 more piece left out here for space."
+        );
+        assert_eq!(more_resolved(2), "…and 2 findings more.");
+        assert_eq!(
+            cooldown(0),
+            "This repository was refreshed a moment ago; try again in 1 minute."
+        );
+    }
+}
