@@ -62,6 +62,45 @@ pub struct Completion {
     pub output_tokens: u64,
 }
 
+/// Who wrote one turn of a conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+impl Role {
+    fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+/// One turn of a conversation after the system prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+impl Message {
+    pub fn user(content: impl Into<String>) -> Message {
+        Message {
+            role: Role::User,
+            content: content.into(),
+        }
+    }
+
+    pub fn assistant(content: impl Into<String>) -> Message {
+        Message {
+            role: Role::Assistant,
+            content: content.into(),
+        }
+    }
+}
+
 /// A client for one configured model.
 #[derive(Debug, Clone)]
 pub struct LlmClient {
@@ -87,7 +126,13 @@ impl LlmClient {
 
     /// Sends one system + user turn and returns the text of the answer.
     pub async fn complete(&self, system: &str, user: &str) -> Result<Completion> {
-        let (url, body) = self.request(system, user);
+        self.chat(system, &[Message::user(user)]).await
+    }
+
+    /// Sends a system prompt and a conversation (alternating turns, the first and last from the
+    /// user) and returns the text of the next assistant turn.
+    pub async fn chat(&self, system: &str, messages: &[Message]) -> Result<Completion> {
+        let (url, body) = self.request(system, messages);
         let mut retried = false;
         loop {
             let mut request = self.http.post(&url).json(&body);
@@ -133,8 +178,11 @@ impl LlmClient {
         }
     }
 
-    fn request(&self, system: &str, user: &str) -> (String, Value) {
+    fn request(&self, system: &str, messages: &[Message]) -> (String, Value) {
         let base = self.settings.base_url.trim_end_matches('/');
+        let turns = messages
+            .iter()
+            .map(|m| json!({ "role": m.role.as_str(), "content": m.content }));
         match self.settings.provider {
             Provider::OpenAi => (
                 format!("{base}/chat/completions"),
@@ -142,10 +190,9 @@ impl LlmClient {
                     "model": self.settings.model,
                     "max_tokens": self.settings.max_tokens,
                     "temperature": 0,
-                    "messages": [
-                        { "role": "system", "content": system },
-                        { "role": "user", "content": user },
-                    ],
+                    "messages": std::iter::once(json!({ "role": "system", "content": system }))
+                        .chain(turns)
+                        .collect::<Vec<Value>>(),
                 }),
             ),
             Provider::Anthropic => (
@@ -155,7 +202,7 @@ impl LlmClient {
                     "max_tokens": self.settings.max_tokens,
                     "temperature": 0,
                     "system": system,
-                    "messages": [{ "role": "user", "content": user }],
+                    "messages": turns.collect::<Vec<Value>>(),
                 }),
             ),
         }

@@ -118,9 +118,11 @@ pub fn upsert_repo(
     Ok(())
 }
 
-/// Deletes a repository's data (comments, threads, pull requests, jobs) and marks it removed.
+/// Deletes a repository's data (comments, threads, pull requests, jobs, findings) and marks it
+/// removed.
 pub fn remove_repo(conn: &Connection, repo_id: i64) -> Result<()> {
-    for table in ["comments", "review_threads", "pull_requests", "jobs"] {
+    let tables = ["comments", "review_threads", "pull_requests", "jobs"];
+    for table in tables.into_iter().chain(["findings", "finding_runs"]) {
         conn.execute(
             &format!("DELETE FROM {table} WHERE repo_id = ?1"),
             [repo_id],
