@@ -255,3 +255,56 @@ fn retry_after(response: &reqwest::Response) -> Option<Duration> {
         .ok()
         .map(Duration::from_secs)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client(provider: Provider) -> LlmClient {
+        LlmClient::new(LlmSettings {
+            provider,
+            base_url: "http://model.test/v1/".into(),
+            api_key: None,
+            model: "m".into(),
+            timeout: Duration::from_secs(1),
+            max_tokens: 10,
+            max_retry_wait: Duration::ZERO,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_conversation_keeps_its_turns_in_order_for_both_providers() {
+        let turns = [
+            Message::user("q1"),
+            Message::assistant("a1"),
+            Message::user("q2"),
+        ];
+        let (url, body) = client(Provider::OpenAi).request("sys", &turns);
+        assert_eq!(url, "http://model.test/v1/chat/completions");
+        let roles: Vec<(&str, &str)> = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (m["role"].as_str().unwrap(), m["content"].as_str().unwrap()))
+            .collect();
+        assert_eq!(
+            roles,
+            [
+                ("system", "sys"),
+                ("user", "q1"),
+                ("assistant", "a1"),
+                ("user", "q2")
+            ]
+        );
+        let (_, body) = client(Provider::Anthropic).request("sys", &turns);
+        assert_eq!(body["system"], "sys");
+        let roles: Vec<&str> = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .collect();
+        assert_eq!(roles, ["user", "assistant", "user"]);
+    }
+}

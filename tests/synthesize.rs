@@ -721,7 +721,7 @@ async fn a_good_run_uses_the_tools_and_keeps_checked_findings() {
             r#"Let me look. <tool name="list_themes"/><tool name="read_theme" id="{theme_id}"/><tool name="file_at" path="{HOT}" rev="{first_sha}"/>"#
         ),
         2 => r#"<tool name="file_history" path="src/store/comments.rs"/><tool name="show_commit" sha="HEAD"/><tool name="grep" pattern="query_all"/><tool name="blame" path="src/store/comments.rs" start="1" end="2"/>"#.to_string(),
-        3 => r#"<tool name="file_at" path="--output=/tmp/pwned"/><tool name="read_theme" id="t-none"/>"#.to_string(),
+        3 => r#"<tool name="file_at" path="--output=/tmp/pwned"/><tool name="read_theme" id="t-none"/><tool name="grep" pattern="not in the repository"/>"#.to_string(),
         _ => findings_xml.clone(),
     }
     });
@@ -765,6 +765,10 @@ async fn a_good_run_uses_the_tools_and_keeps_checked_findings() {
     let turn4 = user_turns(&requests, 3).pop().unwrap();
     assert!(turn4.contains("must be a relative path"), "{turn4}");
     assert!(turn4.contains("no theme `t-none`"), "{turn4}");
+    assert!(
+        turn4.contains("<result tool=\"grep\">\nno match\n</result>"),
+        "{turn4}"
+    );
     assert!(!Path::new("/tmp/pwned").exists());
 
     assert!(synthesis.notes.is_empty(), "{:?}", synthesis.notes);
@@ -1022,4 +1026,111 @@ async fn an_injected_instruction_changes_nothing_but_the_data() {
         outcomes.push((shape(&synthesis), shape(&builtin), synthesis.notes));
     }
     assert_eq!(outcomes[0], outcomes[1], "only the data differs");
+}
+
+/// The built-in synthesizer's time on a large input: 10,000 comments in 200 themes, 2,000
+/// hotspots, 5,000 couplings, 500 reverts (`cargo test --test synthesize -- --ignored
+/// --nocapture`).
+#[test]
+#[ignore]
+fn builtin_synthesis_of_a_large_repository_takes_milliseconds() {
+    use gitlore::knowledge::classify::Label;
+    use gitlore::knowledge::theme_run::Theme;
+    let path = |i: usize| format!("src/module{}/file{}.rs", i % 50, i % 2000);
+    let mut comments = BTreeMap::new();
+    let mut themes = Vec::new();
+    for t in 0..200_usize {
+        let members: Vec<i64> = (0..50).map(|i| (t * 50 + i) as i64).collect();
+        for (i, &id) in members.iter().enumerate() {
+            comments.insert(
+                id,
+                SourceComment {
+                    id,
+                    body: format!("Please wrap the error from the storage layer {t} with context; a bare error says nothing. See file{i}.rs."),
+                    author: format!("reviewer{}", (t + i) % 30),
+                    pr_number: (t * 10 + i / 5) as i64,
+                    path: Some(path(t * 7 + i)),
+                    created_at: NOW - (i as i64) * DAY_S,
+                    ..SourceComment::default()
+                },
+            );
+        }
+        themes.push(Theme {
+            id: format!("t-{t:010}"),
+            label: "wrap, error, context".into(),
+            terms: vec!["wrap".into(), "error".into(), "context".into()],
+            medoid: members[0],
+            labels: vec![(Label::Bug, 30), (Label::Convention, 20)],
+            prs: (0..10).map(|p| (t * 10 + p) as i64).collect(),
+            reviewers: vec!["a".into()],
+            paths: (0..5).map(|i| (path(t * 7 + i), 10)).collect(),
+            first_comment_at: NOW - 50 * DAY_S,
+            last_comment_at: NOW,
+            resolved_share: Some(0.5),
+            first_seen: NOW,
+            last_seen: NOW,
+            members,
+        });
+    }
+    let history = HistoryReport {
+        head: Some("0".repeat(40)),
+        hotspots: (0..2000)
+            .map(|i| Hotspot {
+                path: path(i),
+                commits: 50 - i % 40,
+                score: 100.0 - i as f64 / 20.0,
+                fix_commits: 5,
+                fix_ratio: 0.1,
+                last_change: NOW,
+            })
+            .collect(),
+        couplings: (0..5000)
+            .map(|i| Coupling {
+                a: path(i),
+                b: path(i + 1),
+                support: 4.0,
+                confidence: 0.5,
+                lift: 2.0,
+                commits: 5,
+            })
+            .collect(),
+        reverts: (0..500)
+            .map(|i| Revert {
+                sha: format!("{i:040x}"),
+                subject: "Revert something".into(),
+                depth: 1 + i % 2,
+                files: vec![path(i * 3)],
+                ..Revert::default()
+            })
+            .collect(),
+        files_at_head: (0..2000).map(path).collect(),
+        ..HistoryReport::default()
+    };
+    let run = ThemeRun {
+        themes,
+        comments: comments.len(),
+        ..ThemeRun::default()
+    };
+    let settings = Settings {
+        now: NOW,
+        ..Settings::default()
+    };
+    let input = Input {
+        repo: "o/big",
+        themes: &run,
+        comments: &comments,
+        history: &history,
+        repo_path: None,
+        settings: &settings,
+    };
+    let started = std::time::Instant::now();
+    let synthesis = builtin::synthesize(&input);
+    let elapsed = started.elapsed();
+    println!(
+        "built-in synthesis: {} findings from {} comments, {} themes in {elapsed:?}",
+        synthesis.findings.len(),
+        comments.len(),
+        run.themes.len()
+    );
+    assert!(synthesis.findings.len() >= 200);
 }

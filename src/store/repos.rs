@@ -121,8 +121,14 @@ pub fn upsert_repo(
 /// Deletes a repository's data (comments, threads, pull requests, jobs, findings) and marks it
 /// removed.
 pub fn remove_repo(conn: &Connection, repo_id: i64) -> Result<()> {
-    let tables = ["comments", "review_threads", "pull_requests", "jobs"];
-    for table in tables.into_iter().chain(["findings", "finding_runs"]) {
+    for table in [
+        "comments",
+        "review_threads",
+        "pull_requests",
+        "jobs",
+        "findings",
+        "finding_runs",
+    ] {
         conn.execute(
             &format!("DELETE FROM {table} WHERE repo_id = ?1"),
             [repo_id],

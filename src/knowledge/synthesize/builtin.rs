@@ -30,14 +30,25 @@ const SIGNALS_PER_FINDING: usize = 3;
 /// A reviewer's comments in one theme (and PRs) that make it their focus.
 const FOCUS_MIN_COMMENTS: usize = 3;
 const FOCUS_MIN_PRS: usize = 2;
+/// Comments of a theme (the most central first) its lesson is looked for in.
+const LESSON_CANDIDATES: usize = 25;
 
 /// Runs the built-in synthesizer.
 pub fn synthesize(input: &Input<'_>) -> Synthesis {
     let context = Context::new(input);
     let mut findings: Vec<Finding> = Vec::new();
     for theme in &input.themes.themes {
-        findings.extend(context.theme_finding(theme));
-        findings.extend(context.focus_findings(theme));
+        let members = context.members(theme);
+        let bodies: Vec<&str> = members
+            .iter()
+            .take(LESSON_CANDIDATES)
+            .map(|c| c.body.as_str())
+            .collect();
+        let Some(lesson) = lesson(&bodies, &theme.terms) else {
+            continue;
+        };
+        findings.extend(context.theme_finding(theme, &members, &lesson));
+        findings.extend(context.focus_findings(theme, &members, &lesson));
     }
     findings.extend(context.hotspot_findings());
     findings.extend(context.revert_findings());
@@ -148,18 +159,20 @@ impl<'a> Context<'a> {
     }
 
     /// One finding per strong theme: a lesson-bearing label and comments from two PRs or more.
-    fn theme_finding(&self, theme: &Theme) -> Option<Finding> {
+    fn theme_finding(
+        &self,
+        theme: &Theme,
+        members: &[&SourceComment],
+        lesson: &str,
+    ) -> Option<Finding> {
         let (category, base) = theme
             .labels
             .iter()
             .find_map(|&(label, _)| category_of(label))?;
-        let members = self.members(theme);
         let prs: HashSet<i64> = members.iter().map(|c| c.pr_number).collect();
         if prs.len() < 2 {
             return None;
         }
-        let bodies: Vec<&str> = members.iter().map(|c| c.body.as_str()).collect();
-        let lesson = lesson(&bodies, &theme.terms)?;
         let paths: Vec<&str> = theme.paths.iter().map(|(p, _)| p.as_str()).collect();
         let signals = self.signals_of(paths.iter().copied());
         let fragile = paths.iter().any(|p| {
@@ -206,7 +219,7 @@ impl<'a> Context<'a> {
         for signal in signals.iter().filter(|s| s.kind == EvidenceKind::Stat) {
             insight.push_str(&format!(" History: {}.", signal.text));
         }
-        let mut evidence = comment_evidence(&members, COMMENTS_PER_FINDING);
+        let mut evidence = comment_evidence(members, COMMENTS_PER_FINDING);
         evidence.extend(signals);
         Some(Finding {
             id: theme_finding_id(&theme.id),
@@ -235,22 +248,20 @@ impl<'a> Context<'a> {
 
     /// What a reviewer who wrote most of a theme consistently cares about (opted-out logins
     /// skipped).
-    fn focus_findings(&self, theme: &Theme) -> Vec<Finding> {
-        let members = self.members(theme);
+    fn focus_findings(
+        &self,
+        theme: &Theme,
+        members: &[&SourceComment],
+        lesson: &str,
+    ) -> Vec<Finding> {
         let mut by_author: BTreeMap<&str, Vec<&SourceComment>> = BTreeMap::new();
-        for comment in &members {
+        for comment in members {
             by_author
                 .entry(comment.author.as_str())
                 .or_default()
                 .push(comment);
         }
         let opted_out = &self.input.settings.reviewer_opt_out;
-        let Some(lesson) = lesson(
-            &members.iter().map(|c| c.body.as_str()).collect::<Vec<_>>(),
-            &theme.terms,
-        ) else {
-            return Vec::new();
-        };
         by_author
             .into_iter()
             .filter(|(login, _)| !login.is_empty())

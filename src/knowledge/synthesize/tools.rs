@@ -128,6 +128,7 @@ fn dispatch(input: &Input<'_>, call: &ToolCall) -> Result<String> {
                 input,
                 &[
                     "blame",
+                    "--no-textconv",
                     "-s",
                     "-L",
                     &format!("{start},{end}"),
@@ -144,12 +145,31 @@ fn dispatch(input: &Input<'_>, call: &ToolCall) -> Result<String> {
                 "a pattern has 1 to {PATTERN_CHARS} characters"
             );
             ensure!(!pattern.contains(['\n', '\0']), "a pattern is one line");
-            let output = git(
-                input,
-                &["grep", "-n", "-I", "-F", "-e", pattern, rev()?, "--"],
-            );
-            // git grep exits 1 when nothing matches.
-            Ok(output.unwrap_or_else(|_| "no match".to_string()))
+            let repo = repository(input)?;
+            let args = [
+                "grep",
+                "--no-textconv",
+                "-n",
+                "-I",
+                "-F",
+                "-e",
+                pattern,
+                rev()?,
+                "--",
+            ];
+            let output = git_command(repo)
+                .args(args)
+                .output()
+                .context("cannot run git")?;
+            match output.status.code() {
+                Some(0) => Ok(escape(String::from_utf8_lossy(&output.stdout)).into_owned()),
+                // git grep exits 1 when nothing matches.
+                Some(1) if output.stderr.is_empty() => Ok("no match".to_string()),
+                _ => bail!(
+                    "git grep failed: {}",
+                    String::from_utf8_lossy(&output.stderr).trim()
+                ),
+            }
         }
         other => bail!("unknown tool `{other}`; the tools are {}", TOOLS.join(", ")),
     }
@@ -251,15 +271,19 @@ pub fn checked_path(path: &str) -> Result<&str> {
 /// Runs a read-only git command in the input's repository and returns its standard output,
 /// XML-escaped.
 fn git(input: &Input<'_>, args: &[&str]) -> Result<String> {
-    let repo = input
-        .repo_path
-        .context("no git repository is available in this run")?;
-    run_git(repo, args).map(|out| escape(&out).into_owned())
+    run_git(repository(input)?, args).map(|out| escape(&out).into_owned())
 }
 
-/// Runs `git args` in `repo` with nothing that could write, prompt or run external programs.
-pub fn run_git(repo: &Path, args: &[&str]) -> Result<String> {
-    let output = Command::new("git")
+fn repository<'a>(input: &Input<'a>) -> Result<&'a Path> {
+    input
+        .repo_path
+        .context("no git repository is available in this run")
+}
+
+/// `git` in `repo` with nothing that could write, prompt or run external programs.
+fn git_command(repo: &Path) -> Command {
+    let mut command = Command::new("git");
+    command
         .arg("-C")
         .arg(repo)
         .args([
@@ -269,11 +293,17 @@ pub fn run_git(repo: &Path, args: &[&str]) -> Result<String> {
             "-c",
             "core.fsmonitor=false",
         ])
-        .args(args)
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_OPTIONAL_LOCKS", "0")
         .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_WORK_TREE");
+    command
+}
+
+/// Runs `git args` in `repo` (see [`git_command`]) and returns its standard output.
+pub fn run_git(repo: &Path, args: &[&str]) -> Result<String> {
+    let output = git_command(repo)
+        .args(args)
         .output()
         .context("cannot run git")?;
     if !output.status.success() {
