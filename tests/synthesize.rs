@@ -581,6 +581,8 @@ type Script = Arc<dyn Fn(usize) -> String + Send + Sync>;
 struct Fake {
     script: Script,
     requests: Arc<Mutex<Vec<Value>>>,
+    /// How long each answer takes.
+    delay: Duration,
 }
 
 async fn answer(State(fake): State<Fake>, body: String) -> String {
@@ -591,6 +593,7 @@ async fn answer(State(fake): State<Fake>, body: String) -> String {
         requests.len()
     };
     let text = (fake.script)(n);
+    tokio::time::sleep(fake.delay).await;
     json!({
         "choices": [{ "message": { "role": "assistant", "content": text } }],
         "usage": { "prompt_tokens": 100, "completion_tokens": 50 }
@@ -600,12 +603,18 @@ async fn answer(State(fake): State<Fake>, body: String) -> String {
 
 /// Starts a fake provider answering with `script(n)` for the n-th request (from 1).
 async fn fake(script: Script) -> (LlmClient, Arc<Mutex<Vec<Value>>>) {
+    slow_fake(script, Duration::ZERO).await
+}
+
+/// [`fake`], taking `delay` to answer each request.
+async fn slow_fake(script: Script, delay: Duration) -> (LlmClient, Arc<Mutex<Vec<Value>>>) {
     let requests = Arc::new(Mutex::new(Vec::new()));
     let app = Router::new()
         .route("/v1/chat/completions", post(answer))
         .with_state(Fake {
             script,
             requests: requests.clone(),
+            delay,
         });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
@@ -720,7 +729,7 @@ async fn a_good_run_uses_the_tools_and_keeps_checked_findings() {
         1 => format!(
             r#"Let me look. <tool name="list_themes"/><tool name="read_theme" id="{theme_id}"/><tool name="file_at" path="{HOT}" rev="{first_sha}"/>"#
         ),
-        2 => r#"<tool name="file_history" path="src/store/comments.rs"/><tool name="show_commit" sha="HEAD"/><tool name="grep" pattern="query_all"/><tool name="blame" path="src/store/comments.rs" start="1" end="2"/>"#.to_string(),
+        2 => r#"<tool name="file_history" path="src/store/comments.rs"/><tool name="show_commit" sha="HEAD"/><tool name="grep" pattern="query_all"/><tool name="blame" path="src/store/comments.rs" start="1" end="2"/><tool name="list_themes"/>"#.to_string(),
         3 => r#"<tool name="file_at" path="--output=/tmp/pwned"/><tool name="read_theme" id="t-none"/><tool name="grep" pattern="not in the repository"/>"#.to_string(),
         _ => findings_xml.clone(),
     }
@@ -762,6 +771,11 @@ async fn a_good_run_uses_the_tools_and_keeps_checked_findings() {
         "grep: {turn3}"
     );
     assert!(turn3.contains("1) pub fn load_all()"), "blame: {turn3}");
+    assert!(
+        turn3.contains("1 more tool calls were refused: at most 4 per turn"),
+        "{turn3}"
+    );
+    assert_eq!(turn3.matches("<result tool=").count(), 4, "{turn3}");
     let turn4 = user_turns(&requests, 3).pop().unwrap();
     assert!(turn4.contains("must be a relative path"), "{turn4}");
     assert!(turn4.contains("no theme `t-none`"), "{turn4}");
@@ -919,6 +933,29 @@ async fn a_run_over_the_token_budget_is_stopped() {
     assert_eq!(requests.lock().unwrap().len(), 3);
     assert!(
         synthesis.notes[0].contains("token budget"),
+        "{:?}",
+        synthesis.notes
+    );
+}
+
+#[tokio::test]
+async fn a_run_over_the_wall_time_is_stopped() {
+    let a = Analysed::new(false);
+    let script: Script = Arc::new(|_| "<tool name=\"list_themes\"/>".to_string());
+    let (client, requests) = slow_fake(script, Duration::from_millis(200)).await;
+    let agent = LlmSynthesizer {
+        client: &client,
+        limits: Limits {
+            wall_time: Duration::from_millis(500),
+            ..Limits::default()
+        },
+    };
+    let synthesis = agent.synthesize(&a.input(None)).await;
+    let asked = requests.lock().unwrap().len();
+    assert!((2..=4).contains(&asked), "{asked} requests in 500 ms");
+    assert_eq!(synthesis.findings, a.builtin().findings);
+    assert!(
+        synthesis.notes[0].contains("wall-time limit"),
         "{:?}",
         synthesis.notes
     );

@@ -116,7 +116,11 @@ pub fn lesson(bodies: &[&str], terms: &[String]) -> Option<String> {
     let mut best: Option<(i64, String)> = None;
     for body in bodies {
         for sentence in sentences(&analysable_text(body)) {
-            let cleaned = clean(&sentence);
+            let (mut cleaned, polite) = clean(&sentence);
+            if polite && cleaned.ends_with('?') {
+                // "Could you add a test?" is a request: "Add a test".
+                cleaned.pop();
+            }
             if cleaned.split_whitespace().count() < 3 {
                 continue;
             }
@@ -162,9 +166,10 @@ fn sentences(text: &str) -> Vec<String> {
     out
 }
 
-/// A sentence without polite openers and surrounding whitespace.
-fn clean(sentence: &str) -> String {
+/// A sentence without polite openers and surrounding whitespace, and whether it had any.
+fn clean(sentence: &str) -> (String, bool) {
     let mut text = sentence.trim().to_string();
+    let mut polite = false;
     loop {
         let lower = text.to_lowercase();
         let Some(opener) = OPENERS
@@ -176,8 +181,9 @@ fn clean(sentence: &str) -> String {
         text = text[opener.len()..]
             .trim_start_matches([' ', ',', ':'])
             .to_string();
+        polite = true;
     }
-    text
+    (text, polite)
 }
 
 fn capitalise(text: &str) -> String {
@@ -208,6 +214,16 @@ mod tests {
         assert_eq!(
             lesson(&bodies, &terms).as_deref(),
             Some("Avoid unwrap in the handler")
+        );
+    }
+
+    #[test]
+    fn a_polite_request_becomes_advice() {
+        let bodies = ["Could you add a unit test for the empty input?"];
+        let terms = ["test".to_string()];
+        assert_eq!(
+            lesson(&bodies, &terms).as_deref(),
+            Some("Add a unit test for the empty input")
         );
     }
 
