@@ -62,6 +62,45 @@ pub struct Completion {
     pub output_tokens: u64,
 }
 
+/// Who wrote one turn of a conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+impl Role {
+    fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+/// One turn of a conversation after the system prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+impl Message {
+    pub fn user(content: impl Into<String>) -> Message {
+        Message {
+            role: Role::User,
+            content: content.into(),
+        }
+    }
+
+    pub fn assistant(content: impl Into<String>) -> Message {
+        Message {
+            role: Role::Assistant,
+            content: content.into(),
+        }
+    }
+}
+
 /// A client for one configured model.
 #[derive(Debug, Clone)]
 pub struct LlmClient {
@@ -87,7 +126,13 @@ impl LlmClient {
 
     /// Sends one system + user turn and returns the text of the answer.
     pub async fn complete(&self, system: &str, user: &str) -> Result<Completion> {
-        let (url, body) = self.request(system, user);
+        self.chat(system, &[Message::user(user)]).await
+    }
+
+    /// Sends a system prompt and a conversation (alternating turns, the first and last from the
+    /// user) and returns the text of the next assistant turn.
+    pub async fn chat(&self, system: &str, messages: &[Message]) -> Result<Completion> {
+        let (url, body) = self.request(system, messages);
         let mut retried = false;
         loop {
             let mut request = self.http.post(&url).json(&body);
@@ -133,8 +178,11 @@ impl LlmClient {
         }
     }
 
-    fn request(&self, system: &str, user: &str) -> (String, Value) {
+    fn request(&self, system: &str, messages: &[Message]) -> (String, Value) {
         let base = self.settings.base_url.trim_end_matches('/');
+        let turns = messages
+            .iter()
+            .map(|m| json!({ "role": m.role.as_str(), "content": m.content }));
         match self.settings.provider {
             Provider::OpenAi => (
                 format!("{base}/chat/completions"),
@@ -142,10 +190,9 @@ impl LlmClient {
                     "model": self.settings.model,
                     "max_tokens": self.settings.max_tokens,
                     "temperature": 0,
-                    "messages": [
-                        { "role": "system", "content": system },
-                        { "role": "user", "content": user },
-                    ],
+                    "messages": std::iter::once(json!({ "role": "system", "content": system }))
+                        .chain(turns)
+                        .collect::<Vec<Value>>(),
                 }),
             ),
             Provider::Anthropic => (
@@ -155,7 +202,7 @@ impl LlmClient {
                     "max_tokens": self.settings.max_tokens,
                     "temperature": 0,
                     "system": system,
-                    "messages": [{ "role": "user", "content": user }],
+                    "messages": turns.collect::<Vec<Value>>(),
                 }),
             ),
         }
@@ -207,4 +254,57 @@ fn retry_after(response: &reqwest::Response) -> Option<Duration> {
         .parse::<u64>()
         .ok()
         .map(Duration::from_secs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client(provider: Provider) -> LlmClient {
+        LlmClient::new(LlmSettings {
+            provider,
+            base_url: "http://model.test/v1/".into(),
+            api_key: None,
+            model: "m".into(),
+            timeout: Duration::from_secs(1),
+            max_tokens: 10,
+            max_retry_wait: Duration::ZERO,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_conversation_keeps_its_turns_in_order_for_both_providers() {
+        let turns = [
+            Message::user("q1"),
+            Message::assistant("a1"),
+            Message::user("q2"),
+        ];
+        let (url, body) = client(Provider::OpenAi).request("sys", &turns);
+        assert_eq!(url, "http://model.test/v1/chat/completions");
+        let roles: Vec<(&str, &str)> = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (m["role"].as_str().unwrap(), m["content"].as_str().unwrap()))
+            .collect();
+        assert_eq!(
+            roles,
+            [
+                ("system", "sys"),
+                ("user", "q1"),
+                ("assistant", "a1"),
+                ("user", "q2")
+            ]
+        );
+        let (_, body) = client(Provider::Anthropic).request("sys", &turns);
+        assert_eq!(body["system"], "sys");
+        let roles: Vec<&str> = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .collect();
+        assert_eq!(roles, ["user", "assistant", "user"]);
+    }
 }

@@ -872,6 +872,14 @@ const ROWS_OF: &[(&str, Option<&str>)] = &[
         "couplings",
         Some("SELECT count(*) FROM couplings WHERE repo_id = ?1 AND ?2 = ?2"),
     ),
+    (
+        "findings",
+        Some("SELECT count(*) FROM findings WHERE repo_id = ?1 AND ?2 = ?2"),
+    ),
+    (
+        "finding_runs",
+        Some("SELECT count(*) FROM finding_runs WHERE repo_id = ?1 AND ?2 = ?2"),
+    ),
     // Model caches are keyed by content hash, shared by every repository.
     ("llm_labels", None),
     ("embeddings", None),

@@ -3,6 +3,7 @@
 //! Synthesizers produce findings; the store keeps them (with their first-seen date and a
 //! maintainer's dismissal) across runs; the renderers publish them.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::str::FromStr;
 
@@ -183,3 +184,54 @@ parse_from_names!(
     [Status::Active, Status::Dismissed, Status::Resolved],
     "status"
 );
+
+/// What makes a finding stale (SPEC §3.3): its files are gone from the default branch's head, or
+/// all its review evidence aged out of the window.
+#[derive(Debug, Clone, Default)]
+pub struct Staleness {
+    /// Paths at the analysed head; `None` when no head is known (files are then not checked).
+    pub files_at_head: Option<HashSet<String>>,
+    /// Store ids of the comments inside the window.
+    pub comments_in_window: HashSet<i64>,
+}
+
+impl Staleness {
+    /// Why `finding` is stale, or `None` when it is not.
+    pub fn reason(&self, finding: &Finding) -> Option<&'static str> {
+        if let Some(head) = &self.files_at_head
+            && !finding.files.is_empty()
+            && !finding.files.iter().any(|file| exists_at(head, file))
+        {
+            return Some("its files no longer exist at the head");
+        }
+        let mut comments = finding
+            .evidence
+            .iter()
+            .filter(|e| e.kind == EvidenceKind::Comment)
+            .peekable();
+        if comments.peek().is_some()
+            && !comments.any(|e| {
+                e.id.parse::<i64>()
+                    .is_ok_and(|id| self.comments_in_window.contains(&id))
+            })
+        {
+            return Some("its review evidence aged out of the window");
+        }
+        None
+    }
+
+    /// Keeps the findings that are not stale; what is dropped is resolved by the store's next
+    /// `save_run`.
+    pub fn retain_fresh(&self, findings: &mut Vec<Finding>) {
+        findings.retain(|finding| self.reason(finding).is_none());
+    }
+}
+
+/// Whether `file` (a path, or a directory ending with `/`) exists among `head`'s paths.
+pub fn exists_at(head: &HashSet<String>, file: &str) -> bool {
+    if file.ends_with('/') {
+        head.iter().any(|path| path.starts_with(file))
+    } else {
+        head.contains(file)
+    }
+}

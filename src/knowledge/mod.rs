@@ -7,5 +7,6 @@ pub mod embed;
 pub mod filter;
 pub mod findings;
 pub mod history;
+pub mod synthesize;
 pub mod theme_run;
 pub mod themes;

@@ -9,6 +9,7 @@
 pub mod backfills;
 pub mod comments;
 pub mod deliveries;
+pub mod findings;
 pub mod jobs;
 pub mod llm_cache;
 pub mod publications;
@@ -30,6 +31,7 @@ const MIGRATION_LIST: &[M<'static>] = &[
     M::up(include_str!("migrations/0002_model_caches.sql")),
     M::up(include_str!("migrations/0003_themes.sql")),
     M::up(include_str!("migrations/0004_backfill.sql")),
+    M::up(include_str!("migrations/0005_findings.sql")),
     M::up(include_str!("migrations/0007_publications.sql")),
 ];
 

@@ -119,7 +119,8 @@ pub fn upsert_repo(
 }
 
 /// Deletes a repository's data (comments with their classifications and theme memberships,
-/// threads, pull requests, jobs, themes, backfill state) and marks it removed.
+/// threads, pull requests, jobs, themes, backfill state, findings, publication state) and marks
+/// it removed.
 pub fn remove_repo(conn: &Connection, repo_id: i64) -> Result<()> {
     for table in [
         "comments",
@@ -132,6 +133,8 @@ pub fn remove_repo(conn: &Connection, repo_id: i64) -> Result<()> {
         "check_runs",
         "analysis_runs",
         "couplings",
+        "findings",
+        "finding_runs",
     ] {
         conn.execute(
             &format!("DELETE FROM {table} WHERE repo_id = ?1"),

@@ -1,0 +1,567 @@
+//! The built-in synthesizer (SPEC §3.3): offline and deterministic. It writes one finding per
+//! strong theme, findings from git signals that review comments corroborate (hotspots reviewers
+//! keep flagging, reverts of reviewed files, coupled files reviewers cite together), one per
+//! high-confidence bug or security singleton on a file with a git signal, and reviewer focus
+//! areas. Titles are a lesson taken from the theme's own comments; insights are its figures.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use super::figures::{self, coupling_id, coupling_text, hotspot_id, hotspot_text};
+use super::wording::{cut, excerpt, lesson};
+use super::{Input, Synthesis, finalize, subject_id, theme_finding_id};
+use crate::knowledge::classify::Label;
+use crate::knowledge::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
+use crate::knowledge::history::{Hotspot, Revert};
+use crate::knowledge::theme_run::Theme;
+use crate::store::findings::SourceComment;
+
+/// Hotspots (count, by score) that count as a git signal.
+const SIGNAL_HOTSPOTS: usize = 20;
+/// Commits a file needs before it can be a hotspot signal.
+const MIN_HOTSPOT_COMMITS: usize = 4;
+/// Fix ratio from which a hotspot makes its findings more severe.
+const FRAGILE_FIX_RATIO: f64 = 0.3;
+/// Review comments on a hotspot that make it "kept flagging".
+const MIN_HOTSPOT_COMMENTS: usize = 2;
+/// Review comments cited per finding.
+const COMMENTS_PER_FINDING: usize = 5;
+/// Git signals cited per finding.
+const SIGNALS_PER_FINDING: usize = 3;
+/// A reviewer's comments in one theme (and PRs) that make it their focus.
+const FOCUS_MIN_COMMENTS: usize = 3;
+const FOCUS_MIN_PRS: usize = 2;
+/// Comments of a theme (the most central first) its lesson is looked for in.
+const LESSON_CANDIDATES: usize = 25;
+
+/// Runs the built-in synthesizer.
+pub fn synthesize(input: &Input<'_>) -> Synthesis {
+    let context = Context::new(input);
+    let mut findings: Vec<Finding> = Vec::new();
+    for theme in &input.themes.themes {
+        let members = context.members(theme);
+        let bodies: Vec<&str> = members
+            .iter()
+            .take(LESSON_CANDIDATES)
+            .map(|c| c.body.as_str())
+            .collect();
+        let Some(lesson) = lesson(&bodies, &theme.terms) else {
+            continue;
+        };
+        findings.extend(context.theme_finding(theme, &members, &lesson));
+        findings.extend(context.focus_findings(theme, &members, &lesson));
+    }
+    findings.extend(context.hotspot_findings());
+    findings.extend(context.revert_findings());
+    findings.extend(context.coupling_findings());
+    findings.extend(context.singleton_findings());
+    Synthesis {
+        findings: finalize(findings, input),
+        notes: Vec::new(),
+    }
+}
+
+/// The category and base severity of a theme whose most frequent lesson-bearing label is
+/// `label`; questions and praise teach nothing on their own.
+fn category_of(label: Label) -> Option<(Category, Severity)> {
+    Some(match label {
+        Label::Bug => (Category::CodePattern, Severity::High),
+        Label::Security => (Category::Landmine, Severity::High),
+        Label::Performance => (Category::CodePattern, Severity::Medium),
+        Label::Architecture => (Category::Architecture, Severity::Medium),
+        Label::Testing => (Category::Testing, Severity::Medium),
+        Label::Convention | Label::Documentation | Label::Nitpick => {
+            (Category::Convention, Severity::Low)
+        }
+        Label::Question | Label::Praise => return None,
+    })
+}
+
+fn raise(severity: Severity) -> Severity {
+    match severity {
+        Severity::Low => Severity::Medium,
+        _ => Severity::High,
+    }
+}
+
+/// The input with its indexes.
+struct Context<'a> {
+    input: &'a Input<'a>,
+    /// Inline comments per file.
+    by_path: HashMap<&'a str, Vec<&'a SourceComment>>,
+    /// Hotspots that count as a git signal, by path.
+    hotspots: HashMap<&'a str, &'a Hotspot>,
+    /// Git signals (figures and revert commits) per file.
+    signals: HashMap<&'a str, Vec<Evidence>>,
+}
+
+impl<'a> Context<'a> {
+    fn new(input: &'a Input<'a>) -> Context<'a> {
+        let mut by_path: HashMap<&str, Vec<&SourceComment>> = HashMap::new();
+        for comment in input.comments.values() {
+            if let Some(path) = &comment.path {
+                by_path.entry(path.as_str()).or_default().push(comment);
+            }
+        }
+        let hotspots: HashMap<&str, &Hotspot> = input
+            .history
+            .hotspots
+            .iter()
+            .take(SIGNAL_HOTSPOTS)
+            .filter(|h| h.commits >= MIN_HOTSPOT_COMMITS)
+            .map(|h| (h.path.as_str(), h))
+            .collect();
+        let mut signals: HashMap<&str, Vec<Evidence>> = HashMap::new();
+        for (path, hotspot) in &hotspots {
+            signals
+                .entry(path)
+                .or_default()
+                .push(stat(hotspot_id(hotspot), hotspot_text(hotspot)));
+        }
+        for revert in &input.history.reverts {
+            for file in &revert.files {
+                signals.entry(file.as_str()).or_default().push(Evidence {
+                    kind: EvidenceKind::Commit,
+                    id: revert.sha.clone(),
+                    text: revert.subject.clone(),
+                });
+            }
+        }
+        for fix in &input.history.fix_after {
+            for file in &fix.files {
+                signals.entry(file.as_str()).or_default().push(stat(
+                    figures::fix_after_id(fix),
+                    figures::fix_after_text(fix),
+                ));
+            }
+        }
+        Context {
+            input,
+            by_path,
+            hotspots,
+            signals,
+        }
+    }
+
+    fn comment(&self, id: i64) -> Option<&'a SourceComment> {
+        self.input.comments.get(&id)
+    }
+
+    /// The git signals of `paths`, each once, at most [`SIGNALS_PER_FINDING`].
+    fn signals_of<'p>(&self, paths: impl IntoIterator<Item = &'p str>) -> Vec<Evidence> {
+        let mut seen = HashSet::new();
+        paths
+            .into_iter()
+            .flat_map(|path| self.signals.get(path).into_iter().flatten())
+            .filter(|e| seen.insert(e.id.clone()))
+            .take(SIGNALS_PER_FINDING)
+            .cloned()
+            .collect()
+    }
+
+    /// One finding per strong theme: a lesson-bearing label and comments from two PRs or more.
+    fn theme_finding(
+        &self,
+        theme: &Theme,
+        members: &[&SourceComment],
+        lesson: &str,
+    ) -> Option<Finding> {
+        let (category, base) = theme
+            .labels
+            .iter()
+            .find_map(|&(label, _)| category_of(label))?;
+        let prs: HashSet<i64> = members.iter().map(|c| c.pr_number).collect();
+        if prs.len() < 2 {
+            return None;
+        }
+        let paths: Vec<&str> = theme.paths.iter().map(|(p, _)| p.as_str()).collect();
+        let signals = self.signals_of(paths.iter().copied());
+        let fragile = paths.iter().any(|p| {
+            self.hotspots
+                .get(p)
+                .is_some_and(|h| h.fix_ratio >= FRAGILE_FIX_RATIO)
+        });
+        let severity = if fragile { raise(base) } else { base };
+        let reviewers = count(theme.reviewers.len(), "reviewer", "reviewers");
+        let title = format!(
+            "{lesson} — raised in {} by {reviewers}",
+            count(prs.len(), "PR", "PRs")
+        );
+        let (from, to) = (
+            figures::date(theme.first_comment_at),
+            figures::date(theme.last_comment_at),
+        );
+        let when = if from == to {
+            format!("on {to}")
+        } else {
+            format!("from {from} to {to}")
+        };
+        let mut insight = format!(
+            "{} from {reviewers} across {} ({}), {when}.",
+            count(members.len(), "review comment", "review comments"),
+            count(prs.len(), "pull request", "pull requests"),
+            pr_list(&prs),
+        );
+        match theme.resolved_share.map(figures::percent) {
+            Some(0) => insight.push_str(" None of its review threads was marked resolved."),
+            Some(share) => {
+                insight.push_str(&format!(" {share}% of its review threads were resolved."))
+            }
+            None => {}
+        }
+        if !theme.paths.is_empty() {
+            let listed: Vec<String> = theme
+                .paths
+                .iter()
+                .map(|(path, n)| format!("`{path}` ({n})"))
+                .collect();
+            insight.push_str(&format!(" Mostly on {}.", listed.join(", ")));
+        }
+        for signal in signals.iter().filter(|s| s.kind == EvidenceKind::Stat) {
+            insight.push_str(&format!(" History: {}.", signal.text));
+        }
+        let mut evidence = comment_evidence(members, COMMENTS_PER_FINDING);
+        evidence.extend(signals);
+        Some(Finding {
+            id: theme_finding_id(&theme.id),
+            category,
+            severity,
+            title,
+            insight,
+            evidence,
+            files: paths.iter().map(|p| p.to_string()).collect(),
+            first_seen: theme.first_seen,
+            last_seen: self.input.settings.now,
+            status: Status::Active,
+        })
+    }
+
+    /// A theme's comments, the most central first.
+    fn members(&self, theme: &Theme) -> Vec<&'a SourceComment> {
+        let medoid = self.comment(theme.medoid);
+        let others = theme
+            .members
+            .iter()
+            .filter(|&&id| id != theme.medoid)
+            .filter_map(|&id| self.comment(id));
+        medoid.into_iter().chain(others).collect()
+    }
+
+    /// What a reviewer who wrote most of a theme consistently cares about (opted-out logins
+    /// skipped).
+    fn focus_findings(
+        &self,
+        theme: &Theme,
+        members: &[&SourceComment],
+        lesson: &str,
+    ) -> Vec<Finding> {
+        let mut by_author: BTreeMap<&str, Vec<&SourceComment>> = BTreeMap::new();
+        for comment in members {
+            by_author
+                .entry(comment.author.as_str())
+                .or_default()
+                .push(comment);
+        }
+        let opted_out = &self.input.settings.reviewer_opt_out;
+        by_author
+            .into_iter()
+            .filter(|(login, _)| !login.is_empty())
+            .filter(|(login, _)| !opted_out.iter().any(|o| o.eq_ignore_ascii_case(login)))
+            .filter_map(|(login, comments)| {
+                let prs: HashSet<i64> = comments.iter().map(|c| c.pr_number).collect();
+                let focused = comments.len() >= FOCUS_MIN_COMMENTS
+                    && prs.len() >= FOCUS_MIN_PRS
+                    && 2 * comments.len() >= members.len();
+                focused.then(|| Finding {
+                    id: subject_id(&format!(
+                        "focus:{}:{}",
+                        login.to_lowercase(),
+                        theme.id
+                    )),
+                    category: Category::ReviewerFocus,
+                    severity: Severity::Low,
+                    title: format!("Reviews by {login} keep coming back to this: {lesson}"),
+                    insight: format!(
+                        "{login} wrote {} of the {} review comments on this, in {} ({}). Expect the same question on your pull requests and settle it before asking for review.",
+                        comments.len(),
+                        members.len(),
+                        count(prs.len(), "pull request", "pull requests"),
+                        pr_list(&prs),
+                    ),
+                    evidence: comment_evidence(&comments, COMMENTS_PER_FINDING),
+                    files: theme.paths.iter().map(|(p, _)| p.clone()).collect(),
+                    first_seen: theme.first_seen,
+                    last_seen: self.input.settings.now,
+                    status: Status::Active,
+                })
+            })
+            .collect()
+    }
+
+    /// A hotspot that reviewers keep flagging is a fragile area.
+    fn hotspot_findings(&self) -> Vec<Finding> {
+        let mut hotspots: Vec<&Hotspot> = self.hotspots.values().copied().collect();
+        hotspots.sort_by(|a, b| a.path.cmp(&b.path));
+        hotspots
+            .into_iter()
+            .filter_map(|hotspot| {
+                let comments = self.by_path.get(hotspot.path.as_str())?;
+                if comments.len() < MIN_HOTSPOT_COMMENTS {
+                    return None;
+                }
+                let comments = newest_first(comments);
+                let prs: HashSet<i64> = comments.iter().map(|c| c.pr_number).collect();
+                let severity = if hotspot.fix_ratio >= FRAGILE_FIX_RATIO {
+                    Severity::High
+                } else {
+                    Severity::Medium
+                };
+                let mut evidence = vec![stat(hotspot_id(hotspot), hotspot_text(hotspot))];
+                evidence.extend(comment_evidence(&comments, COMMENTS_PER_FINDING));
+                Some(Finding {
+                    id: subject_id(&format!("fragile:{}", hotspot.path)),
+                    category: Category::FragileArea,
+                    severity,
+                    title: format!(
+                        "Go carefully in `{}`: it changes often and reviewers keep flagging it",
+                        hotspot.path
+                    ),
+                    insight: format!(
+                        "History: {}. Reviewers commented on it {} times in {}, most recently on {}: “{}”",
+                        hotspot_text(hotspot),
+                        comments.len(),
+                        count(prs.len(), "pull request", "pull requests"),
+                        figures::date(comments[0].created_at),
+                        excerpt(&comments[0].body),
+                    ),
+                    evidence,
+                    files: vec![hotspot.path.clone()],
+                    first_seen: self.input.settings.now,
+                    last_seen: self.input.settings.now,
+                    status: Status::Active,
+                })
+            })
+            .collect()
+    }
+
+    /// Reverts of files that have review comments are landmines; reverts of reverts above all.
+    fn revert_findings(&self) -> Vec<Finding> {
+        let mut groups: BTreeMap<Vec<String>, Vec<&Revert>> = BTreeMap::new();
+        for revert in &self.input.history.reverts {
+            let mut files = revert.files.clone();
+            files.sort();
+            if !files.is_empty() {
+                groups.entry(files).or_default().push(revert);
+            }
+        }
+        groups
+            .into_iter()
+            .filter_map(|(files, reverts)| {
+                let comments: Vec<&SourceComment> = files
+                    .iter()
+                    .flat_map(|f| self.by_path.get(f.as_str()).into_iter().flatten())
+                    .copied()
+                    .collect();
+                if comments.is_empty() {
+                    return None;
+                }
+                let comments = newest_first(&comments);
+                let depth = reverts.iter().map(|r| r.depth).max().unwrap_or(1);
+                let subject = match files.len() {
+                    1 => format!("`{}`", files[0]),
+                    n => format!("`{}` and {}", files[0], count(n - 1, "other file", "other files")),
+                };
+                let (title, severity) = if depth >= 2 {
+                    (
+                        format!("A change to {subject} was reverted, then the revert reverted — agree on the approach with its reviewers first"),
+                        Severity::High,
+                    )
+                } else {
+                    (
+                        format!("A change to {subject} had to be reverted — read why before changing it again"),
+                        Severity::Medium,
+                    )
+                };
+                let subjects: Vec<String> = reverts
+                    .iter()
+                    .map(|r| format!("{} “{}” on {}", figures::short(&r.sha), r.subject, figures::date(r.at)))
+                    .collect();
+                let insight = format!(
+                    "{}: {}. Reviewers commented on these files {} times; the latest: “{}”",
+                    count(reverts.len(), "revert", "reverts"),
+                    subjects.join("; "),
+                    comments.len(),
+                    excerpt(&comments[0].body),
+                );
+                let mut evidence: Vec<Evidence> = reverts
+                    .iter()
+                    .flat_map(|r| {
+                        let reverted = r.reverted.as_ref().map(|sha| Evidence {
+                            kind: EvidenceKind::Commit,
+                            id: sha.clone(),
+                            text: format!("the change {} reverted", figures::short(&r.sha)),
+                        });
+                        std::iter::once(Evidence {
+                            kind: EvidenceKind::Commit,
+                            id: r.sha.clone(),
+                            text: r.subject.clone(),
+                        })
+                        .chain(reverted)
+                    })
+                    .collect();
+                evidence.extend(comment_evidence(&comments, COMMENTS_PER_FINDING));
+                Some(Finding {
+                    id: subject_id(&format!("landmine:{}", files.join("|"))),
+                    category: Category::Landmine,
+                    severity,
+                    title,
+                    insight,
+                    evidence,
+                    files,
+                    first_seen: self.input.settings.now,
+                    last_seen: self.input.settings.now,
+                    status: Status::Active,
+                })
+            })
+            .collect()
+    }
+
+    /// Files that change together, when a review comment on one names the other.
+    fn coupling_findings(&self) -> Vec<Finding> {
+        self.input
+            .history
+            .couplings
+            .iter()
+            .filter_map(|coupling| {
+                let cites = |on: &str, other: &str| -> Vec<&SourceComment> {
+                    let name = file_name(other);
+                    self.by_path
+                        .get(on)
+                        .into_iter()
+                        .flatten()
+                        .filter(|c| c.body.contains(name))
+                        .copied()
+                        .collect()
+                };
+                let mut comments = cites(&coupling.a, &coupling.b);
+                comments.extend(cites(&coupling.b, &coupling.a));
+                if comments.is_empty() {
+                    return None;
+                }
+                let comments = newest_first(&comments);
+                let mut evidence = vec![stat(coupling_id(coupling), coupling_text(coupling))];
+                evidence.extend(comment_evidence(&comments, COMMENTS_PER_FINDING));
+                Some(Finding {
+                    id: subject_id(&format!("coupling:{}|{}", coupling.a, coupling.b)),
+                    category: Category::Architecture,
+                    severity: Severity::Medium,
+                    title: format!(
+                        "`{}` and `{}` go together — when you change one, check the other",
+                        coupling.a, coupling.b
+                    ),
+                    insight: format!(
+                        "History: {}. Reviewers pointed at the pair {}: “{}”",
+                        coupling_text(coupling),
+                        count(comments.len(), "time", "times"),
+                        excerpt(&comments[0].body),
+                    ),
+                    evidence,
+                    files: vec![coupling.a.clone(), coupling.b.clone()],
+                    first_seen: self.input.settings.now,
+                    last_seen: self.input.settings.now,
+                    status: Status::Active,
+                })
+            })
+            .collect()
+    }
+
+    /// A bug or security remark the classifier is sure of, on a file with a git signal.
+    fn singleton_findings(&self) -> Vec<Finding> {
+        self.input
+            .themes
+            .singletons
+            .iter()
+            .filter_map(|&id| {
+                let comment = self.comment(id)?;
+                let path = comment.path.as_deref()?;
+                let signals = self.signals_of([path]);
+                if signals.is_empty() {
+                    return None;
+                }
+                let lesson = lesson(&[comment.body.as_str()], &[])
+                    .unwrap_or_else(|| excerpt(&comment.body));
+                let history: Vec<&str> = signals.iter().map(|s| s.text.as_str()).collect();
+                let mut evidence = comment_evidence(&[comment], 1);
+                evidence.extend(signals.iter().cloned());
+                Some(Finding {
+                    id: subject_id(&format!("singleton:{id}")),
+                    category: Category::Landmine,
+                    severity: Severity::High,
+                    title: format!("{} — in `{path}`", cut(&lesson, 80)),
+                    insight: format!(
+                        "A reviewer flagged this in PR #{} on {}, and the file's history backs it up: {}.",
+                        comment.pr_number,
+                        figures::date(comment.created_at),
+                        history.join("; "),
+                    ),
+                    evidence,
+                    files: vec![path.to_string()],
+                    first_seen: self.input.settings.now,
+                    last_seen: self.input.settings.now,
+                    status: Status::Active,
+                })
+            })
+            .collect()
+    }
+}
+
+fn stat(id: String, text: String) -> Evidence {
+    Evidence {
+        kind: EvidenceKind::Stat,
+        id,
+        text,
+    }
+}
+
+/// Up to `limit` comments as evidence: one per PR first (in the given order), then the rest.
+fn comment_evidence(comments: &[&SourceComment], limit: usize) -> Vec<Evidence> {
+    let mut prs = HashSet::new();
+    let (first, rest): (Vec<&&SourceComment>, Vec<&&SourceComment>) =
+        comments.iter().partition(|c| prs.insert(c.pr_number));
+    first
+        .into_iter()
+        .chain(rest)
+        .take(limit)
+        .map(|c| Evidence {
+            kind: EvidenceKind::Comment,
+            id: c.id.to_string(),
+            text: format!("PR #{}: {}", c.pr_number, excerpt(&c.body)),
+        })
+        .collect()
+}
+
+fn newest_first<'c>(comments: &[&'c SourceComment]) -> Vec<&'c SourceComment> {
+    let mut sorted = comments.to_vec();
+    sorted.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.id.cmp(&b.id)));
+    sorted.dedup_by_key(|c| c.id);
+    sorted
+}
+
+/// `n` with its noun, e.g. "1 PR", "3 PRs".
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// PR numbers, ascending, as `#1, #2, #3` (at most six, then "…").
+fn pr_list(prs: &HashSet<i64>) -> String {
+    let mut sorted: Vec<i64> = prs.iter().copied().collect();
+    sorted.sort();
+    let mut listed: Vec<String> = sorted.iter().take(6).map(|n| format!("#{n}")).collect();
+    if sorted.len() > 6 {
+        listed.push("…".to_string());
+    }
+    listed.join(", ")
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}

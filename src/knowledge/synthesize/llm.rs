@@ -1,0 +1,298 @@
+//! The LLM synthesizer (SPEC §3.3): an agent loop over the configured provider. The model calls
+//! read-only tools with `<tool>` elements in its text (any OpenAI-compatible server can do this)
+//! and ends with the findings XML, whose every citation is checked (`validate`).
+//!
+//! Hard limits: turns, total tokens, tool output per call, and wall time. Review text, file
+//! contents and commit messages reach the model only escaped inside `<data>` blocks. On any
+//! failure (transport, invalid XML, a spent budget, nothing valid left) the built-in result is
+//! used and the failure is reported in the notes.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Result, anyhow, bail};
+use quick_xml::escape::escape;
+
+use super::answer::{Reply, ToolCall, parse_reply};
+use super::validate::validate;
+use super::wording::cut;
+use super::{Input, Synthesis, builtin, figures, finalize, meets_evidence_rule, tools};
+use crate::knowledge::findings::Finding;
+use crate::llm::{LlmClient, Message};
+
+/// The system prompt; its first line is its version.
+pub const PROMPT: &str = include_str!("../../../prompts/synthesize.md");
+
+/// The prompt's version line, e.g. `synthesize/1`.
+pub fn prompt_version() -> &'static str {
+    PROMPT
+        .lines()
+        .next()
+        .and_then(|line| line.strip_prefix("Prompt version: "))
+        .unwrap_or("unknown")
+}
+
+/// Figures (count) of each kind quoted in the first turn; the rest are reachable with tools.
+const FIGURES_PER_KIND: usize = 15;
+
+/// The agent's hard limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Model calls, the final answer included.
+    pub max_turns: usize,
+    /// Input plus output tokens over the whole run, as the provider reports them.
+    pub max_tokens: u64,
+    /// Characters of one tool's output; longer output is cut and says so.
+    pub max_tool_output: usize,
+    /// Tool calls run per turn; more are refused.
+    pub max_calls_per_turn: usize,
+    /// The whole run, model calls and tools included.
+    pub wall_time: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_turns: 12,
+            max_tokens: 200_000,
+            max_tool_output: 8_000,
+            max_calls_per_turn: 4,
+            wall_time: Duration::from_secs(300),
+        }
+    }
+}
+
+/// The LLM synthesizer over one client.
+pub struct LlmSynthesizer<'a> {
+    pub client: &'a LlmClient,
+    pub limits: Limits,
+}
+
+impl LlmSynthesizer<'_> {
+    /// Runs the agent; on any failure, the built-in synthesizer's result with the failure in the
+    /// notes.
+    pub async fn synthesize(&self, input: &Input<'_>) -> Synthesis {
+        let outcome = tokio::time::timeout(self.limits.wall_time, self.agent(input))
+            .await
+            .unwrap_or_else(|_| {
+                Err(anyhow!(
+                    "it did not finish within the {:?} wall-time limit",
+                    self.limits.wall_time
+                ))
+            });
+        let (proposed, mut notes) = match outcome {
+            Ok(found) => found,
+            Err(error) => {
+                return fallback(input, format!("the LLM synthesizer failed: {error:#}"));
+            }
+        };
+        for finding in &proposed {
+            if !meets_evidence_rule(finding, input.comments) {
+                notes.push(format!(
+                    "the model's finding “{}” was dropped: its real evidence is not two review comments from distinct PRs, or one and a git signal",
+                    cut(&finding.title, 60)
+                ));
+            }
+        }
+        let findings = finalize(proposed, input);
+        if findings.is_empty() {
+            let builtin = builtin::synthesize(input);
+            if !builtin.findings.is_empty() {
+                notes.push(
+                    "the LLM synthesizer produced no finding that passed the checks; the built-in findings are shown".to_string(),
+                );
+                return Synthesis {
+                    findings: builtin.findings,
+                    notes,
+                };
+            }
+        }
+        Synthesis { findings, notes }
+    }
+
+    /// The loop: returns the checked findings and a note per dropped one.
+    async fn agent(&self, input: &Input<'_>) -> Result<(Vec<Finding>, Vec<String>)> {
+        let limits = self.limits;
+        let owned = Arc::new(OwnedInput::from(input));
+        let mut messages = vec![Message::user(opening(input))];
+        let mut tokens = 0_u64;
+        for turn in 1..=limits.max_turns {
+            let completion = self.client.chat(PROMPT, &messages).await?;
+            tokens += completion.input_tokens + completion.output_tokens;
+            if tokens > limits.max_tokens {
+                bail!(
+                    "the token budget ({} tokens) was spent after {turn} turns",
+                    limits.max_tokens
+                );
+            }
+            let reply = parse_reply(&completion.text)?;
+            let results = match reply {
+                Reply::Findings(proposed) => {
+                    tracing::info!(repo = input.repo, turn, tokens, "LLM synthesis answered");
+                    return Ok(validate(proposed, input));
+                }
+                Reply::Tools(calls) => self.run_tools(&owned, calls).await?,
+                Reply::Prose => {
+                    "Answer with tool calls or with the findings XML, nothing else.".to_string()
+                }
+            };
+            messages.push(Message::assistant(completion.text));
+            let last = turn + 1 == limits.max_turns;
+            let nudge = if last {
+                "\nThis is your last turn: answer now with the findings XML."
+            } else {
+                ""
+            };
+            messages.push(Message::user(format!("{results}{nudge}")));
+        }
+        bail!(
+            "the model gave no findings within the turn budget ({} turns)",
+            limits.max_turns
+        )
+    }
+
+    /// Runs a turn's tool calls off the async threads and quotes their results as data.
+    async fn run_tools(&self, input: &Arc<OwnedInput>, calls: Vec<ToolCall>) -> Result<String> {
+        let max = self.limits.max_tool_output;
+        let refused = calls.len().saturating_sub(self.limits.max_calls_per_turn);
+        let calls: Vec<ToolCall> = calls
+            .into_iter()
+            .take(self.limits.max_calls_per_turn)
+            .collect();
+        let owned = Arc::clone(input);
+        let outputs = tokio::task::spawn_blocking(move || {
+            let input = owned.as_input();
+            calls
+                .iter()
+                .map(|call| (call.name.clone(), tools::run(&input, call, max)))
+                .collect::<Vec<_>>()
+        })
+        .await
+        .map_err(|error| anyhow!("a tool panicked: {error}"))?;
+        let mut out = String::from("Tool results:\n<data>\n");
+        for (name, output) in outputs {
+            out.push_str(&format!(
+                "<result tool=\"{}\">\n{output}\n</result>\n",
+                escape(&name)
+            ));
+        }
+        out.push_str("</data>\n");
+        if refused > 0 {
+            out.push_str(&format!(
+                "{refused} more tool calls were refused: at most {} per turn.\n",
+                self.limits.max_calls_per_turn
+            ));
+        }
+        Ok(out)
+    }
+}
+
+/// The built-in result with `why` in its notes.
+fn fallback(input: &Input<'_>, why: String) -> Synthesis {
+    tracing::warn!(repo = input.repo, reason = %why, "LLM synthesis fell back to the built-in one");
+    let mut synthesis = builtin::synthesize(input);
+    synthesis
+        .notes
+        .insert(0, format!("{why}; the built-in findings are shown"));
+    synthesis
+}
+
+/// The first user turn: the run's figures, the themes and the analyzer figures, as data.
+fn opening(input: &Input<'_>) -> String {
+    let history = input.history;
+    let mut data = String::new();
+    data.push_str(&format!(
+        "<repository name=\"{}\" head=\"{}\" commits=\"{}\" comments=\"{}\" window_start=\"{}\"/>\n",
+        escape(input.repo),
+        escape(history.head.as_deref().unwrap_or("unknown")),
+        history.commits,
+        input.themes.comments,
+        figures::date(input.settings.window_start),
+    ));
+    data.push_str("<themes>\n");
+    data.push_str(&tools::run(
+        input,
+        &ToolCall {
+            name: "list_themes".into(),
+            args: Default::default(),
+        },
+        usize::MAX,
+    ));
+    data.push_str("</themes>\n<singletons>\n");
+    for id in &input.themes.singletons {
+        if let Some(comment) = input.comments.get(id) {
+            data.push_str(&tools::comment_element(comment));
+        }
+    }
+    data.push_str("</singletons>\n<figures>\n");
+    let hotspots = history
+        .hotspots
+        .iter()
+        .take(FIGURES_PER_KIND)
+        .map(|h| (figures::hotspot_id(h), figures::hotspot_text(h)));
+    let couplings = history
+        .couplings
+        .iter()
+        .take(FIGURES_PER_KIND)
+        .map(|c| (figures::coupling_id(c), figures::coupling_text(c)));
+    let fixes = history
+        .fix_after
+        .iter()
+        .take(FIGURES_PER_KIND)
+        .map(|f| (figures::fix_after_id(f), figures::fix_after_text(f)));
+    for (id, text) in hotspots.chain(couplings).chain(fixes) {
+        data.push_str(&format!(
+            "<figure id=\"{}\">{}</figure>\n",
+            escape(&id),
+            escape(&text)
+        ));
+    }
+    data.push_str("</figures>\n<reverts>\n");
+    for revert in history.reverts.iter().take(FIGURES_PER_KIND) {
+        data.push_str(&format!(
+            "<revert sha=\"{}\" depth=\"{}\" files=\"{}\">{}</revert>\n",
+            escape(&revert.sha),
+            revert.depth,
+            escape(revert.files.join(" ")),
+            escape(&revert.subject)
+        ));
+    }
+    data.push_str("</reverts>\n");
+    format!(
+        "Find what a newcomer to this repository must know. The data:\n<data>\n{data}</data>\nRead what you need with the tools, then answer with the findings XML."
+    )
+}
+
+/// The input, owned (copied once per run), so that tools can run on a blocking thread.
+struct OwnedInput {
+    repo: String,
+    themes: crate::knowledge::theme_run::ThemeRun,
+    comments: std::collections::BTreeMap<i64, crate::store::findings::SourceComment>,
+    history: crate::knowledge::history::HistoryReport,
+    repo_path: Option<std::path::PathBuf>,
+    settings: super::Settings,
+}
+
+impl OwnedInput {
+    fn from(input: &Input<'_>) -> OwnedInput {
+        OwnedInput {
+            repo: input.repo.to_string(),
+            themes: input.themes.clone(),
+            comments: input.comments.clone(),
+            history: input.history.clone(),
+            repo_path: input.repo_path.map(|p| p.to_path_buf()),
+            settings: input.settings.clone(),
+        }
+    }
+
+    fn as_input(&self) -> Input<'_> {
+        Input {
+            repo: &self.repo,
+            themes: &self.themes,
+            comments: &self.comments,
+            history: &self.history,
+            repo_path: self.repo_path.as_deref(),
+            settings: &self.settings,
+        }
+    }
+}
