@@ -4,6 +4,7 @@
 //! (`events`) and applies them (`ingest`) to the `store`, classifying comments with `knowledge`.
 //! `docs/design.md` tells the whole story.
 
+pub mod analysis;
 pub mod analyze;
 pub mod app;
 pub mod clock;

@@ -1,0 +1,157 @@
+//! One analysis of a repository (SPEC §3): themes of the window's review comments, synthesis with
+//! the git history, staleness, and the findings saved with what the run read. The job runner and
+//! `gitlore analyze` both run it; where the history comes from (a mirror, a local repository) is
+//! theirs to decide.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+
+use anyhow::Result;
+
+use crate::knowledge::findings::{Category, Finding, Staleness};
+use crate::knowledge::history::HistoryReport;
+use crate::knowledge::synthesize::{self, Input, Limits, LlmSynthesizer, Synthesizer};
+use crate::knowledge::theme_run::{Models, ThemeRun, run_themes_with};
+use crate::repo_config::RepoConfig;
+use crate::store::Store;
+use crate::store::findings::{self as stored, Listing, SourceComment};
+use crate::store::publications;
+
+/// Seconds in an average month, for windows given in months.
+const MONTH_SECS: i64 = 2_629_746;
+
+/// What an analysis reads besides the store.
+pub struct Request<'a> {
+    pub repo_id: i64,
+    /// `owner/name`.
+    pub repo: &'a str,
+    pub config: &'a RepoConfig,
+    pub history: &'a HistoryReport,
+    /// A local clone or mirror, for the LLM's git tools.
+    pub repo_path: Option<&'a Path>,
+    /// Unix seconds: when the run happens (first seen of new findings).
+    pub now: i64,
+    /// Unix seconds: where the review window ends (`now`, or the newest input for `analyze`).
+    pub window_end: i64,
+    /// The LLM and embedder, when configured and allowed by the repo config.
+    pub models: Models<'a>,
+}
+
+/// What an analysis found, as the outputs need it.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub themes: ThemeRun,
+    /// The comments of the window, by store id.
+    pub comments: BTreeMap<i64, SourceComment>,
+    /// The findings after this run: active, resolved by it, dismissed.
+    pub listing: Listing,
+    /// Ids of the active findings first seen in this run.
+    pub new_ids: HashSet<String>,
+    /// What fell back to a built-in component, and why.
+    pub notes: Vec<String>,
+    /// Unix seconds: the window's start (0 for everything).
+    pub window_start: i64,
+}
+
+/// The start of a window of `months` ending at `end` (unix s); 0 months is everything.
+pub fn window_start(end: i64, months: u32) -> i64 {
+    if months == 0 {
+        0
+    } else {
+        end - i64::from(months) * MONTH_SECS
+    }
+}
+
+/// Runs one analysis of `request.repo_id` and saves its findings.
+pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
+    let analysis = &request.config.analysis;
+    let window_start = window_start(request.window_end, analysis.window_months);
+    let newest_comment = newest_comment_id(store, request.repo_id)?;
+    let models = if analysis.llm {
+        Models {
+            llm: request.models.llm,
+            embedder: request.models.embedder,
+        }
+    } else {
+        Models {
+            llm: None,
+            embedder: request.models.embedder,
+        }
+    };
+    let themes = run_themes_with(store, request.repo_id, window_start, request.now, models).await?;
+    let comments = stored::load_source_comments(&store.reader()?, request.repo_id, window_start)?;
+    let settings = synthesize::Settings {
+        window_start,
+        now: request.now,
+        reviewer_opt_out: analysis.reviewer_opt_out.clone(),
+        categories: analysis
+            .categories
+            .iter()
+            .filter_map(|name| name.parse::<Category>().ok())
+            .collect(),
+    };
+    let input = Input {
+        repo: request.repo,
+        themes: &themes,
+        comments: &comments,
+        history: request.history,
+        repo_path: request.repo_path,
+        settings: &settings,
+    };
+    let synthesizer = match models.llm {
+        Some(client) => Synthesizer::Llm(LlmSynthesizer {
+            client,
+            limits: Limits::default(),
+        }),
+        None => Synthesizer::BuiltIn,
+    };
+    let synthesis = synthesizer.run(&input).await;
+    let mut findings: Vec<Finding> = synthesis.findings;
+    let staleness = Staleness {
+        files_at_head: request
+            .history
+            .head
+            .as_ref()
+            .map(|_| request.history.files_at_head.iter().cloned().collect()),
+        comments_in_window: comments.keys().copied().collect(),
+    };
+    staleness.retain_fresh(&mut findings);
+    let now_ms = request.now * 1000;
+    store.write_derived(|tx| {
+        stored::save_run(tx, request.repo_id, request.now, &findings)?;
+        publications::save_couplings(tx, request.repo_id, &request.history.couplings)?;
+        publications::record_analysis(
+            tx,
+            request.repo_id,
+            now_ms,
+            newest_comment,
+            &request.config.schedule,
+        )
+    })?;
+    let listing = stored::load(&store.reader()?, request.repo_id)?;
+    let new_ids = listing
+        .active
+        .iter()
+        .filter(|f| f.first_seen == request.now)
+        .map(|f| f.id.clone())
+        .collect();
+    let mut notes = themes.notes.clone();
+    notes.extend(synthesis.notes);
+    Ok(Outcome {
+        themes,
+        comments,
+        listing,
+        new_ids,
+        notes,
+        window_start,
+    })
+}
+
+/// The newest comment id of the repository: what this run has read, for the scheduler.
+fn newest_comment_id(store: &Store, repo_id: i64) -> Result<i64> {
+    Ok(store.reader()?.query_row(
+        "SELECT coalesce(max(id), 0) FROM comments WHERE repo_id = ?1",
+        [repo_id],
+        |row| row.get(0),
+    )?)
+}
