@@ -12,7 +12,7 @@ use gitlore::clock::{Clock, SystemClock};
 use gitlore::config::Settings;
 use gitlore::github::backfill;
 use gitlore::store::{Store, comments, deliveries};
-use gitlore::{app, replay, setup};
+use gitlore::{analyze, app, replay, setup};
 
 /// gitlore learns a team's tribal knowledge from pull-request reviews.
 #[derive(Debug, Parser)]
@@ -53,6 +53,8 @@ enum Command {
     },
     /// Register the GitHub App from app-manifest.json and write its credentials to a config.
     Setup(setup::SetupArgs),
+    /// Analyse a local git repository (and its review comments) and print the findings.
+    Analyze(analyze::AnalyzeArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -95,6 +97,7 @@ fn run(command: Command, settings: Settings) -> Result<()> {
             force,
         } => backfill::cli::run(&settings, &repo, window_months, force),
         Command::Setup(args) => setup::run(&settings, args),
+        Command::Analyze(args) => analyze::run(&settings, &args),
     }
 }
 

@@ -1,3 +1,296 @@
 //! `gitlore analyze [PATH]`: the whole analysis on a local repository, without a GitHub App.
+//!
+//! A store (in a temporary directory unless `--data-dir` is given) receives the review comments
+//! — a `--reviews` file through `ingest` (noise filter and classification, as webhooks), or a
+//! repository's pull requests through the backfill with `GITHUB_TOKEN` — and the git history of
+//! PATH; `analysis::run` then finds themes and findings in the window that ends at the input's
+//! newest commit or comment, and the findings are printed as markdown, JSON or XML on stdout.
+//! Progress goes to stderr.
 
+pub mod github;
+pub mod json;
+pub mod markdown;
+pub mod report;
+pub mod repository;
 pub mod reviews;
+pub mod xml;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+
+use crate::analysis::{self, Request};
+use crate::app;
+use crate::clock::{Clock, SystemClock};
+use crate::config::Settings;
+use crate::domain::RepoName;
+use crate::ingest::{self, Memo};
+use crate::knowledge::embed::remote::RemoteEmbedder;
+use crate::knowledge::history::HistoryReport;
+use crate::knowledge::theme_run::Models;
+use crate::llm::LlmClient;
+use crate::repo_config::{self, Resolved};
+use crate::store::{self, Store, inputs, repos};
+use markdown::WebHome;
+use report::Report;
+use reviews::Reviews;
+
+/// The repository's own configuration file, read from PATH's working tree when present.
+const CONFIG_FILE: &str = ".github/gitlore.toml";
+
+/// How the findings are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// The findings issue's body, as gitlore would publish it.
+    Md,
+    /// One JSON object: comments with labels, themes, findings (SPEC §8).
+    Json,
+    /// The findings XML of SPEC §3.3.
+    Xml,
+}
+
+/// The arguments of `gitlore analyze`.
+#[derive(Debug, clap::Args)]
+pub struct AnalyzeArgs {
+    /// The git repository to analyse.
+    #[arg(default_value = ".", value_name = "PATH")]
+    pub path: PathBuf,
+    /// Review comments to analyse with the history: JSON Lines, one comment per line.
+    #[arg(long, value_name = "FILE", conflicts_with = "github")]
+    pub reviews: Option<PathBuf>,
+    /// Read the review comments of this GitHub repository, with the token in GITHUB_TOKEN.
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub github: Option<String>,
+    /// How many months of review comments count, back from the newest commit or comment
+    /// (default: the repository's .github/gitlore.toml, else 12; 0 = everything).
+    #[arg(long, value_name = "N")]
+    pub window_months: Option<u32>,
+    /// How the findings are printed.
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
+    /// Keep the store in this directory (a temporary one, removed at exit, by default).
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+}
+
+/// Where the review comments come from.
+enum Source {
+    /// The history alone.
+    None,
+    Reviews(Box<Reviews>),
+    GitHub,
+}
+
+/// Runs the command: prints the findings on stdout, progress on stderr.
+pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
+    let started = Instant::now();
+    let path = args.path.as_path();
+    repository::check(path)?;
+    let github_repo = match &args.github {
+        Some(name) => Some(
+            RepoName::parse(name)
+                .with_context(|| format!("`{name}` is not a repository name: use owner/name"))?,
+        ),
+        None => None,
+    };
+    let token = match github_repo {
+        Some(_) => Some(github::token_from_env()?),
+        None => None,
+    };
+    let reviews_text = match &args.reviews {
+        Some(file) => Some(
+            std::fs::read_to_string(file)
+                .with_context(|| format!("Cannot read the reviews file {}", file.display()))?,
+        ),
+        None => None,
+    };
+    let (_temporary, data_dir) = data_dir(args.data_dir.as_deref())?;
+    let store = Arc::new(Store::open(&store::database_path(&data_dir))?);
+    let local = local_config(path);
+    let mut config = local.config;
+    if let Some(months) = args.window_months {
+        config.analysis.window_months = months;
+    }
+    let window_months = config.analysis.window_months;
+    let now = SystemClock.now_ms() / 1000;
+    let newest_commit = repository::newest_commit_at(path)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("Cannot start the async runtime")?;
+    // HTTP clients are built inside the runtime: they start tasks of their own.
+    let _runtime = runtime.enter();
+
+    let local_repo = reviews::local_repo(&repository::directory_name(path));
+    let (repo_id, source) = match (&github_repo, token) {
+        (Some(name), Some(token)) => {
+            let months = github::backfill_months(window_months, newest_commit, now);
+            let id = runtime.block_on(github::backfill(
+                settings,
+                store.clone(),
+                name,
+                token,
+                months,
+            ))?;
+            (id, Source::GitHub)
+        }
+        _ => {
+            store.write_derived(|tx| repos::upsert_repo(tx, &local_repo, None, false))?;
+            let source = match (&args.reviews, reviews_text) {
+                (Some(file), Some(text)) => {
+                    let mut reviews = reviews::parse(&text, &local_repo)
+                        .with_context(|| format!("{} is not a reviews file", file.display()))?;
+                    let current = reviews.newest_at.max(newest_commit).unwrap_or(now);
+                    reviews.date_undated(current);
+                    apply_reviews(settings, &store, &reviews, now)?;
+                    eprintln!(
+                        "analyze: {} review comments read from {}",
+                        reviews.events.len(),
+                        file.display()
+                    );
+                    Source::Reviews(Box::new(reviews))
+                }
+                _ => Source::None,
+            };
+            (local_repo.id, source)
+        }
+    };
+
+    eprintln!("analyze: reading the git history of {}", path.display());
+    let read_at = Instant::now();
+    let history = read_history(&store, repo_id, path)?;
+    eprintln!(
+        "analyze: {} commits analysed in {:.1} s",
+        history.commits,
+        read_at.elapsed().as_secs_f64()
+    );
+
+    let newest_comment = inputs::newest_comment_at(&store.reader()?, repo_id)?;
+    let window_end = newest_comment.max(newest_commit).unwrap_or(now);
+    let llm = settings.llm.clone().map(LlmClient::new).transpose()?;
+    let embedder = settings
+        .embed
+        .clone()
+        .map(RemoteEmbedder::new)
+        .transpose()?;
+    let origin = repository::github_origin(path);
+    let web = match (&github_repo, &origin) {
+        (Some(_), _) => Some(WebHome::for_api(&settings.github_api_url)),
+        (None, Some(_)) => Some(WebHome::github_com()),
+        (None, None) => None,
+    };
+    let display_name = github_repo
+        .clone()
+        .or(origin)
+        .unwrap_or_else(|| local_repo.name.clone());
+    let request = Request {
+        repo_id,
+        repo: display_name.as_str(),
+        config: &config,
+        history: &history,
+        repo_path: Some(path),
+        now,
+        window_end,
+        models: Models {
+            llm: llm.as_ref(),
+            embedder: embedder.as_ref(),
+        },
+    };
+    eprintln!("analyze: finding themes and writing findings");
+    let analysed_at = Instant::now();
+    let outcome = runtime.block_on(analysis::run(&store, &request))?;
+    eprintln!(
+        "analyze: {} themes, {} findings from {} review comments in {:.1} s ({:.1} s in all)",
+        outcome.themes.themes.len(),
+        outcome.listing.active.len(),
+        outcome.comments.len(),
+        analysed_at.elapsed().as_secs_f64(),
+        started.elapsed().as_secs_f64()
+    );
+
+    let comments = inputs::list(&store.reader()?, repo_id)?;
+    let input_ids: HashMap<i64, String> = comments
+        .iter()
+        .map(|c| {
+            let id = match &source {
+                Source::Reviews(reviews) => {
+                    reviews.input_id(c.kind, c.github_id).map(str::to_string)
+                }
+                Source::GitHub | Source::None => None,
+            };
+            (c.id, id.unwrap_or_else(|| c.github_id.to_string()))
+        })
+        .collect();
+    let report = Report {
+        outcome: &outcome,
+        comments: &comments,
+        input_ids: &input_ids,
+    };
+    let output = match args.format {
+        Format::Md => markdown::render(
+            &report,
+            &markdown::Context {
+                repo: &display_name,
+                web: web.as_ref(),
+                window_months,
+                now,
+                head: history.head.as_deref(),
+                config_problems: &local.problems,
+            },
+        ),
+        Format::Json => json::render(&report)?,
+        Format::Xml => xml::render(&report),
+    };
+    println!("{}", output.trim_end());
+    Ok(())
+}
+
+/// The store's directory: the one given (created if needed), or a temporary one that is removed
+/// when the returned guard is dropped.
+fn data_dir(given: Option<&Path>) -> Result<(Option<tempfile::TempDir>, PathBuf)> {
+    match given {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("Cannot create the data directory {}", dir.display()))?;
+            Ok((None, dir.to_path_buf()))
+        }
+        None => {
+            let temporary = tempfile::Builder::new()
+                .prefix("gitlore-analyze-")
+                .tempdir()
+                .context("Cannot create a temporary directory for the store")?;
+            let dir = temporary.path().to_path_buf();
+            Ok((Some(temporary), dir))
+        }
+    }
+}
+
+/// `.github/gitlore.toml` of PATH's working tree, or the defaults when there is none.
+fn local_config(path: &Path) -> Resolved {
+    let text = std::fs::read_to_string(path.join(CONFIG_FILE)).ok();
+    repo_config::resolve(None, text.as_deref().map(|text| (CONFIG_FILE, text)))
+}
+
+/// Writes the reviews' comments through the webhooks' ingest path, in one transaction.
+fn apply_reviews(settings: &Settings, store: &Store, reviews: &Reviews, now: i64) -> Result<()> {
+    let rules = app::noise_rules(settings);
+    store
+        .write_derived(|tx| {
+            let mut memo = Memo::default();
+            for event in &reviews.events {
+                ingest::apply_with_memo(tx, &rules, event, "reviews", now * 1000, &mut memo)?;
+            }
+            Ok(())
+        })
+        .context("Cannot store the review comments")
+}
+
+/// The history report of PATH, stored incrementally under `repo_id`.
+fn read_history(store: &Store, repo_id: i64, path: &Path) -> Result<HistoryReport> {
+    // TEMPORARY until h/history is merged: history::run(store, repo_id, path)
+    let _ = (store, repo_id, path);
+    Ok(HistoryReport::default())
+}

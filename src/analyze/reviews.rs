@@ -57,6 +57,19 @@ impl Reviews {
     pub fn input_id(&self, kind: CommentKind, github_id: i64) -> Option<&str> {
         self.input_ids.get(&(kind, github_id)).map(String::as_str)
     }
+
+    /// Dates the comments that have no `created_at` at `at` (unix s), so that an undated
+    /// comment counts as current instead of as written in 1970, outside every window.
+    pub fn date_undated(&mut self, at: i64) {
+        for event in &mut self.events {
+            if let Event::CommentUpserted { comment, .. } = event
+                && comment.created_at.is_none()
+            {
+                comment.created_at = Some(at);
+                comment.updated_at = at;
+            }
+        }
+    }
 }
 
 /// Parses a reviews file's text for `repo`. A bad line is an error naming its line number; a
@@ -194,6 +207,27 @@ mod tests {
         assert_eq!(reviews.newest_at, Some(1_735_787_045));
         assert_eq!(reviews.input_id(CommentKind::Inline, 2), Some("b"));
         assert_eq!(reviews.input_id(CommentKind::Conversation, 2), None);
+    }
+
+    #[test]
+    fn undated_comments_take_the_date_given() {
+        let text = r#"{"id": "a", "pr": 3, "author": "ana", "body": "Use a guard here."}
+{"id": "b", "pr": 3, "author": "bo", "body": "x", "created_at": "2025-01-02T03:04:05Z"}
+"#;
+        let mut reviews = parse(text, &local_repo("demo")).unwrap();
+        reviews.date_undated(1_800_000_000);
+        let dates: Vec<_> = reviews
+            .events
+            .iter()
+            .map(|e| (comment(e).created_at, comment(e).updated_at))
+            .collect();
+        assert_eq!(
+            dates,
+            [
+                (Some(1_800_000_000), 1_800_000_000),
+                (Some(1_735_787_045), 1_735_787_045)
+            ]
+        );
     }
 
     #[test]

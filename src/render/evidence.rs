@@ -15,16 +15,19 @@ const SHORT_SHA_LEN: usize = 7;
 pub struct Sources<'a> {
     /// The web URL of each cited review comment, by store id (`comments.id`).
     pub comment_links: &'a HashMap<i64, String>,
-    /// The web URL a commit's sha is appended to, e.g. `https://github.com/o/r/commit/`.
+    /// The web URL a commit's sha is appended to, e.g. `https://github.com/o/r/commit/`; empty
+    /// when the repository has no web page (a local repository): commits are then not linked.
     pub commit_link_base: &'a str,
     pub links: &'a LinkStyle,
 }
 
 impl Sources<'_> {
-    /// A link to commit `sha` labelled with its short form; no link unless `sha` is hex.
+    /// A link to commit `sha` labelled with its short form; no link unless `sha` is hex and
+    /// there is a base to link to.
     pub fn commit(&self, sha: &str) -> String {
         let short: String = sha.chars().take(SHORT_SHA_LEN).collect();
-        if !sha.is_empty() && sha.chars().all(|c| c.is_ascii_hexdigit()) {
+        let linkable = !sha.is_empty() && sha.chars().all(|c| c.is_ascii_hexdigit());
+        if linkable && !self.commit_link_base.is_empty() {
             let url = format!("{}{sha}", self.commit_link_base);
             self.links.link(&code_span(&short), &url)
         } else {

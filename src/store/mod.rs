@@ -10,6 +10,7 @@ pub mod backfills;
 pub mod comments;
 pub mod deliveries;
 pub mod findings;
+pub mod inputs;
 pub mod jobs;
 pub mod llm_cache;
 pub mod publications;

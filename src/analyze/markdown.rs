@@ -1,0 +1,111 @@
+//! `--format md` (the default): the findings issue's body exactly as `render_issue` would
+//! publish it, linked to the repository on GitHub when it is known, plain otherwise.
+
+use std::collections::{HashMap, HashSet};
+
+use super::report::Report;
+use crate::domain::RepoName;
+use crate::render::issue::{IssueView, Summary, render_issue};
+use crate::render::links::LinkStyle;
+use crate::repo_config::ConfigProblem;
+
+/// Where the repository lives on the web, for links.
+pub struct WebHome {
+    /// The web host, e.g. `https://github.com`.
+    pub base: String,
+    pub links: LinkStyle,
+}
+
+impl WebHome {
+    /// github.com, with links through its redirector.
+    pub fn github_com() -> WebHome {
+        WebHome {
+            base: "https://github.com".into(),
+            links: LinkStyle::github_com(),
+        }
+    }
+
+    /// The web home of a repository on the GitHub whose REST API is at `api_url`: github.com
+    /// (links through its redirector) or a GitHub Enterprise Server (`…/api/v3`; links kept).
+    pub fn for_api(api_url: &str) -> WebHome {
+        let api = api_url.trim_end_matches('/');
+        if api == "https://api.github.com" {
+            return WebHome::github_com();
+        }
+        let base = api.strip_suffix("/api/v3").unwrap_or(api).to_string();
+        WebHome {
+            links: LinkStyle {
+                web_base: base.clone(),
+                redirect_base: None,
+            },
+            base,
+        }
+    }
+}
+
+/// What the body needs besides the report.
+pub struct Context<'a> {
+    pub repo: &'a RepoName,
+    /// `None` for a repository with no known web page: commits are then not linked.
+    pub web: Option<&'a WebHome>,
+    pub window_months: u32,
+    /// Unix seconds of this run.
+    pub now: i64,
+    pub head: Option<&'a str>,
+    pub config_problems: &'a [ConfigProblem],
+}
+
+/// The issue body for `report`.
+pub fn render(report: &Report, context: &Context) -> String {
+    let outcome = report.outcome;
+    let comments = outcome.comments.values();
+    let reviewers: HashSet<&str> = comments.clone().map(|c| c.author.as_str()).collect();
+    let pull_requests: HashSet<i64> = comments.map(|c| c.pr_number).collect();
+    let comment_links: HashMap<i64, String> = outcome
+        .comments
+        .values()
+        .filter_map(|c| c.url.clone().map(|url| (c.id, url)))
+        .collect();
+    let view = IssueView {
+        repo: context.repo.clone(),
+        findings: outcome.listing.active.clone(),
+        resolved: outcome.listing.resolved.clone(),
+        new_ids: outcome.new_ids.clone(),
+        summary: Summary {
+            comments: outcome.comments.len(),
+            reviewers: reviewers.len(),
+            pull_requests: pull_requests.len(),
+            window_months: context.window_months,
+            updated_at: context.now,
+            head: context.head.map(str::to_string),
+        },
+        comment_links,
+        commit_link_base: context
+            .web
+            .map(|web| format!("{}/{}/commit/", web.base, context.repo))
+            .unwrap_or_default(),
+        config_problems: context.config_problems.to_vec(),
+        backfill: None,
+        notes: outcome.notes.clone(),
+        links: context
+            .web
+            .map_or_else(LinkStyle::github_com, |web| web.links.clone()),
+        dashboard_url: None,
+    };
+    render_issue(&view)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn web_homes_follow_the_api_url() {
+        let dotcom = WebHome::for_api("https://api.github.com/");
+        assert_eq!(dotcom.base, "https://github.com");
+        assert_eq!(dotcom.links, LinkStyle::github_com());
+        let ghes = WebHome::for_api("https://git.example.com/api/v3");
+        assert_eq!(ghes.base, "https://git.example.com");
+        assert_eq!(ghes.links.redirect_base, None);
+    }
+}

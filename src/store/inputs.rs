@@ -1,0 +1,83 @@
+//! A repository's comments as `gitlore analyze` reports them: every stored comment with its
+//! kind and GitHub id (to map back to the input's ids), its built-in labels and its noise class.
+
+use anyhow::{Context, Result};
+use rusqlite::{Connection, params};
+
+use crate::domain::CommentKind;
+use crate::knowledge::classify::{BUILTIN_NAME, Classification};
+
+/// One stored comment of the input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputComment {
+    /// Store id (`comments.id`).
+    pub id: i64,
+    pub kind: CommentKind,
+    pub github_id: i64,
+    /// The built-in classifier's labels, most confident first.
+    pub labels: Vec<String>,
+    /// `own`, `bot` or `trivial` when the noise filter set it aside.
+    pub noise: Option<String>,
+}
+
+/// The comments of `repo_id` that are not deleted, ordered by (created, GitHub id).
+pub fn list(conn: &Connection, repo_id: i64) -> Result<Vec<InputComment>> {
+    let mut stmt = conn.prepare(
+        "SELECT c.id, c.kind, c.github_id, c.noise, k.labels
+           FROM comments c
+           LEFT JOIN classifications k ON k.comment_id = c.id AND k.classifier = ?2
+          WHERE c.repo_id = ?1 AND c.deleted = 0
+          ORDER BY coalesce(c.created_at, c.updated_at), c.github_id",
+    )?;
+    let rows = stmt.query_map(params![repo_id, BUILTIN_NAME], |row| {
+        Ok((
+            row.get::<_, i64>(0)?,
+            row.get::<_, String>(1)?,
+            row.get::<_, i64>(2)?,
+            row.get::<_, Option<String>>(3)?,
+            row.get::<_, Option<String>>(4)?,
+        ))
+    })?;
+    let mut comments = Vec::new();
+    for row in rows {
+        let (id, kind, github_id, noise, labels) =
+            row.with_context(|| format!("Cannot read the comments of repository {repo_id}"))?;
+        let labels: Classification = match labels {
+            Some(json) => serde_json::from_str(&json)
+                .with_context(|| format!("The labels of comment {id} are not valid JSON"))?,
+            None => Vec::new(),
+        };
+        comments.push(InputComment {
+            id,
+            kind: kind_from(&kind).with_context(|| format!("Comment {id} has kind `{kind}`"))?,
+            github_id,
+            labels: labels
+                .iter()
+                .map(|s| s.label.as_str().to_string())
+                .collect(),
+            noise,
+        });
+    }
+    Ok(comments)
+}
+
+/// Unix seconds of the newest comment of `repo_id` (created, or updated when undated).
+pub fn newest_comment_at(conn: &Connection, repo_id: i64) -> Result<Option<i64>> {
+    conn.query_row(
+        "SELECT max(coalesce(created_at, updated_at)) FROM comments
+          WHERE repo_id = ?1 AND deleted = 0",
+        [repo_id],
+        |row| row.get(0),
+    )
+    .with_context(|| format!("Cannot read the newest comment of repository {repo_id}"))
+}
+
+fn kind_from(name: &str) -> Option<CommentKind> {
+    [
+        CommentKind::Inline,
+        CommentKind::Review,
+        CommentKind::Conversation,
+    ]
+    .into_iter()
+    .find(|kind| kind.as_str() == name)
+}

@@ -1,0 +1,489 @@
+//! `gitlore analyze` as a user runs it: the real binary on git repositories built in temp dirs,
+//! with review comments from a `--reviews` file (the shared corpus, so there are real themes) or
+//! from the fake GitHub with a token.
+
+mod common;
+mod fake_github;
+
+use std::collections::{BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use common::APP_ID;
+use common::corpus::{THEMES, UNRELATED};
+use fake_github::FakeGitHub;
+use gitlore::clock::ManualClock;
+use gitlore::config::Secret;
+use gitlore::github::auth::AppKey;
+use gitlore::github::client::{GitHub, TokioPause};
+use gitlore::ingest::FINDINGS_MARKER;
+use gitlore::knowledge::synthesize::answer::parse_findings;
+
+/// The file each corpus theme's inline comments are on.
+const THEME_FILES: [&str; 5] = [
+    "src/handler.rs",
+    "tests/parser.rs",
+    "src/db.rs",
+    "src/api.rs",
+    "src/config.rs",
+];
+const REVIEWERS: [&str; 3] = ["ana", "bo", "chen"];
+
+/// Runs `gitlore` with a clean environment plus `env`, in `home`.
+fn gitlore(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gitlore"));
+    command
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("GITLORE_LOG", "warn")
+        .current_dir(home);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn git(repo: &Path, args: &[&str], date: &str) {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "Dev")
+        .env("GIT_AUTHOR_EMAIL", "dev@example.com")
+        .env("GIT_COMMITTER_NAME", "Dev")
+        .env("GIT_COMMITTER_EMAIL", "dev@example.com")
+        .env("GIT_AUTHOR_DATE", date)
+        .env("GIT_COMMITTER_DATE", date)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
+}
+
+/// A repository with the corpus's files, changed in a few commits of 2021 (old on purpose: the
+/// window ends at the newest input, not today).
+fn repository(dir: &Path) -> PathBuf {
+    let repo = dir.join("widgets");
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"], "2021-01-01T00:00:00Z");
+    for (round, day) in ["2021-03-01", "2021-04-01", "2021-05-01"]
+        .iter()
+        .enumerate()
+    {
+        for file in THEME_FILES {
+            let path = repo.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, format!("// {file}, version {round}\n")).unwrap();
+        }
+        git(&repo, &["add", "-A"], day);
+        let subject = if round == 2 {
+            "fix: handle an empty config"
+        } else {
+            "feat: widgets"
+        };
+        git(
+            &repo,
+            &["commit", "-q", "-m", subject],
+            &format!("{day}T10:00:00Z"),
+        );
+    }
+    repo
+}
+
+/// One `--reviews` line.
+fn line(id: &str, pr: i64, author: &str, body: &str, path: Option<&str>, day: u32) -> Value {
+    let mut line = json!({
+        "id": id, "pr": pr, "author": author, "body": body,
+        "created_at": format!("2021-05-{day:02}T12:00:00Z"),
+    });
+    if let Some(path) = path {
+        line["kind"] = json!("inline");
+        line["path"] = json!(path);
+        line["line"] = json!(3);
+        line["url"] = json!(format!("https://github.com/acme/widgets/pull/{pr}#r-{id}"));
+    }
+    line
+}
+
+/// The corpus as a reviews file: each theme's comments inline on its file across eight PRs,
+/// the unrelated remarks in the conversation, plus a bot's comment and a trivial one. Returns the
+/// file and every id in it.
+fn reviews_file(dir: &Path) -> (PathBuf, Vec<String>) {
+    let mut lines = Vec::new();
+    for (t, theme) in THEMES.iter().enumerate() {
+        for (i, body) in theme.iter().enumerate() {
+            let id = format!("theme{t}-{i}");
+            let author = REVIEWERS[(t + i) % REVIEWERS.len()];
+            let pr = 10 + i as i64;
+            let day = 1 + (t * 3 + i) as u32 % 28;
+            lines.push(line(&id, pr, author, body, Some(THEME_FILES[t]), day));
+        }
+    }
+    for (i, body) in UNRELATED.iter().enumerate() {
+        let author = format!("passer{i}");
+        lines.push(line(
+            &format!("other-{i}"),
+            30 + i as i64,
+            &author,
+            body,
+            None,
+            20,
+        ));
+    }
+    let mut bot = line(
+        "bot-1",
+        40,
+        "ci-helper[bot]",
+        "Coverage went down by 0.2%.",
+        None,
+        21,
+    );
+    bot["author_type"] = json!("Bot");
+    lines.push(bot);
+    lines.push(line("lgtm-1", 41, "ana", "LGTM", None, 22));
+    let ids = lines
+        .iter()
+        .map(|l| l["id"].as_str().unwrap().to_string())
+        .collect();
+    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let file = dir.join("reviews.jsonl");
+    std::fs::write(&file, body).unwrap();
+    (file, ids)
+}
+
+/// The repository and reviews file of most tests, and `analyze` run on them with `extra` args.
+fn analyze_corpus(extra: &[&str]) -> (tempfile::TempDir, Output, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    let (reviews, ids) = reviews_file(dir.path());
+    let mut args = vec![
+        "analyze",
+        repo.to_str().unwrap(),
+        "--reviews",
+        reviews.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let out = gitlore(dir.path(), &args, &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    (dir, out, ids)
+}
+
+fn keys(value: &Value) -> BTreeSet<&str> {
+    value
+        .as_object()
+        .unwrap_or_else(|| panic!("not an object: {value}"))
+        .keys()
+        .map(String::as_str)
+        .collect()
+}
+
+fn set(names: &[&'static str]) -> BTreeSet<&'static str> {
+    names.iter().copied().collect()
+}
+
+#[test]
+fn markdown_output_is_the_issue_body_with_findings_and_evidence() {
+    let (_dir, out, _) = analyze_corpus(&[]);
+    let body = text(&out.stdout);
+    assert!(body.starts_with(FINDINGS_MARKER), "{body}");
+    assert!(
+        body.contains("from 48 review comments by 11 reviewers on 16 pull requests"),
+        "the bot's and the trivial comment are left out: {body}"
+    );
+    assert!(body.contains("<summary>Evidence ("), "{body}");
+    assert!(
+        body.contains("(https://redirect.github.com/acme/widgets/pull/"),
+        "review comments link to their URL, quietly: {body}"
+    );
+    assert!(
+        body.contains("- [ ] Dismiss <!-- gitlore:dismiss f-"),
+        "{body}"
+    );
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("analyze: 50 review comments read"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("findings from"),
+        "progress on stderr: {stderr}"
+    );
+}
+
+#[test]
+fn json_output_has_the_exact_shape_and_the_input_ids() {
+    let (_dir, out, ids) = analyze_corpus(&["--format", "json"]);
+    let output: Value = serde_json::from_slice(&out.stdout).expect("stdout is one JSON object");
+    assert_eq!(keys(&output), set(&["comments", "themes", "findings"]));
+
+    let comments = output["comments"].as_array().unwrap();
+    let listed: Vec<&str> = comments.iter().map(|c| c["id"].as_str().unwrap()).collect();
+    let expected: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
+    assert_eq!(listed.iter().copied().collect::<BTreeSet<_>>(), expected);
+    assert_eq!(listed.len(), ids.len());
+    for comment in comments {
+        assert_eq!(keys(comment), set(&["id", "labels", "noise"]));
+        assert!(
+            comment["labels"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(Value::is_string)
+        );
+    }
+    let noise = |id: &str| {
+        comments
+            .iter()
+            .find(|c| c["id"] == id)
+            .map(|c| c["noise"].clone())
+            .unwrap()
+    };
+    assert_eq!(noise("bot-1"), json!("bot"));
+    assert_eq!(noise("lgtm-1"), json!("trivial"));
+    assert_eq!(noise("theme0-0"), Value::Null);
+    let unwrap_labels = &comments.iter().find(|c| c["id"] == "theme0-0").unwrap()["labels"];
+    assert!(
+        !unwrap_labels.as_array().unwrap().is_empty(),
+        "{unwrap_labels}"
+    );
+
+    let themes = output["themes"].as_array().unwrap();
+    assert!(themes.len() >= 3, "{themes:?}");
+    for theme in themes {
+        assert_eq!(keys(theme), set(&["id", "label", "comment_ids"]));
+        assert!(theme["id"].as_str().unwrap().starts_with("t-"));
+        let members = theme["comment_ids"].as_array().unwrap();
+        assert!(members.len() >= 2);
+        assert!(
+            members
+                .iter()
+                .all(|m| expected.contains(m.as_str().unwrap())),
+            "{theme}"
+        );
+    }
+
+    let findings = output["findings"].as_array().unwrap();
+    assert!(!findings.is_empty());
+    let mut cited = 0;
+    for finding in findings {
+        assert_eq!(
+            keys(finding),
+            set(&[
+                "id", "category", "severity", "title", "insight", "files", "evidence"
+            ])
+        );
+        assert!(["high", "medium", "low"].contains(&finding["severity"].as_str().unwrap()));
+        assert!(
+            finding["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(Value::is_string)
+        );
+        for evidence in finding["evidence"].as_array().unwrap() {
+            assert_eq!(keys(evidence), set(&["kind", "id", "text"]));
+            let kind = evidence["kind"].as_str().unwrap();
+            assert!(
+                ["comment", "commit", "file", "stat"].contains(&kind),
+                "{evidence}"
+            );
+            if kind == "comment" {
+                let id = evidence["id"].as_str().unwrap();
+                assert!(expected.contains(id), "cites an input id: {evidence}");
+                cited += 1;
+            }
+        }
+    }
+    assert!(cited >= 2, "{findings:?}");
+}
+
+#[test]
+fn xml_output_parses_back_into_the_same_findings() {
+    let (_dir, xml_out, ids) = analyze_corpus(&["--format", "xml"]);
+    let xml = text(&xml_out.stdout);
+    let parsed = parse_findings(&xml).expect("the findings XML parses");
+    let (_dir2, json_out, _) = analyze_corpus(&["--format", "json"]);
+    let json: Value = serde_json::from_slice(&json_out.stdout).unwrap();
+    let from_json: Vec<(&str, &str)> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["id"].as_str().unwrap(), f["title"].as_str().unwrap()))
+        .collect();
+    let from_xml: Vec<(&str, &str)> = parsed
+        .iter()
+        .map(|f| (f.id.as_str(), f.title.as_str()))
+        .collect();
+    assert!(!from_xml.is_empty());
+    assert_eq!(from_xml, from_json, "one run's findings are the other's");
+    let ids: HashSet<&str> = ids.iter().map(String::as_str).collect();
+    for finding in &parsed {
+        assert!(!finding.category.is_empty() && !finding.severity.is_empty());
+        for (kind, id) in &finding.refs {
+            if kind == "comment" {
+                assert!(ids.contains(id.as_str()), "{id}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_bad_reviews_line_is_one_sentence_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    let file = dir.path().join("reviews.jsonl");
+    std::fs::write(
+        &file,
+        "{\"id\": \"a\", \"pr\": 1, \"author\": \"ana\", \"body\": \"Fine.\"}\n{\"id\": \"b\", \"pr\": 1}\n",
+    )
+    .unwrap();
+    let out = gitlore(
+        dir.path(),
+        &[
+            "analyze",
+            repo.to_str().unwrap(),
+            "--reviews",
+            file.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(
+        stderr.contains("line 2: not a review comment object"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("missing field `author`"), "{stderr}");
+}
+
+#[test]
+fn a_directory_that_is_not_a_repository_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain");
+    std::fs::create_dir(&plain).unwrap();
+    let out = gitlore(dir.path(), &["analyze", plain.to_str().unwrap()], &[]);
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("is not a git repository"), "{stderr}");
+}
+
+#[test]
+fn a_repository_without_commits_or_reviews_gives_an_empty_issue() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("empty");
+    std::fs::create_dir(&repo).unwrap();
+    git(&repo, &["init", "-q"], "2021-01-01T00:00:00Z");
+    let out = gitlore(dir.path(), &["analyze", repo.to_str().unwrap()], &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let body = text(&out.stdout);
+    assert!(body.starts_with(FINDINGS_MARKER), "{body}");
+    assert!(body.contains("**0 findings**"), "{body}");
+    let out = gitlore(
+        dir.path(),
+        &["analyze", repo.to_str().unwrap(), "--format", "json"],
+        &[],
+    );
+    let output: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        output,
+        json!({"comments": [], "themes": [], "findings": []})
+    );
+}
+
+#[test]
+fn github_without_a_token_says_what_to_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    let out = gitlore(
+        dir.path(),
+        &[
+            "analyze",
+            repo.to_str().unwrap(),
+            "--github",
+            "acme/widgets",
+        ],
+        &[],
+    );
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("--github needs GITHUB_TOKEN"), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn github_with_a_token_reads_the_review_comments() {
+    let gh = FakeGitHub::start().await;
+    gh.with_test_app(APP_ID, "gitlore");
+    let ids = gh.seed(|m| {
+        m.add_installation(7, "acme", &["acme/widgets"]);
+        let mut ids = Vec::new();
+        for (t, theme) in THEMES.iter().enumerate().take(2) {
+            for (i, body) in theme.iter().enumerate() {
+                let number = m
+                    .add_merged_pull("acme/widgets", &format!("Change {t}.{i}"), "dev")
+                    .number;
+                let author = REVIEWERS[i % REVIEWERS.len()];
+                let thread = m.add_thread("acme/widgets", number, THEME_FILES[t], 3, author, body);
+                ids.push(m.repo("acme/widgets").pulls[&number].threads[thread].comments[0].id);
+            }
+        }
+        ids.push(m.add_issue_comment("acme/widgets", 1, "dee", UNRELATED[0]));
+        ids
+    });
+    // A token the fake accepts; to gitlore it is an opaque personal token.
+    let clock = Arc::new(ManualClock::new(gh.now_ms()));
+    let key = AppKey::new(APP_ID, &Secret::new(fake_github::test_private_key_pem())).unwrap();
+    let app = GitHub::new(&gh.base_url(), key, clock, Arc::new(TokioPause)).unwrap();
+    let token = app.installation_token(7).await.unwrap();
+
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    let api_url = gh.base_url();
+    let token = token.expose().to_string();
+    let out = tokio::task::spawn_blocking(move || {
+        let out = gitlore(
+            dir.path(),
+            &[
+                "analyze",
+                repo.to_str().unwrap(),
+                "--github",
+                "acme/widgets",
+                "--format",
+                "json",
+            ],
+            &[
+                ("GITHUB_TOKEN", &token),
+                ("GITLORE_GITHUB_API_URL", &api_url),
+            ],
+        );
+        (out, dir)
+    })
+    .await
+    .unwrap()
+    .0;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let output: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let listed: BTreeSet<String> = output["comments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap().to_string())
+        .collect();
+    let expected: BTreeSet<String> = ids.iter().map(i64::to_string).collect();
+    assert_eq!(listed, expected, "the GitHub ids of the comments");
+    assert!(!output["themes"].as_array().unwrap().is_empty(), "{output}");
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("from GitHub"), "{stderr}");
+}
