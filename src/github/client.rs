@@ -403,7 +403,9 @@ impl GitHub {
         } else {
             format!("{}{path}", self.api_url)
         };
-        let creates = method != Method::GET && matches!(who, As::Installation(_));
+        let creates = method != Method::GET
+            && matches!(who, As::Installation(_) | As::Token)
+            && (url != self.graphql_url || is_mutation(body));
         let mut attempt = 0;
         let mut token_refreshed = false;
         loop {
@@ -569,6 +571,19 @@ impl GitHub {
                 .await;
         }
     }
+}
+
+/// Whether a GraphQL request body holds a mutation (content-creating) rather than a query.
+fn is_mutation(body: Option<&Value>) -> bool {
+    let first_statement = |query: &str| {
+        query
+            .lines()
+            .map(str::trim)
+            .find(|line| !line.is_empty() && !line.starts_with('#'))
+            .is_some_and(|line| line.starts_with("mutation"))
+    };
+    body.and_then(|b| b["query"].as_str())
+        .is_some_and(first_statement)
 }
 
 /// What a new issue is made of.
