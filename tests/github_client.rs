@@ -317,3 +317,26 @@ async fn only_content_creating_requests_count_towards_the_per_minute_cap() {
     );
     assert!(waits[0] <= Duration::from_secs(60) && waits[0] > Duration::from_secs(50));
 }
+
+#[tokio::test]
+async fn a_spent_graphql_limit_is_waited_out_until_its_reset() {
+    let s = setup().await;
+    s.gh.inject(
+        Target::graphql("RateLimit"),
+        Fault::PrimaryExhausted { reset_in_s: 30 },
+        1,
+    );
+    let query = include_str!("../src/github/graphql/rate_limit.graphql");
+    let data = s
+        .client
+        .graphql(7, query, serde_json::json!({}))
+        .await
+        .unwrap();
+    assert!(data["rateLimit"]["remaining"].is_number(), "{data}");
+    let waits = s.pauses.waits.lock().unwrap().clone();
+    assert_eq!(waits.len(), 1, "{waits:?}");
+    assert!(
+        waits[0] >= Duration::from_secs(29) && waits[0] <= Duration::from_secs(31),
+        "{waits:?}"
+    );
+}
