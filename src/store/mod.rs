@@ -8,6 +8,7 @@
 
 pub mod comments;
 pub mod deliveries;
+pub mod history;
 pub mod jobs;
 pub mod llm_cache;
 pub mod repos;
@@ -27,6 +28,7 @@ const MIGRATION_LIST: &[M<'static>] = &[
     M::up(include_str!("migrations/0001_initial.sql")),
     M::up(include_str!("migrations/0002_model_caches.sql")),
     M::up(include_str!("migrations/0003_themes.sql")),
+    M::up(include_str!("migrations/0006_history.sql")),
 ];
 
 /// The schema version a fully migrated database has.
