@@ -215,7 +215,9 @@ pub fn run(store: &Store, repo_id: i64, repo_path: &Path) -> Result<HistoryRepor
     if let Some(revisions) = revisions {
         let new = log::read(repo_path, &[revisions])?;
         commits_read = new.len();
-        store.write_derived(|tx| store::history::append(tx, repo_id, &new, &head, replace))?;
+        store
+            .write_derived(|tx| store::history::append(tx, repo_id, &new, &head, replace))
+            .with_context(|| format!("Cannot store the new commits of repository {repo_id}"))?;
     }
     let commits = store::history::commits(&store.reader()?, repo_id)?;
     let files = log::files_at(repo_path, &head)?;
