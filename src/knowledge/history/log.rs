@@ -59,7 +59,7 @@ pub fn read(repo: &Path, revisions: &[String]) -> Result<Vec<Commit>> {
             tracing::warn!(
                 repo = %repo.display(),
                 error = %format!("{error:#}"),
-                "Some commits cannot be read; reading them from their lists of changed files"
+                "Some commits cannot be read; reading their lists of changed files"
             );
             read_damaged(repo, revisions)
         }
@@ -93,8 +93,10 @@ fn read_numstat(repo: &Path, revisions: Revisions<'_>) -> Result<Vec<Commit>> {
     parse(&output, true)
 }
 
-/// Every commit from its file list (needs trees only), then line counts and renames for all
-/// commits whose contents can be read, found by halving the failing sets.
+/// Every commit from its file list (needs trees only), then line counts and renames for the
+/// commits whose contents can be read, found by halving the failing sets within a budget of git
+/// runs (a blobless mirror, where every commit fails, costs [`DAMAGED_READ_BUDGET`] runs, not
+/// two per commit).
 fn read_damaged(repo: &Path, revisions: &[String]) -> Result<Vec<Commit>> {
     let output = log(
         repo,
@@ -104,26 +106,40 @@ fn read_damaged(repo: &Path, revisions: &[String]) -> Result<Vec<Commit>> {
     let listed = parse(&output, false)?;
     let shas: Vec<String> = listed.iter().map(|commit| commit.sha.clone()).collect();
     let mut readable = HashMap::new();
-    read_readable(repo, &shas, &mut readable);
+    let mut budget = DAMAGED_READ_BUDGET;
+    read_readable(repo, &shas, &mut readable, &mut budget);
+    tracing::warn!(
+        repo = %repo.display(),
+        commits = listed.len(),
+        without_line_counts = listed.len() - readable.len(),
+        "Commits whose contents cannot be read are analysed from their file lists"
+    );
     Ok(listed
         .into_iter()
         .map(|commit| readable.remove(&commit.sha).unwrap_or(commit))
         .collect())
 }
 
-fn read_readable(repo: &Path, shas: &[String], into: &mut HashMap<String, Commit>) {
-    if shas.is_empty() {
+/// Git runs allowed to find the readable commits of a damaged repository.
+const DAMAGED_READ_BUDGET: usize = 200;
+
+fn read_readable(
+    repo: &Path,
+    shas: &[String],
+    into: &mut HashMap<String, Commit>,
+    budget: &mut usize,
+) {
+    if shas.is_empty() || *budget == 0 {
         return;
     }
+    *budget -= 1;
     match read_numstat(repo, Revisions::Listed(shas)) {
         Ok(commits) => into.extend(commits.into_iter().map(|c| (c.sha.clone(), c))),
-        Err(_) if shas.len() == 1 => {
-            tracing::warn!(commit = %shas[0], "Commit contents unreadable; using its file list");
-        }
+        Err(_) if shas.len() == 1 => {}
         Err(_) => {
             let (first, second) = shas.split_at(shas.len() / 2);
-            read_readable(repo, first, into);
-            read_readable(repo, second, into);
+            read_readable(repo, first, into, budget);
+            read_readable(repo, second, into, budget);
         }
     }
 }
