@@ -51,19 +51,74 @@ pub struct Commit {
 }
 
 /// The non-merge commits of `revisions` (as `git log` takes them: `HEAD`, `OLD..HEAD`), newest
-/// first.
+/// first. Diffing is what costs, so a long history is read by several `git log`s at once, one
+/// per core, each on its share of the commits.
 pub fn read(repo: &Path, revisions: &[String]) -> Result<Vec<Commit>> {
-    match read_numstat(repo, Revisions::Range(revisions)) {
-        Ok(commits) => Ok(commits),
-        Err(error) => {
-            tracing::warn!(
-                repo = %repo.display(),
-                error = %format!("{error:#}"),
-                "Some commits cannot be read; reading their lists of changed files"
-            );
-            read_damaged(repo, revisions)
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    read_in_parts(repo, revisions, |commits| {
+        cores
+            .min(MAX_PARALLEL_LOGS)
+            .min(commits.div_ceil(MIN_COMMITS_PER_LOG))
+    })
+}
+
+/// [`read`] with `parts(commits)` `git log`s at once.
+fn read_in_parts(
+    repo: &Path,
+    revisions: &[String],
+    parts: impl FnOnce(usize) -> usize,
+) -> Result<Vec<Commit>> {
+    let shas = rev_list(repo, revisions)?;
+    let parts = parts(shas.len()).max(1);
+    let chunk = shas.len().div_ceil(parts).max(1);
+    let results: Vec<Result<Vec<Commit>>> = std::thread::scope(|scope| {
+        let readers: Vec<_> = shas
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || read_numstat(repo, Revisions::Listed(part))))
+            .collect();
+        readers
+            .into_iter()
+            .map(|reader| {
+                reader
+                    .join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("A git log reader panicked")))
+            })
+            .collect()
+    });
+    let mut commits = Vec::with_capacity(shas.len());
+    for result in results {
+        match result {
+            Ok(part) => commits.extend(part),
+            Err(error) => {
+                tracing::warn!(
+                    repo = %repo.display(),
+                    error = %format!("{error:#}"),
+                    "Some commits cannot be read; reading their lists of changed files"
+                );
+                return read_damaged(repo, revisions);
+            }
         }
     }
+    Ok(commits)
+}
+
+/// At most this many `git log`s run at once.
+const MAX_PARALLEL_LOGS: usize = 8;
+/// A history shorter than this is read by one `git log`.
+const MIN_COMMITS_PER_LOG: usize = 1000;
+
+/// The non-merge commits of `revisions`, newest first (trees and commits only: cheap).
+fn rev_list(repo: &Path, revisions: &[String]) -> Result<Vec<String>> {
+    let output = Git::new(repo, LOG_TIMEOUT)
+        .args(["rev-list", "--no-merges"])
+        .args(revisions)
+        .args(["--"])
+        .output()
+        .with_context(|| format!("Cannot list the commits of {}", repo.display()))?;
+    Ok(String::from_utf8_lossy(&output)
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect())
 }
 
 /// What a `git log` reads.
@@ -264,4 +319,39 @@ pub fn files_at(repo: &Path, head: &str) -> Result<Vec<String>> {
         .filter(|path| !path.is_empty())
         .map(str::to_owned)
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let status = Command::new("git")
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .args(["-c", "user.name=ann", "-c", "user.email=ann@example.com"])
+            .args(args)
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    }
+
+    #[test]
+    fn reading_in_parts_gives_the_commits_of_one_read() {
+        let dir = tempfile::tempdir().unwrap();
+        git(dir.path(), &["init", "-q", "-b", "main"]);
+        for i in 0..7 {
+            std::fs::write(dir.path().join(format!("f{}", i % 3)), format!("{i}\n")).unwrap();
+            git(dir.path(), &["add", "-A"]);
+            git(dir.path(), &["commit", "-q", "-m", &format!("Commit {i}")]);
+        }
+        let head = ["HEAD".to_owned()];
+        let whole = read_in_parts(dir.path(), &head, |_| 1).unwrap();
+        assert_eq!(whole.len(), 7);
+        assert_eq!(whole[0].subject, "Commit 6");
+        assert!(whole.iter().all(|c| c.complete && c.files.len() == 1));
+        assert_eq!(read_in_parts(dir.path(), &head, |_| 3).unwrap(), whole);
+    }
 }
