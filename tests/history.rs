@@ -646,3 +646,44 @@ fn sync_takes_the_stale_mark_and_restores_it_when_the_fetch_fails() {
         "a failed fetch leaves the mark for the next try"
     );
 }
+
+#[test]
+fn mirrors_of_repositories_that_are_gone_are_deleted() {
+    let source = busy_repo(2);
+    let data = tempfile::tempdir().unwrap();
+    let store = Store::open(&store::database_path(data.path())).unwrap();
+    let installation = gitlore::events::Installation {
+        id: 5,
+        account_login: Some("octo".into()),
+        account_type: None,
+    };
+    let repo = |id: i64| Repo {
+        id,
+        name: RepoName::parse(&format!("octo/r{id}")).unwrap(),
+        default_branch: Some("main".into()),
+        private: false,
+    };
+    store
+        .write(|tx| {
+            store::repos::upsert_installation(tx, &installation, false)?;
+            store::repos::upsert_repo(tx, &repo(1), Some(5), true)?;
+            store::repos::upsert_repo(tx, &repo(2), Some(5), true)?;
+            store::repos::remove_repo(tx, 2)
+        })
+        .unwrap();
+    let remote = Remote {
+        url: source.path().display().to_string(),
+        token: None,
+    };
+    for id in [1, 2, 3] {
+        mirror::update(data.path(), id, &remote, false, T0).unwrap();
+    }
+    assert_eq!(mirror::remove_orphans(data.path(), &store).unwrap(), 2);
+    assert!(
+        mirror::path(data.path(), 1).exists(),
+        "a live repository keeps its mirror"
+    );
+    assert!(!mirror::path(data.path(), 2).exists(), "removed");
+    assert!(!mirror::path(data.path(), 3).exists(), "unknown");
+    assert_eq!(mirror::remove_orphans(data.path(), &store).unwrap(), 0);
+}

@@ -146,6 +146,16 @@ pub fn remove_repo(conn: &Connection, repo_id: i64) -> Result<()> {
     Ok(())
 }
 
+/// The ids of the repositories that are installed and not removed.
+pub fn live_repo_ids(conn: &Connection) -> Result<std::collections::HashSet<i64>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT r.id FROM repos r JOIN installations i ON i.id = r.installation_id
+          WHERE r.removed = 0 AND i.deleted = 0",
+    )?;
+    let ids = stmt.query_map([], |row| row.get(0))?;
+    Ok(ids.collect::<rusqlite::Result<_>>()?)
+}
+
 /// The repository's default branch, when known.
 pub fn default_branch(conn: &Connection, repo_id: i64) -> Result<Option<String>> {
     Ok(conn

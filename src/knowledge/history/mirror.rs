@@ -47,6 +47,33 @@ pub fn path(data_dir: &Path, repo_id: i64) -> PathBuf {
     data_dir.join("mirrors").join(format!("{repo_id}.git"))
 }
 
+/// Deletes the mirrors of repositories that are not live any more (removed, uninstalled or
+/// unknown to the store): their clones are data of the repository too. Returns how many went.
+pub fn remove_orphans(data_dir: &Path, store: &Store) -> Result<usize> {
+    let dir = data_dir.join("mirrors");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Ok(0);
+    };
+    let live = repos::live_repo_ids(&store.reader()?)?;
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(id) = name
+            .to_str()
+            .and_then(|n| n.strip_suffix(".git"))
+            .and_then(|n| n.parse::<i64>().ok())
+        else {
+            continue; // not a mirror (a clone in progress is `.clone-…`)
+        };
+        if !live.contains(&id) {
+            std::fs::remove_dir_all(entry.path())
+                .with_context(|| format!("Cannot delete the mirror {}", entry.path().display()))?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
 /// Creates the mirror if missing, or fetches it (pruning deleted refs) when `stale` or older
 /// than [`MAX_AGE_SECS`] at `now` (unix seconds).
 pub fn update(
