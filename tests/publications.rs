@@ -186,3 +186,36 @@ fn couplings_are_replaced_by_each_analysis() {
         first[..1]
     );
 }
+
+#[test]
+fn the_scheduler_queues_one_jittered_analysis_per_due_repository() {
+    use gitlore::scheduler::{self, MAX_JITTER_MS};
+    use gitlore::store::jobs;
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_with_repo(&dir);
+    let now = 10_000_000;
+    assert_eq!(scheduler::tick(&store, now).unwrap(), 0, "no comments yet");
+    add_comment(&store, 1, 1_000);
+    assert_eq!(scheduler::tick(&store, now).unwrap(), 1);
+    assert_eq!(scheduler::tick(&store, now).unwrap(), 1, "still due…");
+    let queued = store.write(|tx| jobs::list(tx)).unwrap();
+    assert_eq!(queued.len(), 1, "…but queued once: {queued:?}");
+    assert_eq!(
+        (queued[0].kind.as_str(), queued[0].repo_id),
+        ("analysis", Some(7))
+    );
+    let claimed = store
+        .write(|tx| jobs::claim(tx, "w", now + MAX_JITTER_MS, 1_000))
+        .unwrap()
+        .expect("due within the jitter");
+    store.write(|tx| jobs::complete(tx, claimed.id)).unwrap();
+    let newest = 1;
+    store
+        .write(|tx| publications::record_analysis(tx, 7, now, newest, &Default::default()))
+        .unwrap();
+    assert_eq!(
+        scheduler::tick(&store, now + 1_000).unwrap(),
+        0,
+        "just analysed"
+    );
+}

@@ -29,7 +29,7 @@ use crate::config::Settings;
 use crate::domain::RepoName;
 use crate::ingest::{self, Memo};
 use crate::knowledge::embed::remote::RemoteEmbedder;
-use crate::knowledge::history::HistoryReport;
+use crate::knowledge::history::{self, HistoryReport};
 use crate::knowledge::theme_run::Models;
 use crate::llm::LlmClient;
 use crate::repo_config::{self, Resolved};
@@ -290,7 +290,5 @@ fn apply_reviews(settings: &Settings, store: &Store, reviews: &Reviews, now: i64
 
 /// The history report of PATH, stored incrementally under `repo_id`.
 fn read_history(store: &Store, repo_id: i64, path: &Path) -> Result<HistoryReport> {
-    // TEMPORARY until h/history is merged: history::run(store, repo_id, path)
-    let _ = (store, repo_id, path);
-    Ok(HistoryReport::default())
+    history::run(store, repo_id, path)
 }

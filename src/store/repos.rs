@@ -141,8 +141,19 @@ pub fn remove_repo(conn: &Connection, repo_id: i64) -> Result<()> {
             [repo_id],
         )?;
     }
+    super::history::delete(conn, repo_id)?;
     conn.execute("UPDATE repos SET removed = 1 WHERE id = ?1", [repo_id])?;
     Ok(())
+}
+
+/// The ids of the repositories that are installed and not removed.
+pub fn live_repo_ids(conn: &Connection) -> Result<std::collections::HashSet<i64>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT r.id FROM repos r JOIN installations i ON i.id = r.installation_id
+          WHERE r.removed = 0 AND i.deleted = 0",
+    )?;
+    let ids = stmt.query_map([], |row| row.get(0))?;
+    Ok(ids.collect::<rusqlite::Result<_>>()?)
 }
 
 /// The repository's default branch, when known.
