@@ -1,5 +1,6 @@
 //! One analysis of a repository (SPEC §3): themes of the window's review comments, synthesis with
-//! the git history, staleness, and the findings saved with what the run read. The job runner and
+//! the git history (both without what the repo config ignores), staleness, and the findings saved
+//! with what the run read. The job runner and
 //! `gitlore analyze` both run it; where the history comes from (a mirror, a local repository) is
 //! theirs to decide.
 
@@ -8,6 +9,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
+use crate::knowledge::exclude::Exclusions;
 use crate::knowledge::findings::{Category, Finding, Staleness};
 use crate::knowledge::history::HistoryReport;
 use crate::knowledge::synthesize::{self, Input, Limits, LlmSynthesizer, Synthesizer};
@@ -78,8 +80,21 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
             embedder: request.models.embedder,
         }
     };
-    let themes = run_themes_with(store, request.repo_id, window_start, request.now, models).await?;
-    let comments = stored::load_source_comments(&store.reader()?, request.repo_id, window_start)?;
+    let exclusions = Exclusions::from_config(analysis);
+    let themes = run_themes_with(
+        store,
+        request.repo_id,
+        window_start,
+        request.now,
+        models,
+        &exclusions,
+    )
+    .await?;
+    let mut comments =
+        stored::load_source_comments(&store.reader()?, request.repo_id, window_start)?;
+    comments.retain(|_, c| !exclusions.excludes_comment(&c.author, c.path.as_deref()));
+    let history = exclusions.filter_history(request.history);
+    let history = &history;
     let settings = synthesize::Settings {
         window_start,
         now: request.now,
@@ -94,7 +109,7 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
         repo: request.repo,
         themes: &themes,
         comments: &comments,
-        history: request.history,
+        history,
         repo_path: request.repo_path,
         settings: &settings,
     };
@@ -108,18 +123,17 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
     let synthesis = synthesizer.run(&input).await;
     let mut findings: Vec<Finding> = synthesis.findings;
     let staleness = Staleness {
-        files_at_head: request
-            .history
+        files_at_head: history
             .head
             .as_ref()
-            .map(|_| request.history.files_at_head.iter().cloned().collect()),
+            .map(|_| history.files_at_head.iter().cloned().collect()),
         comments_in_window: comments.keys().copied().collect(),
     };
     staleness.retain_fresh(&mut findings);
     let now_ms = request.now * 1000;
     store.write_derived(|tx| {
         stored::save_run(tx, request.repo_id, request.now, &findings)?;
-        publications::save_couplings(tx, request.repo_id, &request.history.couplings)?;
+        publications::save_couplings(tx, request.repo_id, &history.couplings)?;
         publications::record_analysis(
             tx,
             request.repo_id,

@@ -435,7 +435,9 @@ async fn configured_models_are_used_and_their_failures_fall_back_to_builtin() {
         llm: Some(&llm),
         embedder: Some(&embedder),
     };
-    let run = run_themes_with(&store, REPO, 0, NOW, models).await.unwrap();
+    let run = run_themes_with(&store, REPO, 0, NOW, models, &Default::default())
+        .await
+        .unwrap();
     assert_eq!(
         run.themes.len(),
         builtin.themes.len(),
@@ -457,10 +459,45 @@ async fn configured_models_are_used_and_their_failures_fall_back_to_builtin() {
     }
     let asked = chats.load(std::sync::atomic::Ordering::SeqCst);
     assert!(asked >= 1);
-    run_themes_with(&store, REPO, 0, NOW, models).await.unwrap();
+    run_themes_with(&store, REPO, 0, NOW, models, &Default::default())
+        .await
+        .unwrap();
     assert_eq!(
         chats.load(std::sync::atomic::Ordering::SeqCst),
         asked,
         "unchanged comments are not sent again"
+    );
+}
+
+#[tokio::test]
+async fn ignored_authors_and_paths_are_left_out_of_the_themes() {
+    use gitlore::knowledge::exclude::Exclusions;
+    use gitlore::knowledge::theme_run::{Models, run_themes_with};
+    use gitlore::repo_config::Analysis;
+    let (_dir, store) = store_with(&corpus());
+    let analysis = Analysis {
+        ignore_authors: vec!["erin".into()],
+        ignore_paths: vec![PATHS[0][0].into(), PATHS[0][1].into()],
+        ..Analysis::default()
+    };
+    let run = run_themes_with(
+        &store,
+        REPO,
+        0,
+        NOW,
+        Models::default(),
+        &Exclusions::from_config(&analysis),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        run.comments, 32,
+        "48 less theme 0's 8 comments and erin's 8"
+    );
+    assert_eq!(run.themes.len(), 4, "{run:#?}");
+    assert!(
+        run.themes
+            .iter()
+            .all(|t| !t.terms.contains(&"unwrap".to_string()))
     );
 }

@@ -4,6 +4,7 @@
 pub mod classify;
 pub mod cluster;
 pub mod embed;
+pub mod exclude;
 pub mod filter;
 pub mod findings;
 pub mod history;

@@ -24,6 +24,7 @@ use crate::knowledge::embed::Vector;
 use crate::knowledge::embed::builtin::TfIdf;
 use crate::knowledge::embed::remote::RemoteEmbedder;
 use crate::knowledge::embed::{Prepared, prepare};
+use crate::knowledge::exclude::Exclusions;
 use crate::knowledge::filter::analysable_text;
 use crate::knowledge::themes::{distinctive_terms, match_themes};
 use crate::llm::LlmClient;
@@ -120,8 +121,10 @@ pub async fn run_themes_with(
     window_start: i64,
     now: i64,
     models: Models<'_>,
+    exclusions: &Exclusions,
 ) -> Result<ThemeRun> {
     let (mut corpus, previous) = load(store, repo_id, window_start)?;
+    corpus.retain(|c| !exclusions.excludes_comment(&c.author_login, c.path.as_deref()));
     let mut notes = Vec::new();
     if let Some(client) = models.llm {
         relabel(store, client, &mut corpus, &mut notes).await?;
