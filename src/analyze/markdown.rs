@@ -8,6 +8,7 @@ use crate::domain::RepoName;
 use crate::render::issue::{IssueView, Summary, render_issue};
 use crate::render::links::LinkStyle;
 use crate::repo_config::ConfigProblem;
+use crate::setup::manifest::web_url;
 
 /// Where the repository lives on the web, for links.
 pub struct WebHome {
@@ -26,13 +27,12 @@ impl WebHome {
     }
 
     /// The web home of a repository on the GitHub whose REST API is at `api_url`: github.com
-    /// (links through its redirector) or a GitHub Enterprise Server (`…/api/v3`; links kept).
+    /// (links through its redirector) or a GitHub Enterprise Server (links kept as they are).
     pub fn for_api(api_url: &str) -> WebHome {
-        let api = api_url.trim_end_matches('/');
-        if api == "https://api.github.com" {
+        let base = web_url(api_url);
+        if base == "https://github.com" {
             return WebHome::github_com();
         }
-        let base = api.strip_suffix("/api/v3").unwrap_or(api).to_string();
         WebHome {
             links: LinkStyle {
                 web_base: base.clone(),
@@ -53,6 +53,8 @@ pub struct Context<'a> {
     pub now: i64,
     pub head: Option<&'a str>,
     pub config_problems: &'a [ConfigProblem],
+    /// Notes shown after the analysis's own.
+    pub notes: Vec<String>,
 }
 
 /// The issue body for `report`.
@@ -86,7 +88,12 @@ pub fn render(report: &Report, context: &Context) -> String {
             .unwrap_or_default(),
         config_problems: context.config_problems.to_vec(),
         backfill: None,
-        notes: outcome.notes.clone(),
+        notes: outcome
+            .notes
+            .iter()
+            .chain(&context.notes)
+            .cloned()
+            .collect(),
         links: context
             .web
             .map_or_else(LinkStyle::github_com, |web| web.links.clone()),

@@ -8,6 +8,7 @@
 //! Progress goes to stderr.
 
 pub mod github;
+pub mod history_notes;
 pub mod json;
 pub mod markdown;
 pub mod report;
@@ -239,6 +240,11 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
                 now,
                 head: history.head.as_deref(),
                 config_problems: &local.problems,
+                notes: if outcome.comments.is_empty() {
+                    history_notes::notes(&history)
+                } else {
+                    Vec::new()
+                },
             },
         ),
         Format::Json => json::render(&report)?,
