@@ -66,7 +66,9 @@ mod tests {
         let notes = notes(&history);
         assert_eq!(notes.len(), 4, "{notes:?}");
         assert!(notes[0].contains("--reviews FILE"));
-        assert!(notes[1].starts_with("Hotspot: src/a.rs changed in 9 commits, 3 of them fixes (33%)"));
+        assert!(
+            notes[1].starts_with("Hotspot: src/a.rs changed in 9 commits, 3 of them fixes (33%)")
+        );
         assert_eq!(notes[3], "2 reverts in 40 commits, 1 of them of a revert.");
         assert_eq!(super::notes(&HistoryReport::default()).len(), 1);
     }
