@@ -336,6 +336,100 @@ fn xml_output_parses_back_into_the_same_findings() {
 }
 
 #[test]
+fn a_kept_data_dir_reads_only_new_commits_and_keeps_the_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    let (reviews, _) = reviews_file(dir.path());
+    let data = dir.path().join("data");
+    let args = [
+        "analyze",
+        repo.to_str().unwrap(),
+        "--reviews",
+        reviews.to_str().unwrap(),
+        "--format",
+        "json",
+        "--data-dir",
+        data.to_str().unwrap(),
+    ];
+    let first = gitlore(dir.path(), &args, &[]);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    assert!(
+        text(&first.stderr).contains("3 commits analysed (3 read from git)"),
+        "{}",
+        text(&first.stderr)
+    );
+    assert!(data.join("gitlore.db").exists());
+    let second = gitlore(dir.path(), &args, &[]);
+    assert!(second.status.success(), "{}", text(&second.stderr));
+    assert!(
+        text(&second.stderr).contains("3 commits analysed (0 read from git)"),
+        "{}",
+        text(&second.stderr)
+    );
+    let findings = |out: &Output| {
+        let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+        value["findings"].clone()
+    };
+    assert_eq!(findings(&first), findings(&second));
+}
+
+#[test]
+fn the_window_ends_at_the_newest_input_and_counts_back_from_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    // Theme 0 was discussed in 2019, themes 1 and 2 in May 2021: a year back from the newest
+    // comment holds themes 1 and 2 (a year back from today would hold nothing), everything
+    // holds all three.
+    let mut lines = Vec::new();
+    for (t, year) in [(0, 2019), (1, 2021), (2, 2021)] {
+        for (i, body) in THEMES[t].iter().enumerate() {
+            let mut line = line(
+                &format!("theme{t}-{i}"),
+                10 + i as i64,
+                REVIEWERS[i % 3],
+                body,
+                Some(THEME_FILES[t]),
+                1 + i as u32,
+            );
+            line["created_at"] = json!(format!("{year}-05-{:02}T12:00:00Z", 1 + i));
+            lines.push(line.to_string());
+        }
+    }
+    let file = dir.path().join("reviews.jsonl");
+    std::fs::write(&file, lines.join("\n")).unwrap();
+    let themes = |months: &str| {
+        let out = gitlore(
+            dir.path(),
+            &[
+                "analyze",
+                repo.to_str().unwrap(),
+                "--reviews",
+                file.to_str().unwrap(),
+                "--format",
+                "json",
+                "--window-months",
+                months,
+            ],
+            &[],
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let output: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut prefixes: Vec<String> = output["themes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|t| t["comment_ids"].as_array().unwrap().clone())
+            .map(|id| id.as_str().unwrap()[..6].to_string())
+            .collect();
+        prefixes.sort();
+        prefixes.dedup();
+        prefixes
+    };
+    assert_eq!(themes("12"), ["theme1", "theme2"]);
+    assert_eq!(themes("0"), ["theme0", "theme1", "theme2"]);
+}
+
+#[test]
 fn a_bad_reviews_line_is_one_sentence_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let repo = repository(dir.path());

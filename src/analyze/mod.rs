@@ -26,15 +26,16 @@ use anyhow::{Context, Result};
 use crate::analysis::{self, Request};
 use crate::app;
 use crate::clock::{Clock, SystemClock};
-use crate::config::Settings;
+use crate::config::{Secret, Settings};
 use crate::domain::RepoName;
 use crate::ingest::{self, Memo};
 use crate::knowledge::embed::remote::RemoteEmbedder;
-use crate::knowledge::history::{self, HistoryReport};
+use crate::knowledge::history;
 use crate::knowledge::theme_run::Models;
 use crate::llm::LlmClient;
 use crate::repo_config::{self, Resolved};
-use crate::store::{self, Store, inputs, repos};
+use crate::store::inputs::{self, InputComment};
+use crate::store::{self, Store, repos};
 use markdown::WebHome;
 use report::Report;
 use reviews::Reviews;
@@ -77,12 +78,32 @@ pub struct AnalyzeArgs {
     pub data_dir: Option<PathBuf>,
 }
 
-/// Where the review comments come from.
-enum Source {
+/// Where the review comments come from, checked before any work starts.
+enum Input {
     /// The history alone.
-    None,
+    HistoryOnly,
+    /// A `--reviews` file and its text.
+    Reviews { file: PathBuf, text: String },
+    /// `--github`, with the token.
+    GitHub { repo: RepoName, token: Secret },
+}
+
+/// The comments as loaded into the store, and how to name them in the output.
+enum Loaded {
+    HistoryOnly,
     Reviews(Box<Reviews>),
     GitHub,
+}
+
+impl Loaded {
+    /// The input's id of a stored comment: the file's for `--reviews`, else GitHub's.
+    fn input_id(&self, comment: &InputComment) -> String {
+        let from_file = match self {
+            Loaded::Reviews(reviews) => reviews.input_id(comment.kind, comment.github_id),
+            Loaded::HistoryOnly | Loaded::GitHub => None,
+        };
+        from_file.map_or_else(|| comment.github_id.to_string(), str::to_string)
+    }
 }
 
 /// Runs the command: prints the findings on stdout, progress on stderr.
@@ -90,24 +111,7 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
     let started = Instant::now();
     let path = args.path.as_path();
     repository::check(path)?;
-    let github_repo = match &args.github {
-        Some(name) => Some(
-            RepoName::parse(name)
-                .with_context(|| format!("`{name}` is not a repository name: use owner/name"))?,
-        ),
-        None => None,
-    };
-    let token = match github_repo {
-        Some(_) => Some(github::token_from_env()?),
-        None => None,
-    };
-    let reviews_text = match &args.reviews {
-        Some(file) => Some(
-            std::fs::read_to_string(file)
-                .with_context(|| format!("Cannot read the reviews file {}", file.display()))?,
-        ),
-        None => None,
-    };
+    let input = read_input(args)?;
     let (_temporary, data_dir) = data_dir(args.data_dir.as_deref())?;
     let store = Arc::new(Store::open(&store::database_path(&data_dir))?);
     let local = local_config(path);
@@ -115,7 +119,6 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
     if let Some(months) = args.window_months {
         config.analysis.window_months = months;
     }
-    let window_months = config.analysis.window_months;
     let now = SystemClock.now_ms() / 1000;
     let newest_commit = repository::newest_commit_at(path)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -126,67 +129,65 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
     let _runtime = runtime.enter();
 
     let local_repo = reviews::local_repo(&repository::directory_name(path));
-    let (repo_id, source) = match (&github_repo, token) {
-        (Some(name), Some(token)) => {
-            let months = github::backfill_months(window_months, newest_commit, now);
+    let origin = repository::github_origin(path);
+    let (web, display_name) = match &input {
+        Input::GitHub { repo, .. } => (
+            Some(WebHome::for_api(&settings.github_api_url)),
+            repo.clone(),
+        ),
+        _ => match origin {
+            Some(name) => (Some(WebHome::github_com()), name),
+            None => (None, local_repo.name.clone()),
+        },
+    };
+    let (repo_id, loaded) = match input {
+        Input::GitHub { repo, token } => {
+            let months = github::backfill_months(config.analysis.window_months, newest_commit, now);
             let id = runtime.block_on(github::backfill(
                 settings,
                 store.clone(),
-                name,
+                &repo,
                 token,
                 months,
             ))?;
-            (id, Source::GitHub)
+            (id, Loaded::GitHub)
         }
-        _ => {
+        Input::Reviews { file, text } => {
             store.write_derived(|tx| repos::upsert_repo(tx, &local_repo, None, false))?;
-            let source = match (&args.reviews, reviews_text) {
-                (Some(file), Some(text)) => {
-                    let mut reviews = reviews::parse(&text, &local_repo)
-                        .with_context(|| format!("{} is not a reviews file", file.display()))?;
-                    let current = reviews.newest_at.max(newest_commit).unwrap_or(now);
-                    reviews.date_undated(current);
-                    apply_reviews(settings, &store, &reviews, now)?;
-                    eprintln!(
-                        "analyze: {} review comments read from {}",
-                        reviews.events.len(),
-                        file.display()
-                    );
-                    Source::Reviews(Box::new(reviews))
-                }
-                _ => Source::None,
-            };
-            (local_repo.id, source)
+            let mut reviews = reviews::parse(&text, &local_repo)
+                .with_context(|| format!("{} is not a reviews file", file.display()))?;
+            reviews.date_undated(reviews.newest_at.max(newest_commit).unwrap_or(now));
+            apply_reviews(settings, &store, &reviews, now)?;
+            eprintln!(
+                "analyze: {} review comments read from {}",
+                reviews.events.len(),
+                file.display()
+            );
+            (local_repo.id, Loaded::Reviews(Box::new(reviews)))
+        }
+        Input::HistoryOnly => {
+            store.write_derived(|tx| repos::upsert_repo(tx, &local_repo, None, false))?;
+            (local_repo.id, Loaded::HistoryOnly)
         }
     };
 
     eprintln!("analyze: reading the git history of {}", path.display());
     let read_at = Instant::now();
-    let history = read_history(&store, repo_id, path)?;
+    let history = history::run(&store, repo_id, path)?;
     eprintln!(
-        "analyze: {} commits analysed in {:.1} s",
+        "analyze: {} commits analysed ({} read from git) in {:.1} s",
         history.commits,
+        history.commits_read,
         read_at.elapsed().as_secs_f64()
     );
 
     let newest_comment = inputs::newest_comment_at(&store.reader()?, repo_id)?;
-    let window_end = newest_comment.max(newest_commit).unwrap_or(now);
     let llm = settings.llm.clone().map(LlmClient::new).transpose()?;
     let embedder = settings
         .embed
         .clone()
         .map(RemoteEmbedder::new)
         .transpose()?;
-    let origin = repository::github_origin(path);
-    let web = match (&github_repo, &origin) {
-        (Some(_), _) => Some(WebHome::for_api(&settings.github_api_url)),
-        (None, Some(_)) => Some(WebHome::github_com()),
-        (None, None) => None,
-    };
-    let display_name = github_repo
-        .clone()
-        .or(origin)
-        .unwrap_or_else(|| local_repo.name.clone());
     let request = Request {
         repo_id,
         repo: display_name.as_str(),
@@ -194,7 +195,7 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
         history: &history,
         repo_path: Some(path),
         now,
-        window_end,
+        window_end: newest_comment.max(newest_commit).unwrap_or(now),
         models: Models {
             llm: llm.as_ref(),
             embedder: embedder.as_ref(),
@@ -215,15 +216,7 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
     let comments = inputs::list(&store.reader()?, repo_id)?;
     let input_ids: HashMap<i64, String> = comments
         .iter()
-        .map(|c| {
-            let id = match &source {
-                Source::Reviews(reviews) => {
-                    reviews.input_id(c.kind, c.github_id).map(str::to_string)
-                }
-                Source::GitHub | Source::None => None,
-            };
-            (c.id, id.unwrap_or_else(|| c.github_id.to_string()))
-        })
+        .map(|c| (c.id, loaded.input_id(c)))
         .collect();
     let report = Report {
         outcome: &outcome,
@@ -236,7 +229,7 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
             &markdown::Context {
                 repo: &display_name,
                 web: web.as_ref(),
-                window_months,
+                window_months: config.analysis.window_months,
                 now,
                 head: history.head.as_deref(),
                 config_problems: &local.problems,
@@ -252,6 +245,27 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
     };
     println!("{}", output.trim_end());
     Ok(())
+}
+
+/// Checks the input arguments and reads what they name, before any work starts.
+fn read_input(args: &AnalyzeArgs) -> Result<Input> {
+    if let Some(name) = &args.github {
+        let repo = RepoName::parse(name)
+            .with_context(|| format!("`{name}` is not a repository name: use owner/name"))?;
+        let token = github::token_from_env()?;
+        return Ok(Input::GitHub { repo, token });
+    }
+    match &args.reviews {
+        Some(file) => {
+            let text = std::fs::read_to_string(file)
+                .with_context(|| format!("Cannot read the reviews file {}", file.display()))?;
+            Ok(Input::Reviews {
+                file: file.clone(),
+                text,
+            })
+        }
+        None => Ok(Input::HistoryOnly),
+    }
 }
 
 /// The store's directory: the one given (created if needed), or a temporary one that is removed
@@ -292,9 +306,4 @@ fn apply_reviews(settings: &Settings, store: &Store, reviews: &Reviews, now: i64
             Ok(())
         })
         .context("Cannot store the review comments")
-}
-
-/// The history report of PATH, stored incrementally under `repo_id`.
-fn read_history(store: &Store, repo_id: i64, path: &Path) -> Result<HistoryReport> {
-    history::run(store, repo_id, path)
 }
