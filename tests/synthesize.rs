@@ -1064,3 +1064,37 @@ async fn an_injected_instruction_changes_nothing_but_the_data() {
     }
     assert_eq!(outcomes[0], outcomes[1], "only the data differs");
 }
+
+#[test]
+fn revert_landmines_are_capped_to_the_most_telling() {
+    let mut a = Analysed::new(false);
+    a.history.reverts = (0..8)
+        .map(|i| Revert {
+            sha: format!("{i:0>40}"),
+            subject: format!("Revert \"Change {i}\""),
+            at: NOW - DAY_S * (10 - i),
+            depth: if i == 0 { 2 } else { 1 },
+            files: vec![HOT.into(), format!("src/other{i}.rs")],
+            ..Revert::default()
+        })
+        .collect();
+    let findings = a.builtin().findings;
+    let reverts: Vec<&Finding> = findings
+        .iter()
+        .filter(|f| f.category.as_str() == "landmine" && f.title.contains("revert"))
+        .collect();
+    assert_eq!(reverts.len(), 5, "{reverts:#?}");
+    assert!(
+        reverts
+            .iter()
+            .any(|f| f.files.contains(&"src/other0.rs".to_string())),
+        "the reverted revert is kept"
+    );
+    assert!(
+        reverts
+            .iter()
+            .all(|f| !f.files.contains(&"src/other1.rs".to_string())
+                && !f.files.contains(&"src/other2.rs".to_string())),
+        "the oldest plain reverts go"
+    );
+}

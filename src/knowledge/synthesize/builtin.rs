@@ -4,6 +4,7 @@
 //! high-confidence bug or security singleton on a file with a git signal, and reviewer focus
 //! areas. Titles are a lesson taken from the theme's own comments; insights are its figures.
 
+use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::figures::{self, coupling_id, coupling_text, hotspot_id, hotspot_text};
@@ -23,6 +24,8 @@ const MIN_HOTSPOT_COMMITS: usize = 4;
 const FRAGILE_FIX_RATIO: f64 = 0.3;
 /// Review comments on a hotspot that make it "kept flagging".
 const MIN_HOTSPOT_COMMENTS: usize = 2;
+/// Revert landmines (count) kept, the most telling first: beyond a handful they bury the rest.
+const MAX_REVERT_FINDINGS: usize = 5;
 /// Review comments cited per finding.
 const COMMENTS_PER_FINDING: usize = 5;
 /// Git signals cited per finding.
@@ -353,7 +356,14 @@ impl<'a> Context<'a> {
                 groups.entry(files).or_default().push(revert);
             }
         }
-        groups
+        let mut ranked: Vec<(Vec<String>, Vec<&Revert>)> = groups.into_iter().collect();
+        // The most telling first: reverted reverts, then more reverts, then the most recent.
+        ranked.sort_by_key(|(_, reverts)| {
+            let depth = reverts.iter().map(|r| r.depth).max().unwrap_or(1);
+            let newest = reverts.iter().map(|r| r.at).max().unwrap_or(0);
+            (Reverse(depth), Reverse(reverts.len()), Reverse(newest))
+        });
+        ranked
             .into_iter()
             .filter_map(|(files, reverts)| {
                 let comments: Vec<&SourceComment> = files
@@ -422,6 +432,7 @@ impl<'a> Context<'a> {
                     status: Status::Active,
                 })
             })
+            .take(MAX_REVERT_FINDINGS)
             .collect()
     }
 
