@@ -98,13 +98,16 @@ pub fn summary_line(
     head: Option<&str>,
 ) -> String {
     let at_commit = head.map(|head| format!(" at {head}")).unwrap_or_default();
+    let window = match window_months {
+        0 => "over the whole history".to_string(),
+        months => format!("in the last {}", count(months as usize, "month", "months")),
+    };
     format!(
-        "**{}** from {} by {} on {} in the last {}. Updated {}{at_commit}.",
+        "**{}** from {} by {} on {} {window}. Updated {}{at_commit}.",
         count(findings, "finding", "findings"),
         count(comments, "review comment", "review comments"),
         count(reviewers, "reviewer", "reviewers"),
         count(pull_requests, "pull request", "pull requests"),
-        count(window_months as usize, "month", "months"),
         utc_minute(updated_at),
     )
 }
@@ -320,6 +323,18 @@ mod tests {
         assert!(REFRESH_LABEL.chars().count() <= 20);
         assert!(REFRESH_DESCRIPTION.chars().count() <= 40);
         assert!(crate::ingest::REFRESH_ACTION.chars().count() <= 20);
+    }
+
+    #[test]
+    fn a_window_of_zero_months_is_the_whole_history() {
+        let line = |months| summary_line(1, 2, 1, 2, months, 0, None);
+        assert!(
+            line(0).contains(" on 2 pull requests over the whole history."),
+            "{}",
+            line(0)
+        );
+        assert!(line(1).contains(" in the last 1 month."), "{}", line(1));
+        assert!(line(12).contains(" in the last 12 months."), "{}", line(12));
     }
 
     #[test]
