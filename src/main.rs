@@ -76,7 +76,10 @@ fn main() -> ExitCode {
         Ok(settings) => settings,
         Err(error) => return fail(&error.into()),
     };
-    init_logging(&settings);
+    // `analyze` prints its own progress; the app's info logs would only bury it.
+    let quiet =
+        matches!(cli.command, Command::Analyze(_)) && std::env::var_os("GITLORE_LOG").is_none();
+    init_logging(&settings, if quiet { "warn" } else { &settings.log_filter });
     match run(cli.command, settings) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => fail(&error),
@@ -153,8 +156,8 @@ fn deliveries_command(settings: &Settings, action: Option<DeliveriesAction>) -> 
     Ok(())
 }
 
-fn init_logging(settings: &Settings) {
-    let filter = tracing_subscriber::EnvFilter::try_new(&settings.log_filter)
+fn init_logging(settings: &Settings, filter: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
