@@ -10,8 +10,15 @@ use tracing::info;
 
 use crate::clock::{Clock, SystemClock};
 use crate::config::Settings;
+use crate::github::auth::AppKey;
+use crate::github::client::{GitHub, TokioPause};
 use crate::ingress::Ingress;
+use crate::knowledge::embed::remote::RemoteEmbedder;
 use crate::knowledge::filter::NoiseRules;
+use crate::llm::LlmClient;
+use crate::publish;
+use crate::runner::{Models, Runner, RunnerSettings};
+use crate::scheduler;
 use crate::server::{self, AppState};
 use crate::store::Store;
 use crate::worker::{Signal, Worker};
@@ -19,6 +26,8 @@ use crate::worker::{Signal, Worker};
 /// How often the WAL is checkpointed while serving: often enough that the WAL stays small
 /// (a few MB at thousands of deliveries per second), rarely enough to cost nothing.
 const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(200);
+/// How often the scheduler looks for repositories to analyse again.
+const SCHEDULER_PERIOD: Duration = Duration::from_secs(60);
 
 /// The noise rules the settings describe.
 pub fn noise_rules(settings: &Settings) -> NoiseRules {
@@ -39,8 +48,41 @@ pub fn worker(settings: &Settings, store: Arc<Store>) -> Worker {
     )
 }
 
+/// The job runner of `serve`: the App's client, the settings' links and models.
+pub fn runner(settings: &Settings, store: Arc<Store>, clock: Arc<dyn Clock>) -> Result<Runner> {
+    let credentials = settings.app_credentials()?;
+    let key = AppKey::new(credentials.app_id, &credentials.private_key)?;
+    let github = GitHub::new(
+        &settings.github_api_url,
+        key,
+        clock.clone(),
+        Arc::new(TokioPause),
+    )?;
+    let models = Models {
+        llm: settings.llm.clone().map(LlmClient::new).transpose()?,
+        embedder: settings
+            .embed
+            .clone()
+            .map(RemoteEmbedder::new)
+            .transpose()?,
+    };
+    let links = publish::link_style(
+        &settings.github_api_url,
+        settings.link_redirect_url.as_deref(),
+    );
+    Ok(Runner::new(
+        store,
+        Arc::new(github),
+        clock,
+        Arc::new(noise_rules(settings)),
+        links,
+        models,
+        RunnerSettings::default(),
+    ))
+}
+
 /// `gitlore serve`: runs until SIGINT or SIGTERM, then stops accepting, lets the writer finish
-/// what it was given and the worker finish its batch.
+/// what it was given, the worker finish its batch and the job runner its jobs.
 pub async fn serve(settings: Settings) -> Result<()> {
     let credentials = settings.app_credentials()?;
     let store = Arc::new(Store::open(&settings.database_path())?);
@@ -49,7 +91,19 @@ pub async fn serve(settings: Settings) -> Result<()> {
     let stop_checkpoints = Arc::new(AtomicBool::new(false));
     let checkpointer = store.start_checkpointer(CHECKPOINT_INTERVAL, stop_checkpoints.clone())?;
     let worker_thread = start_worker(worker(&settings, store.clone()), signal.clone())?;
-    let (ingress, writer_thread) = Ingress::start(store.clone(), clock, signal.clone())?;
+    let (ingress, writer_thread) = Ingress::start(store.clone(), clock.clone(), signal.clone())?;
+    let (stop_jobs, jobs_stopped) = tokio::sync::watch::channel(false);
+    let runner = runner(&settings, store.clone(), clock.clone())?;
+    let runner_task = tokio::spawn({
+        let stop = jobs_stopped.clone();
+        async move { runner.run(stop).await }
+    });
+    let scheduler_task = tokio::spawn(scheduler::run(
+        store.clone(),
+        clock,
+        SCHEDULER_PERIOD,
+        jobs_stopped,
+    ));
     let state = AppState {
         webhook_secret: Arc::new(credentials.webhook_secret),
         ingress,
@@ -70,6 +124,10 @@ pub async fn serve(settings: Settings) -> Result<()> {
         .await
         .context("The HTTP server failed")?;
     info!("shutting down");
+    let _ = stop_jobs.send(true);
+    if runner_task.await.is_err() || scheduler_task.await.is_err() {
+        tracing::error!("the job runner or the scheduler panicked");
+    }
     // The router (and with it the last ingress handle) is gone: the writer drains and ends.
     join(writer_thread, "ingress writer");
     signal.stop();

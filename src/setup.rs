@@ -7,7 +7,7 @@
 //! logged.
 
 mod config_file;
-mod manifest;
+pub mod manifest;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;

@@ -87,6 +87,10 @@ pub fn utc_minute(unix_secs: i64) -> String {
     )
 }
 
+/// What introduces the update time in the summary line (the publisher leaves the time out when
+/// it compares bodies).
+pub const UPDATED_PREFIX: &str = "Updated ";
+
 /// The findings issue's one-line summary. `head` is the analysed commit, already a link.
 pub fn summary_line(
     findings: usize,
@@ -99,7 +103,7 @@ pub fn summary_line(
 ) -> String {
     let at_commit = head.map(|head| format!(" at {head}")).unwrap_or_default();
     format!(
-        "**{}** from {} by {} on {} in the last {}. Updated {}{at_commit}.",
+        "**{}** from {} by {} on {} in the last {}. {UPDATED_PREFIX}{}{at_commit}.",
         count(findings, "finding", "findings"),
         count(comments, "review comment", "review comments"),
         count(reviewers, "reviewer", "reviewers"),

@@ -1,0 +1,132 @@
+//! The backfill and analysis jobs: read the history, analyse, publish the findings issue.
+
+use anyhow::Result;
+use serde_json::json;
+
+use super::RepoJob;
+use crate::analysis::{self, Request};
+use crate::github::backfill::cli::DEFAULT_WINDOW_MONTHS;
+use crate::github::backfill::{BackfillRequest, Backfiller};
+use crate::github::client::As;
+use crate::knowledge::history::HistoryReport;
+use crate::knowledge::theme_run::Models;
+use crate::publish::{self, IssueContext, issue};
+use crate::render::issue::render_issue;
+use crate::repo_config::{self, CONFIG_PATH, ConfigProblem, Resolved};
+use crate::store::jobs::{self, JobKind};
+use crate::{domain::RepoName, scheduler};
+
+/// The git history of `repo` for the analysis. The mirror is not wired in yet: the analysis
+/// runs on review comments alone.
+pub(super) fn history_for(_repo: &RepoName) -> HistoryReport {
+    HistoryReport::default()
+}
+
+impl RepoJob<'_> {
+    /// Reads the repository's history of the window through GraphQL, then queues its analysis.
+    pub(super) async fn backfill(&self) -> Result<()> {
+        let runner = self.runner;
+        let backfiller = Backfiller {
+            client: runner.github.clone(),
+            store: runner.store.clone(),
+            rules: runner.rules.clone(),
+            clock: runner.clock.clone(),
+        };
+        let request = BackfillRequest {
+            repo: self.repo.clone(),
+            who: As::Installation(self.installation),
+            window_months: DEFAULT_WINDOW_MONTHS,
+            force: false,
+        };
+        let repo = &self.repo;
+        let summary = backfiller
+            .run(&request, |progress| {
+                tracing::info!(%repo, prs = progress.prs_done, comments = progress.comments_written, "backfill page stored");
+            })
+            .await?;
+        tracing::info!(%repo, prs = summary.progress.prs_done, already_done = summary.already_done, "backfill finished");
+        let now = runner.clock.now_ms();
+        runner.store.write_derived(|tx| {
+            jobs::enqueue_again(
+                tx,
+                JobKind::Analysis,
+                self.repo_id,
+                &scheduler::analysis_key(self.repo_id),
+                &json!({ "reason": "backfill" }),
+                now,
+            )
+        })
+    }
+
+    /// The scheduled analysis (or the one after a backfill).
+    pub(super) async fn scheduled_analysis(&self) -> Result<()> {
+        self.analyse_and_publish(false).await.map(|_| ())
+    }
+
+    /// Reads the repo config, analyses, and publishes the findings issue when the config wants
+    /// it. `verify` checks an unchanged issue still exists (a refresh). Returns the config read.
+    pub(super) async fn analyse_and_publish(&self, verify: bool) -> Result<Resolved> {
+        let runner = self.runner;
+        let resolved = self.repo_config().await;
+        let config = &resolved.config;
+        let history = history_for(&self.repo);
+        let now = runner.now_secs();
+        let request = Request {
+            repo_id: self.repo_id,
+            repo: self.repo.as_str(),
+            config,
+            history: &history,
+            repo_path: None,
+            now,
+            window_end: now,
+            models: Models {
+                llm: runner.models.llm.as_ref(),
+                embedder: runner.models.embedder.as_ref(),
+            },
+        };
+        let outcome = analysis::run(&runner.store, &request).await?;
+        if config.publish.issue {
+            let context = IssueContext {
+                repo: &self.repo,
+                config,
+                problems: &resolved.problems,
+                head: history.head.as_deref(),
+                backfill: publish::backfill_progress(&runner.store, &self.repo)?,
+                links: &runner.links,
+                now,
+            };
+            let body = render_issue(&publish::issue_view(&outcome, &context));
+            let target = issue::Target {
+                github: &runner.github,
+                store: &runner.store,
+                installation: self.installation,
+                repo_id: self.repo_id,
+                repo: &self.repo,
+                settings: &config.issue,
+                now_ms: runner.clock.now_ms(),
+            };
+            let published = issue::publish(&target, &body, verify).await?;
+            tracing::info!(repo = %self.repo, findings = outcome.listing.active.len(), ?published, "analysis published");
+        }
+        Ok(resolved)
+    }
+
+    /// The repo config; one that cannot be read means the defaults, and the issue says why.
+    pub(super) async fn repo_config(&self) -> Resolved {
+        let runner = self.runner;
+        match repo_config::fetch(&runner.github, self.installation, &self.repo).await {
+            Ok(resolved) => resolved,
+            Err(error) => {
+                tracing::warn!(repo = %self.repo, error = %format!("{error:#}"), "cannot read the repo config: using the defaults");
+                Resolved {
+                    config: Default::default(),
+                    problems: vec![ConfigProblem {
+                        source: format!("{}:{CONFIG_PATH}", self.repo),
+                        line: None,
+                        reason: format!("could not be read, so the defaults apply ({error:#})"),
+                    }],
+                }
+            }
+        }
+    }
+}
