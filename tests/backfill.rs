@@ -880,6 +880,18 @@ const ROWS_OF: &[(&str, Option<&str>)] = &[
         "finding_runs",
         Some("SELECT count(*) FROM finding_runs WHERE repo_id = ?1 AND ?2 = ?2"),
     ),
+    (
+        "commits",
+        Some("SELECT count(*) FROM commits WHERE repo_id = ?1 AND ?2 = ?2"),
+    ),
+    (
+        "commit_files",
+        Some("SELECT count(*) FROM commit_files WHERE repo_id = ?1 AND ?2 = ?2"),
+    ),
+    (
+        "history_heads",
+        Some("SELECT count(*) FROM history_heads WHERE repo_id = ?1 AND ?2 = ?2"),
+    ),
     // Model caches are keyed by content hash, shared by every repository.
     ("llm_labels", None),
     ("embeddings", None),

@@ -281,3 +281,62 @@ async fn repo_config_merges_org_defaults_and_reports_a_broken_file_with_its_line
         (repo_config::RepoConfig::default(), vec![])
     );
 }
+
+#[tokio::test]
+async fn only_content_creating_requests_count_towards_the_per_minute_cap() {
+    let s = setup().await;
+    let query = include_str!("../src/github/graphql/rate_limit.graphql");
+    for _ in 0..120 {
+        s.client
+            .graphql(7, query, serde_json::json!({}))
+            .await
+            .unwrap();
+    }
+    assert!(
+        s.pauses.waits.lock().unwrap().is_empty(),
+        "GraphQL queries create nothing: no pause"
+    );
+    for n in 0..81 {
+        let body = format!("<!-- gitlore:test {n} -->");
+        let issue = NewIssue {
+            title: "t",
+            body: &body,
+            label: "gitlore",
+            marker: &body,
+        };
+        s.client
+            .create_issue_once(7, &widgets(), &issue)
+            .await
+            .unwrap();
+    }
+    let waits = s.pauses.waits.lock().unwrap().clone();
+    assert_eq!(
+        waits.len(),
+        1,
+        "the 81st create of the minute waits: {waits:?}"
+    );
+    assert!(waits[0] <= Duration::from_secs(60) && waits[0] > Duration::from_secs(50));
+}
+
+#[tokio::test]
+async fn a_spent_graphql_limit_is_waited_out_until_its_reset() {
+    let s = setup().await;
+    s.gh.inject(
+        Target::graphql("RateLimit"),
+        Fault::PrimaryExhausted { reset_in_s: 30 },
+        1,
+    );
+    let query = include_str!("../src/github/graphql/rate_limit.graphql");
+    let data = s
+        .client
+        .graphql(7, query, serde_json::json!({}))
+        .await
+        .unwrap();
+    assert!(data["rateLimit"]["remaining"].is_number(), "{data}");
+    let waits = s.pauses.waits.lock().unwrap().clone();
+    assert_eq!(waits.len(), 1, "{waits:?}");
+    assert!(
+        waits[0] >= Duration::from_secs(29) && waits[0] <= Duration::from_secs(31),
+        "{waits:?}"
+    );
+}

@@ -403,7 +403,9 @@ impl GitHub {
         } else {
             format!("{}{path}", self.api_url)
         };
-        let creates = method != Method::GET && matches!(who, As::Installation(_));
+        let creates = method != Method::GET
+            && matches!(who, As::Installation(_) | As::Token)
+            && (url != self.graphql_url || is_mutation(body));
         let mut attempt = 0;
         let mut token_refreshed = false;
         loop {
@@ -441,10 +443,11 @@ impl GitHub {
                 }
                 Err(error) => return Err(error.context(RetryableError)),
             };
-            if (200..300).contains(&reply.status) {
+            let graphql_limited = url == self.graphql_url && is_graphql_rate_limited(&reply);
+            if (200..300).contains(&reply.status) && !graphql_limited {
                 return Ok(reply);
             }
-            if let Some(wait) = rate_limit_wait(&reply, self.clock.now_ms()) {
+            if let Some(wait) = rate_limit_wait(&reply, graphql_limited, self.clock.now_ms()) {
                 if wait > MAX_RATE_LIMIT_WAIT || attempt >= MAX_ATTEMPTS {
                     bail!(
                         "GitHub rate limit: asked to wait {wait:?} ({} {url})",
@@ -571,6 +574,19 @@ impl GitHub {
     }
 }
 
+/// Whether a GraphQL request body holds a mutation (content-creating) rather than a query.
+fn is_mutation(body: Option<&Value>) -> bool {
+    let first_statement = |query: &str| {
+        query
+            .lines()
+            .map(str::trim)
+            .find(|line| !line.is_empty() && !line.starts_with('#'))
+            .is_some_and(|line| line.starts_with("mutation"))
+    };
+    body.and_then(|b| b["query"].as_str())
+        .is_some_and(first_statement)
+}
+
 /// What a new issue is made of.
 #[derive(Debug, Clone)]
 pub struct NewIssue<'a> {
@@ -616,9 +632,10 @@ pub(super) fn is_not_found(error: &anyhow::Error) -> bool {
 }
 
 /// How long a rate-limited answer asks to wait: `Retry-After` on a secondary limit (403/429),
-/// or until `X-RateLimit-Reset` when the primary limit is spent.
-fn rate_limit_wait(reply: &Reply, now_ms: i64) -> Option<Duration> {
-    if reply.status != 403 && reply.status != 429 {
+/// or until `X-RateLimit-Reset` when the primary limit is spent (a 403, or GraphQL's 200 with a
+/// `RATE_LIMITED` error).
+fn rate_limit_wait(reply: &Reply, graphql_limited: bool, now_ms: i64) -> Option<Duration> {
+    if reply.status != 403 && reply.status != 429 && !graphql_limited {
         return None;
     }
     let header = |name: &str| {
@@ -640,7 +657,17 @@ fn rate_limit_wait(reply: &Reply, now_ms: i64) -> Option<Duration> {
             (reset * 1000 - now_ms).max(1000) as u64
         ));
     }
-    (reply.status == 429).then_some(Duration::from_secs(60))
+    (reply.status == 429 || graphql_limited).then_some(Duration::from_secs(60))
+}
+
+/// Whether a GraphQL answer (HTTP 200) says the primary limit is spent: a `RATE_LIMITED` error.
+fn is_graphql_rate_limited(reply: &Reply) -> bool {
+    reply.body.contains("RATE_LIMITED")
+        && serde_json::from_str::<Value>(&reply.body).is_ok_and(|value| {
+            value["errors"]
+                .as_array()
+                .is_some_and(|errors| errors.iter().any(|e| e["type"] == "RATE_LIMITED"))
+        })
 }
 
 pub(super) fn issue_ref(issue: &Value) -> Result<IssueRef> {

@@ -10,6 +10,7 @@ pub mod backfills;
 pub mod comments;
 pub mod deliveries;
 pub mod findings;
+pub mod history;
 pub mod jobs;
 pub mod llm_cache;
 pub mod publications;
@@ -32,6 +33,7 @@ const MIGRATION_LIST: &[M<'static>] = &[
     M::up(include_str!("migrations/0003_themes.sql")),
     M::up(include_str!("migrations/0004_backfill.sql")),
     M::up(include_str!("migrations/0005_findings.sql")),
+    M::up(include_str!("migrations/0006_history.sql")),
     M::up(include_str!("migrations/0007_publications.sql")),
 ];
 

@@ -141,6 +141,7 @@ pub fn remove_repo(conn: &Connection, repo_id: i64) -> Result<()> {
             [repo_id],
         )?;
     }
+    super::history::delete(conn, repo_id)?;
     conn.execute("UPDATE repos SET removed = 1 WHERE id = ?1", [repo_id])?;
     Ok(())
 }

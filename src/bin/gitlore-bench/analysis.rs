@@ -277,10 +277,10 @@ fn peak_memory_mb() -> Result<f64> {
 }
 
 /// SplitMix64: a small deterministic generator.
-struct SplitMix(u64);
+pub(crate) struct SplitMix(pub(crate) u64);
 
 impl SplitMix {
-    fn below(&mut self, bound: u64) -> usize {
+    pub(crate) fn below(&mut self, bound: u64) -> usize {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);

@@ -4,8 +4,11 @@
 //!   Probot app, with every delivery durably stored.
 //! - `ingest`: review-comment events processed per second by the worker (parse, classify, store).
 //! - `analysis`: wall time and peak memory of embedding and clustering 10k and 100k comments.
+//! - `history`: git history analysis of a generated 20,000-commit repository, full and
+//!   incremental.
 
 mod analysis;
+mod history;
 mod ingest;
 mod ingress;
 
@@ -30,6 +33,8 @@ enum Command {
         #[arg(default_values_t = [10_000, 100_000])]
         sizes: Vec<usize>,
     },
+    /// Full and incremental git history analysis of a generated repository.
+    History(history::HistoryArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -37,5 +42,6 @@ fn main() -> anyhow::Result<()> {
         Command::Ingress(args) => ingress::run(args),
         Command::Ingest(args) => ingest::run(args),
         Command::Analysis { sizes } => analysis::run(&sizes),
+        Command::History(args) => history::run(args),
     }
 }

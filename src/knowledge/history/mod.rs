@@ -3,6 +3,31 @@
 //!
 //! These types are the analyzers' output, consumed by the synthesizers. Every type derives
 //! `Default` so that callers (and tests) can build them with `..Default::default()`.
+//!
+//! [`run`] is the incremental path: it reads from git only the commits not stored yet
+//! (`log::read`), stores them (`store::history`), and computes the report from every stored
+//! commit with [`analyze`]. [`analyze_path`] does the same for any local repository with a
+//! throw-away store.
+
+pub mod conventions;
+pub mod coupling;
+pub mod fix_after;
+mod git;
+pub mod hotspots;
+pub mod log;
+pub mod mirror;
+pub mod renames;
+pub mod reverts;
+pub mod words;
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use crate::domain::{Repo, RepoName};
+use crate::store::{self, Store};
+use log::Commit;
 
 /// A file that changes often, weighted towards recent changes.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -104,6 +129,8 @@ pub struct HistoryReport {
     pub head: Option<String>,
     /// Commits analysed.
     pub commits: usize,
+    /// Commits read from git by this run; the others came from the store.
+    pub commits_read: usize,
     /// Unix seconds of the newest commit (the "now" of decay and windows).
     pub newest_commit_at: i64,
     /// Highest score first.
@@ -118,3 +145,101 @@ pub struct HistoryReport {
     /// Paths that exist at `head`.
     pub files_at_head: Vec<String>,
 }
+
+/// The commits with what the analyzers share: current paths and the head's files.
+pub struct Prepared<'a> {
+    /// Oldest first.
+    pub commits: &'a [Commit],
+    /// Per commit, the paths it touched under their names at the head (renames followed).
+    pub paths: Vec<Vec<String>>,
+    /// Paths at the head; `None` when unknown (then every path counts as existing).
+    pub at_head: Option<HashSet<String>>,
+    /// Unix seconds of the newest commit (committer time).
+    pub newest_commit_at: i64,
+}
+
+impl Prepared<'_> {
+    /// Whether the path exists at the head (a deleted file is no hotspot and couples nothing).
+    pub fn exists(&self, path: &str) -> bool {
+        self.at_head
+            .as_ref()
+            .is_none_or(|files| files.contains(path))
+    }
+}
+
+/// Runs every analyzer over `commits` (oldest first).
+pub fn analyze(
+    commits: &[Commit],
+    head: Option<String>,
+    files_at_head: Vec<String>,
+) -> HistoryReport {
+    let prepared = Prepared {
+        commits,
+        paths: renames::current_paths(commits),
+        at_head: head
+            .is_some()
+            .then(|| files_at_head.iter().cloned().collect()),
+        newest_commit_at: commits.iter().map(|c| c.committer_time).max().unwrap_or(0),
+    };
+    HistoryReport {
+        head,
+        commits: commits.len(),
+        commits_read: 0,
+        newest_commit_at: prepared.newest_commit_at,
+        hotspots: hotspots::hotspots(&prepared),
+        couplings: coupling::couplings(&prepared),
+        reverts: reverts::reverts(&prepared),
+        fix_after: fix_after::fix_after(&prepared),
+        conventions: conventions::conventions(&prepared),
+        files_at_head,
+    }
+}
+
+/// Brings the stored history of `repo_id` up to the head of `repo_path` (reading only the new
+/// commits; everything again when the stored head is no longer an ancestor, as after a
+/// force-push), then analyses every stored commit.
+pub fn run(store: &Store, repo_id: i64, repo_path: &Path) -> Result<HistoryReport> {
+    let Some(head) = log::head(repo_path)? else {
+        store.write_derived(|tx| store::history::delete(tx, repo_id))?;
+        return Ok(HistoryReport::default());
+    };
+    let stored = store::history::stored_head(&store.reader()?, repo_id)?;
+    let (revisions, replace) = match stored {
+        Some(stored) if stored == head => (None, false),
+        Some(stored) if log::is_ancestor(repo_path, &stored, &head)? => {
+            (Some(format!("{stored}..{head}")), false)
+        }
+        _ => (Some(head.clone()), true),
+    };
+    let mut commits_read = 0;
+    if let Some(revisions) = revisions {
+        let new = log::read(repo_path, &[revisions])?;
+        commits_read = new.len();
+        store
+            .write_derived(|tx| store::history::append(tx, repo_id, &new, &head, replace))
+            .with_context(|| format!("Cannot store the new commits of repository {repo_id}"))?;
+    }
+    let commits = store::history::commits(&store.reader()?, repo_id)?;
+    let files = log::files_at(repo_path, &head)?;
+    let mut report = analyze(&commits, Some(head), files);
+    report.commits_read = commits_read;
+    Ok(report)
+}
+
+/// The history report of any local repository (`gitlore analyze`), through [`run`] with a store
+/// in a temporary directory.
+pub fn analyze_path(repo_path: &Path) -> Result<HistoryReport> {
+    let dir = tempfile::tempdir().context("Cannot create a temporary directory for the store")?;
+    let store = Store::open(&store::database_path(dir.path()))?;
+    let repo = Repo {
+        id: LOCAL_REPO_ID,
+        name: RepoName::parse("local/repository").context("A valid repository name")?,
+        default_branch: None,
+        private: true,
+    };
+    store.write_derived(|tx| store::repos::upsert_repo(tx, &repo, None, false))?;
+    run(&store, LOCAL_REPO_ID, repo_path)
+}
+
+/// The id a local repository gets in a throw-away store.
+const LOCAL_REPO_ID: i64 = 1;
