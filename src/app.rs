@@ -17,7 +17,8 @@ use crate::knowledge::embed::remote::RemoteEmbedder;
 use crate::knowledge::filter::NoiseRules;
 use crate::llm::LlmClient;
 use crate::publish;
-use crate::runner::{Models, Runner, RunnerSettings};
+use crate::runner::{HistorySource, Models, Runner, RunnerSettings};
+use crate::setup::manifest::web_url;
 use crate::scheduler;
 use crate::server::{self, AppState};
 use crate::store::Store;
@@ -77,7 +78,13 @@ pub fn runner(settings: &Settings, store: Arc<Store>, clock: Arc<dyn Clock>) -> 
         Arc::new(noise_rules(settings)),
         links,
         models,
-        RunnerSettings::default(),
+        RunnerSettings {
+            history: Some(HistorySource {
+                data_dir: settings.data_dir.clone(),
+                remote_base: web_url(&settings.github_api_url),
+            }),
+            ..RunnerSettings::default()
+        },
     ))
 }
 

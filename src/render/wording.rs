@@ -36,6 +36,10 @@ pub const ISSUE_FOOTER: &str = "Tick **Dismiss** under a finding to hide it for 
      access). Comment `/gitlore refresh` on a pull request to update now, or `/gitlore help` for \
      more.";
 
+/// The note when the repository's git history could not be read for an analysis.
+pub const HISTORY_UNAVAILABLE: &str = "The git history could not be read this time, so these \
+     findings come from review comments alone.";
+
 /// The check run's summary when no finding applies.
 pub const NOTHING_APPLIES: &str =
     "Nothing gitlore learned from past reviews touches the files this pull request changes.";

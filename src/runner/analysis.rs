@@ -8,19 +8,13 @@ use crate::analysis::{self, Request};
 use crate::github::backfill::cli::DEFAULT_WINDOW_MONTHS;
 use crate::github::backfill::{BackfillRequest, Backfiller};
 use crate::github::client::As;
-use crate::knowledge::history::HistoryReport;
 use crate::knowledge::theme_run::Models;
 use crate::publish::{self, IssueContext, issue};
 use crate::render::issue::render_issue;
 use crate::repo_config::{self, CONFIG_PATH, ConfigProblem, Resolved};
 use crate::store::jobs::{self, JobKind};
-use crate::{domain::RepoName, scheduler};
-
-/// The git history of `repo` for the analysis. The mirror is not wired in yet: the analysis
-/// runs on review comments alone.
-pub(super) fn history_for(_repo: &RepoName) -> HistoryReport {
-    HistoryReport::default()
-}
+use crate::render::wording;
+use crate::scheduler;
 
 impl RepoJob<'_> {
     /// Reads the repository's history of the window through GraphQL, then queues its analysis.
@@ -69,14 +63,14 @@ impl RepoJob<'_> {
         let runner = self.runner;
         let resolved = self.repo_config().await;
         let config = &resolved.config;
-        let history = history_for(&self.repo);
+        let history = self.history().await;
         let now = runner.now_secs();
         let request = Request {
             repo_id: self.repo_id,
             repo: self.repo.as_str(),
             config,
-            history: &history,
-            repo_path: None,
+            history: &history.report,
+            repo_path: history.mirror.as_deref(),
             now,
             window_end: now,
             models: Models {
@@ -84,13 +78,16 @@ impl RepoJob<'_> {
                 embedder: runner.models.embedder.as_ref(),
             },
         };
-        let outcome = analysis::run(&runner.store, &request).await?;
+        let mut outcome = analysis::run(&runner.store, &request).await?;
+        if history.failure.is_some() {
+            outcome.notes.push(wording::HISTORY_UNAVAILABLE.to_string());
+        }
         if config.publish.issue {
             let context = IssueContext {
                 repo: &self.repo,
                 config,
                 problems: &resolved.problems,
-                head: history.head.as_deref(),
+                head: history.report.head.as_deref(),
                 backfill: publish::backfill_progress(&runner.store, &self.repo)?,
                 links: &runner.links,
                 now,

@@ -10,6 +10,7 @@ mod analysis;
 mod check_run;
 mod commands;
 mod dismissals;
+mod history;
 mod permissions;
 
 use std::collections::HashMap;
@@ -32,6 +33,7 @@ use crate::store::Store;
 use crate::store::jobs::{self, ClaimedJob, JobKind};
 use crate::store::repos;
 
+pub use history::HistorySource;
 use permissions::PermissionCache;
 
 /// How the runner works.
@@ -51,6 +53,8 @@ pub struct RunnerSettings {
     pub refresh_cooldown_ms: i64,
     /// How long a collaborator's permission is trusted without asking GitHub again.
     pub permission_ttl_ms: i64,
+    /// Where the git history comes from; `None` analyses review comments alone.
+    pub history: Option<HistorySource>,
 }
 
 impl Default for RunnerSettings {
@@ -63,6 +67,7 @@ impl Default for RunnerSettings {
             first_retry_ms: 30 * 1000,
             refresh_cooldown_ms: 10 * 60 * 1000,
             permission_ttl_ms: 5 * 60 * 1000,
+            history: None,
         }
     }
 }
