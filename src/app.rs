@@ -18,9 +18,9 @@ use crate::knowledge::filter::NoiseRules;
 use crate::llm::LlmClient;
 use crate::publish;
 use crate::runner::{HistorySource, Models, Runner, RunnerSettings};
-use crate::setup::manifest::web_url;
 use crate::scheduler;
 use crate::server::{self, AppState};
+use crate::setup::manifest::web_url;
 use crate::store::Store;
 use crate::worker::{Signal, Worker};
 

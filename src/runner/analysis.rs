@@ -11,10 +11,10 @@ use crate::github::client::As;
 use crate::knowledge::theme_run::Models;
 use crate::publish::{self, IssueContext, issue};
 use crate::render::issue::render_issue;
-use crate::repo_config::{self, CONFIG_PATH, ConfigProblem, Resolved};
-use crate::store::jobs::{self, JobKind};
 use crate::render::wording;
+use crate::repo_config::{self, CONFIG_PATH, ConfigProblem, Resolved};
 use crate::scheduler;
+use crate::store::jobs::{self, JobKind};
 
 impl RepoJob<'_> {
     /// Reads the repository's history of the window through GraphQL, then queues its analysis.
