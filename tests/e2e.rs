@@ -18,7 +18,12 @@ use gitlore::config::Secret;
 use gitlore::github::auth::AppKey;
 use gitlore::github::client::{GitHub, Pause};
 use gitlore::knowledge::filter::NoiseRules;
-use gitlore::publish::link_style;
+use gitlore::analysis::Outcome;
+use gitlore::domain::RepoName;
+use gitlore::knowledge::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
+use gitlore::publish::{IssueContext, issue, issue_view, link_style};
+use gitlore::render::issue::{MAX_BODY_LEN, render_issue};
+use gitlore::repo_config::RepoConfig;
 use gitlore::render::wording;
 use gitlore::runner::{Models, Runner, RunnerSettings};
 use gitlore::scheduler;
@@ -55,6 +60,7 @@ impl Pause for NoPause {
 struct Story {
     app: TestApp,
     gh: FakeGitHub,
+    github: Arc<GitHub>,
     runner: Runner,
     repo_id: i64,
 }
@@ -104,9 +110,10 @@ impl Story {
             Arc::new(NoPause),
         )
         .unwrap();
+        let github = Arc::new(client);
         let runner = Runner::new(
             app.store.clone(),
-            Arc::new(client),
+            github.clone(),
             app.clock.clone() as Arc<dyn Clock>,
             Arc::new(NoiseRules::new(Some(APP_ID), Some("gitlore"), &[])),
             link_style(&gh.base_url(), None),
@@ -116,6 +123,7 @@ impl Story {
         Story {
             app,
             gh,
+            github,
             runner,
             repo_id,
         }
@@ -130,6 +138,13 @@ impl Story {
 
     /// GitHub installs the App on the repository; the backfill and the analysis run.
     async fn install(&self) {
+        self.deliver_installation().await;
+        let ran = self.run_jobs().await;
+        assert_eq!(ran, 2, "the backfill, then the analysis");
+    }
+
+    /// Delivers the App's installation on the repository (which queues its backfill).
+    async fn deliver_installation(&self) {
         let mut p = fixture("installation.created.1.json");
         p["installation"]["id"] = json!(INSTALLATION);
         p["installation"]["account"]["login"] = json!("acme");
@@ -138,8 +153,6 @@ impl Story {
             "full_name": REPO, "private": false,
         }]);
         self.deliver("installation", &p).await;
-        let ran = self.run_jobs().await;
-        assert_eq!(ran, 2, "the backfill, then the analysis");
     }
 
     /// Moves the app's clock and the fake's together.
@@ -637,6 +650,7 @@ async fn an_issue_deleted_by_a_user_is_recreated_once() {
         1,
         "the unchanged issue is verified with one read"
     );
+    assert_eq!(story.count_exact("POST", &format!("/repos/{REPO}/issues")), 1);
     let issues = story.issues();
     assert_eq!(issues.len(), 1, "{issues:#?}");
     assert_ne!(issues[0].0, number, "a new issue");
@@ -665,13 +679,7 @@ async fn github_errors_while_publishing_are_retried_later_without_duplicates() {
         Fault::ServerError(502),
         4,
     );
-    let mut p = fixture("installation.created.1.json");
-    p["installation"]["id"] = json!(INSTALLATION);
-    p["repositories"] = json!([{
-        "id": story.repo_id, "node_id": "R_1", "name": "widgets",
-        "full_name": REPO, "private": false,
-    }]);
-    story.deliver("installation", &p).await;
+    story.deliver_installation().await;
     story.run_jobs().await;
     assert!(story.issues().is_empty());
     let analysis = jobs::list(&story.app.db())
@@ -697,4 +705,74 @@ async fn github_errors_while_publishing_are_retried_later_without_duplicates() {
     story.advance(30_000);
     story.run_jobs().await;
     assert_eq!(story.check_runs(&sha).len(), 1, "one check run, not two");
+}
+
+#[tokio::test]
+async fn a_store_too_big_for_one_issue_is_published_shortened() {
+    let story = Story::new().await;
+    story.deliver_installation().await; // registers the repository; its jobs are left queued
+    let now = START_MS / 1000;
+    let severities = [Severity::High, Severity::Medium, Severity::Low];
+    let big: Vec<Finding> = (0..400)
+        .map(|i| Finding {
+            id: format!("f-big-{i:04}"),
+            category: Category::ALL[i % Category::ALL.len()],
+            severity: severities[i % 3],
+            title: format!("Lesson {i}: wrap storage errors with the failing query"),
+            insight: "Reviewers keep asking for this in the storage layer. ".repeat(30),
+            evidence: (0..15)
+                .map(|e| Evidence {
+                    kind: EvidenceKind::Comment,
+                    id: "1".into(),
+                    text: format!("Comment {e}: {}", "please wrap this error ".repeat(20)),
+                })
+                .collect(),
+            files: vec!["src/store/orders.rs".into()],
+            first_seen: now,
+            last_seen: now,
+            status: Status::Active,
+        })
+        .collect();
+    let store = &story.app.store;
+    store
+        .write_derived(|tx| findings::save_run(tx, story.repo_id, now, &big))
+        .unwrap();
+    let outcome = Outcome {
+        themes: Default::default(),
+        comments: Default::default(),
+        listing: findings::load(&store.reader().unwrap(), story.repo_id).unwrap(),
+        new_ids: Default::default(),
+        notes: Vec::new(),
+        window_start: 0,
+    };
+    let repo = RepoName::parse(REPO).unwrap();
+    let config = RepoConfig::default();
+    let links = link_style(&story.gh.base_url(), None);
+    let context = IssueContext {
+        repo: &repo,
+        config: &config,
+        problems: &[],
+        head: None,
+        backfill: None,
+        links: &links,
+        now,
+    };
+    let body = render_issue(&issue_view(&outcome, &context));
+    let target = issue::Target {
+        github: &story.github,
+        store,
+        installation: INSTALLATION,
+        repo_id: story.repo_id,
+        repo: &repo,
+        settings: &config.issue,
+        now_ms: START_MS,
+    };
+    let outcome = issue::publish(&target, &body, false).await.unwrap();
+    assert!(matches!(outcome, issue::IssueOutcome::Created(_)), "{outcome:?}");
+    let published = story.issue_body();
+    assert!(published.encode_utf16().count() <= MAX_BODY_LEN, "{} long", published.len());
+    assert!(published.contains("Shortened to fit GitHub's size limit"), "{published}");
+    assert!(published.contains("left out (the least severe)"));
+    let shown = published.matches("- [ ] Dismiss <!-- gitlore:dismiss f-big-").count();
+    assert!(shown > 10 && shown < 400, "{shown} shown");
 }
