@@ -13,18 +13,18 @@ use serde_json::{Value, json};
 
 use common::corpus::{THEMES, UNRELATED};
 use common::{APP_ID, START_MS, TestApp, at, conversation_comment, fixture, review_comment};
+use gitlore::analysis::Outcome;
 use gitlore::clock::Clock;
 use gitlore::config::Secret;
+use gitlore::domain::RepoName;
 use gitlore::github::auth::AppKey;
 use gitlore::github::client::{GitHub, Pause};
 use gitlore::knowledge::filter::NoiseRules;
-use gitlore::analysis::Outcome;
-use gitlore::domain::RepoName;
 use gitlore::knowledge::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
 use gitlore::publish::{IssueContext, issue, issue_view, link_style};
 use gitlore::render::issue::{MAX_BODY_LEN, render_issue};
-use gitlore::repo_config::RepoConfig;
 use gitlore::render::wording;
+use gitlore::repo_config::RepoConfig;
 use gitlore::runner::{Models, Runner, RunnerSettings};
 use gitlore::scheduler;
 use gitlore::store::{findings, jobs, publications};
@@ -53,6 +53,36 @@ impl Pause for NoPause {
         _: Duration,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + '_>> {
         Box::pin(async {})
+    }
+}
+
+/// A runner for the app that publishes to the fake through `github`.
+fn runner(
+    app: &TestApp,
+    gh: &FakeGitHub,
+    github: &Arc<GitHub>,
+    settings: RunnerSettings,
+) -> Runner {
+    Runner::new(
+        app.store.clone(),
+        github.clone(),
+        app.clock.clone() as Arc<dyn Clock>,
+        Arc::new(NoiseRules::new(Some(APP_ID), Some("gitlore"), &[])),
+        link_style(&gh.base_url(), None),
+        Models::default(),
+        settings,
+    )
+}
+
+/// Waits (up to 20 s of real time) until `done` holds.
+async fn eventually(what: &str, done: impl Fn() -> bool) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while !done() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "never happened: {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 
@@ -111,15 +141,7 @@ impl Story {
         )
         .unwrap();
         let github = Arc::new(client);
-        let runner = Runner::new(
-            app.store.clone(),
-            github.clone(),
-            app.clock.clone() as Arc<dyn Clock>,
-            Arc::new(NoiseRules::new(Some(APP_ID), Some("gitlore"), &[])),
-            link_style(&gh.base_url(), None),
-            Models::default(),
-            RunnerSettings::default(),
-        );
+        let runner = runner(&app, &gh, &github, RunnerSettings::default());
         Story {
             app,
             gh,
@@ -650,7 +672,10 @@ async fn an_issue_deleted_by_a_user_is_recreated_once() {
         1,
         "the unchanged issue is verified with one read"
     );
-    assert_eq!(story.count_exact("POST", &format!("/repos/{REPO}/issues")), 1);
+    assert_eq!(
+        story.count_exact("POST", &format!("/repos/{REPO}/issues")),
+        1
+    );
     let issues = story.issues();
     assert_eq!(issues.len(), 1, "{issues:#?}");
     assert_ne!(issues[0].0, number, "a new issue");
@@ -768,11 +793,68 @@ async fn a_store_too_big_for_one_issue_is_published_shortened() {
         now_ms: START_MS,
     };
     let outcome = issue::publish(&target, &body, false).await.unwrap();
-    assert!(matches!(outcome, issue::IssueOutcome::Created(_)), "{outcome:?}");
+    assert!(
+        matches!(outcome, issue::IssueOutcome::Created(_)),
+        "{outcome:?}"
+    );
     let published = story.issue_body();
-    assert!(published.encode_utf16().count() <= MAX_BODY_LEN, "{} long", published.len());
-    assert!(published.contains("Shortened to fit GitHub's size limit"), "{published}");
+    assert!(
+        published.encode_utf16().count() <= MAX_BODY_LEN,
+        "{} long",
+        published.len()
+    );
+    assert!(
+        published.contains("Shortened to fit GitHub's size limit"),
+        "{published}"
+    );
     assert!(published.contains("left out (the least severe)"));
-    let shown = published.matches("- [ ] Dismiss <!-- gitlore:dismiss f-big-").count();
+    let shown = published
+        .matches("- [ ] Dismiss <!-- gitlore:dismiss f-big-")
+        .count();
     assert!(shown > 10 && shown < 400, "{shown} shown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_runner_and_the_scheduler_work_in_the_background_and_stop_when_told() {
+    let story = Story::new().await;
+    let settings = RunnerSettings {
+        poll: Duration::from_millis(10),
+        ..RunnerSettings::default()
+    };
+    let background = runner(&story.app, &story.gh, &story.github, settings);
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let runner_task = tokio::spawn({
+        let stopped = stopped.clone();
+        async move { background.run(stopped).await }
+    });
+    let scheduler_task = tokio::spawn(scheduler::run(
+        story.app.store.clone(),
+        story.app.clock.clone() as Arc<dyn Clock>,
+        Duration::from_millis(10),
+        stopped,
+    ));
+    story.deliver_installation().await;
+    eventually("the findings issue is published", || {
+        story.issues().len() == 1
+    })
+    .await;
+    let (number, first, _) = story.issues()[0].clone();
+
+    story.advance(HOUR_MS);
+    story.review_25_more().await;
+    story.advance(scheduler::MAX_JITTER_MS);
+    eventually("the scheduled run edits the issue", || {
+        story.issues().first().is_some_and(|issue| issue.1 != first)
+    })
+    .await;
+    assert_eq!(story.issues().len(), 1);
+    assert_eq!(story.issues()[0].0, number);
+
+    stop.send(true).unwrap();
+    let both = async { (runner_task.await, scheduler_task.await) };
+    let (runner_done, scheduler_done) = tokio::time::timeout(Duration::from_secs(10), both)
+        .await
+        .expect("both stop when told");
+    runner_done.unwrap();
+    scheduler_done.unwrap();
 }

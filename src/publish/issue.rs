@@ -217,3 +217,34 @@ fn is_gone(error: &anyhow::Error) -> bool {
             .is_some_and(|e| e.status == 404 || e.status == 410)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BODY: &str = "<!-- gitlore:findings -->\n\
+        **2 findings** from 9 review comments by 3 reviewers on 4 pull requests in the last 12 \
+        months. Updated 2026-11-22 21:05 UTC at [`abc1234`](https://x/commit/abc1234).\n\n\
+        ### Return errors instead of unwrapping\n\n\
+        **high severity** · **new** · `src/a.rs`\n";
+
+    #[test]
+    fn the_update_time_and_new_marks_alone_are_no_change() {
+        let later = BODY
+            .replace("2026-11-22 21:05 UTC", "2026-11-23 09:00 UTC")
+            .replace(" · **new**", "");
+        assert!(same_content(BODY, &later));
+    }
+
+    #[test]
+    fn anything_else_is_a_change() {
+        for changed in [
+            BODY.replace("9 review comments", "10 review comments"),
+            BODY.replace("abc1234", "def5678"),
+            BODY.replace("`src/a.rs`", "`src/b.rs`"),
+            BODY.replace("unwrapping", "panicking"),
+        ] {
+            assert!(!same_content(BODY, &changed), "{changed}");
+        }
+    }
+}
