@@ -858,3 +858,48 @@ async fn the_runner_and_the_scheduler_work_in_the_background_and_stop_when_told(
     runner_done.unwrap();
     scheduler_done.unwrap();
 }
+
+#[tokio::test]
+async fn the_check_runs_refresh_button_refreshes_quietly() {
+    let story = Story::installed().await;
+    let (pr, sha) = story.open_pull(&[PATHS[0][0]]).await;
+    story.run_jobs().await;
+    story.advance(HOUR_MS);
+    story.review_25_more().await;
+    let (_, before, _) = story.issues()[0].clone();
+    let press = |login: &str| {
+        let mut p = story.ours(fixture("check_run.requested_action.6.json"));
+        p["check_run"]["app"]["id"] = json!(APP_ID);
+        p["check_run"]["head_sha"] = json!(sha);
+        p["check_run"]["pull_requests"][0]["number"] = json!(pr);
+        p["requested_action"]["identifier"] = json!("refresh");
+        p["sender"]["login"] = json!(login);
+        p
+    };
+    // A reader's press does nothing.
+    let analysed = story.last_analysis_at();
+    story.deliver("check_run", &press("rita")).await;
+    story.run_jobs().await;
+    assert_eq!(story.last_analysis_at(), analysed);
+    // A writer's press refreshes the issue and this check run, without a word.
+    story.gh.clear_log();
+    story.deliver("check_run", &press("maria")).await;
+    story.run_jobs().await;
+    assert!(story.last_analysis_at() > analysed);
+    assert_ne!(story.issue_body(), before);
+    assert_eq!(story.check_runs(&sha).len(), 1);
+    assert_eq!(
+        story
+            .gh
+            .count("PATCH", &format!("/repos/{REPO}/check-runs/")),
+        1
+    );
+    assert!(story.replies(pr).is_empty());
+    assert_eq!(
+        story
+            .gh
+            .count("POST", &format!("/repos/{REPO}/issues/comments/")),
+        0,
+        "no reaction"
+    );
+}
