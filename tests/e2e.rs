@@ -842,11 +842,20 @@ async fn the_runner_and_the_scheduler_work_in_the_background_and_stop_when_told(
 
     story.advance(HOUR_MS);
     story.review_25_more().await;
-    story.advance(scheduler::MAX_JITTER_MS);
-    eventually("the scheduled run edits the issue", || {
-        story.issues().first().is_some_and(|issue| issue.1 != first)
-    })
+    let edited = || story.issues().first().is_some_and(|issue| issue.1 != first);
+    eventually(
+        "the scheduler queues the analysis (or it ran already)",
+        || {
+            edited()
+                || jobs::list(&story.app.db())
+                    .unwrap()
+                    .iter()
+                    .any(|job| job.kind == "analysis" && job.state == "pending")
+        },
+    )
     .await;
+    story.advance(scheduler::MAX_JITTER_MS);
+    eventually("the scheduled run edits the issue", edited).await;
     assert_eq!(story.issues().len(), 1);
     assert_eq!(story.issues()[0].0, number);
 

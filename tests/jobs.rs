@@ -119,3 +119,24 @@ fn retries_wait_failures_stay_and_finished_work_can_be_queued_again() {
     let rows = store.write(|tx| jobs::list(tx)).unwrap();
     assert_eq!(rows[0].payload, json!({"why": "schedule"}));
 }
+
+#[test]
+fn hastening_brings_a_pending_job_forward_and_never_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_with_repos(&dir);
+    store
+        .write(|tx| {
+            jobs::enqueue(tx, JobKind::Analysis, 1, "analysis:1", &json!({}), 0)?;
+            jobs::retry_later(tx, 1, "jitter", 300_000)
+        })
+        .unwrap();
+    let claim = |now: i64| store.write(|tx| jobs::claim(tx, "w", now, 1_000)).unwrap();
+    store
+        .write(|tx| jobs::hasten(tx, "analysis:1", 900_000))
+        .unwrap();
+    assert!(claim(299_999).is_none(), "a later time changes nothing");
+    store
+        .write(|tx| jobs::hasten(tx, "analysis:1", 10))
+        .unwrap();
+    assert!(claim(10).is_some());
+}

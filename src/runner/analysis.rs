@@ -40,15 +40,12 @@ impl RepoJob<'_> {
             .await?;
         tracing::info!(%repo, prs = summary.progress.prs_done, already_done = summary.already_done, "backfill finished");
         let now = runner.clock.now_ms();
+        let key = scheduler::analysis_key(self.repo_id);
         runner.store.write_derived(|tx| {
-            jobs::enqueue_again(
-                tx,
-                JobKind::Analysis,
-                self.repo_id,
-                &scheduler::analysis_key(self.repo_id),
-                &json!({ "reason": "backfill" }),
-                now,
-            )
+            let payload = json!({ "reason": "backfill" });
+            jobs::enqueue_again(tx, JobKind::Analysis, self.repo_id, &key, &payload, now)?;
+            // One the scheduler queued meanwhile may be waiting out its jitter.
+            jobs::hasten(tx, &key, now)
         })
     }
 

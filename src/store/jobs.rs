@@ -126,6 +126,17 @@ pub fn enqueue_again(
     Ok(())
 }
 
+/// Makes the pending job with `dedupe_key` due by `run_after_ms` at the latest (a scheduled
+/// analysis waiting out its jitter runs as soon as a finished backfill wants it).
+pub fn hasten(conn: &Connection, dedupe_key: &str, run_after_ms: i64) -> Result<()> {
+    conn.prepare_cached(
+        "UPDATE jobs SET run_after = min(run_after, ?2)
+          WHERE dedupe_key = ?1 AND state = 'pending'",
+    )?
+    .execute(params![dedupe_key, run_after_ms])?;
+    Ok(())
+}
+
 /// A job a runner holds the lease of.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClaimedJob {
