@@ -524,6 +524,25 @@ async fn a_writer_refreshes_issue_and_check_run_with_reactions() {
         1,
         "the check run was updated with the new evidence"
     );
+    let annotations = story.gh.inspect(|m| {
+        m.repo(REPO)
+            .check_runs
+            .iter()
+            .find(|r| r.head_sha == sha)
+            .map(|r| r.annotations.clone())
+            .unwrap_or_default()
+    });
+    assert!(
+        !annotations.is_empty(),
+        "past comments on the file are annotated"
+    );
+    let distinct: std::collections::HashSet<String> =
+        annotations.iter().map(|a| a.to_string()).collect();
+    assert_eq!(
+        distinct.len(),
+        annotations.len(),
+        "no annotation twice: {annotations:#?}"
+    );
     assert!(
         story.replies(pr).is_empty(),
         "no reply to a refresh that ran"

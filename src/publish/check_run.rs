@@ -62,13 +62,27 @@ pub async fn publish(
         commit_link_base: input.commit_link_base,
         links: input.links,
     });
-    let hash = output_hash(&output);
+    let hash = OutputHash::of(&output);
     let known = publications::check_run(&store.reader()?, repo_id, input.head_sha)?;
-    if known.as_ref().is_some_and(|k| k.output_hash == hash) {
+    let known_hash = known.as_ref().map(|k| OutputHash::parse(&k.output_hash));
+    if known_hash.as_ref().is_some_and(|known| known.covers(&hash)) {
         return Ok(CheckRunOutcome::Unchanged);
     }
+    // GitHub appends the annotations of every request to those already there and cannot take
+    // one back: only annotations not published before are sent.
+    let annotations: Vec<Annotation> = output
+        .annotations
+        .iter()
+        .zip(&hash.annotations)
+        .filter(|(_, h)| {
+            known_hash
+                .as_ref()
+                .is_none_or(|k| !k.annotations.contains(h))
+        })
+        .map(|(annotation, _)| annotation.clone())
+        .collect();
     let action = render::refresh_action();
-    let mut batches = render::annotation_batches(&output.annotations);
+    let mut batches = render::annotation_batches(&annotations);
     let first = batches.next().unwrap_or(&[]);
     let fields = fields(&output, first, &action);
     let published = match &known {
@@ -83,7 +97,6 @@ pub async fn publish(
                 .await?
         }
     };
-    // GitHub adds the annotations of each update to those already there.
     for batch in batches {
         let more = self::fields(&output, batch, &action);
         github
@@ -92,7 +105,7 @@ pub async fn publish(
     }
     let record = PublishedCheckRun {
         check_run_id: published.id,
-        output_hash: hash,
+        output_hash: hash.published_over(known_hash).to_string(),
     };
     store.write_derived(|tx| {
         publications::save_check_run(
@@ -144,17 +157,111 @@ fn fields<'a>(
     }
 }
 
-/// A hash of everything the check run shows, to skip unchanged updates.
-fn output_hash(output: &CheckRunOutput) -> String {
-    let mut hasher = Sha256::new();
-    for part in [&output.title, &output.summary] {
-        hasher.update(part.as_bytes());
-        hasher.update([0]);
+/// Hashes of what a check run shows, to skip unchanged updates: its text (title, summary,
+/// details), and each annotation, stored as `TEXT:A1,A2,…`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct OutputHash {
+    text: String,
+    annotations: Vec<String>,
+}
+
+/// Hex digits kept of an annotation's hash: short, and enough to tell a few hundred apart.
+const ANNOTATION_HASH_LEN: usize = 16;
+
+impl OutputHash {
+    fn of(output: &CheckRunOutput) -> OutputHash {
+        let mut text = Sha256::new();
+        for part in [&output.title, &output.summary] {
+            text.update(part.as_bytes());
+            text.update([0]);
+        }
+        text.update(output.text.as_deref().unwrap_or("").as_bytes());
+        let annotations = output
+            .annotations
+            .iter()
+            .map(|annotation| {
+                let json = serde_json::to_vec(annotation).unwrap_or_default();
+                let mut hex = hex::encode(Sha256::digest(json));
+                hex.truncate(ANNOTATION_HASH_LEN);
+                hex
+            })
+            .collect();
+        OutputHash {
+            text: hex::encode(text.finalize()),
+            annotations,
+        }
     }
-    hasher.update(output.text.as_deref().unwrap_or("").as_bytes());
-    hasher.update([0]);
-    for annotation in &output.annotations {
-        hasher.update(serde_json::to_vec(annotation).unwrap_or_default());
+
+    /// Whether a check run published as `self` shows `other`: the same text, and every
+    /// annotation of `other` already there (GitHub keeps every annotation ever sent).
+    fn covers(&self, other: &OutputHash) -> bool {
+        self.text == other.text
+            && other
+                .annotations
+                .iter()
+                .all(|h| self.annotations.contains(h))
     }
-    hex::encode(hasher.finalize())
+
+    /// What the check run shows once `self` is published over `before`: this text, and the
+    /// annotations of both.
+    fn published_over(mut self, before: Option<OutputHash>) -> OutputHash {
+        for old in before.map(|b| b.annotations).unwrap_or_default() {
+            if !self.annotations.contains(&old) {
+                self.annotations.push(old);
+            }
+        }
+        self
+    }
+
+    /// A stored hash; one in another form matches nothing.
+    fn parse(stored: &str) -> OutputHash {
+        let (text, annotations) = stored.split_once(':').unwrap_or((stored, ""));
+        OutputHash {
+            text: text.to_string(),
+            annotations: annotations
+                .split(',')
+                .filter(|h| !h.is_empty())
+                .map(str::to_string)
+                .collect(),
+        }
+    }
+}
+
+impl std::fmt::Display for OutputHash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.text, self.annotations.join(","))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hash(text: &str, annotations: &[&str]) -> OutputHash {
+        OutputHash {
+            text: text.into(),
+            annotations: annotations.iter().map(|a| a.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_stored_hash_reads_back() {
+        let stored = hash("t", &["a1", "a2"]);
+        assert_eq!(OutputHash::parse(&stored.to_string()), stored);
+        assert_eq!(OutputHash::parse("t:"), hash("t", &[]));
+        assert!(!OutputHash::parse("old-form").covers(&hash("t", &[])));
+    }
+
+    #[test]
+    fn annotations_ever_sent_count_as_shown() {
+        let published = hash("t", &["a1", "a2"]);
+        assert!(
+            published.covers(&hash("t", &["a2"])),
+            "one went away: nothing to send"
+        );
+        assert!(!published.covers(&hash("t", &["a2", "a3"])));
+        assert!(!published.covers(&hash("u", &["a1"])));
+        let next = hash("u", &["a3", "a1"]).published_over(Some(published));
+        assert_eq!(next, hash("u", &["a3", "a1", "a2"]));
+    }
 }
