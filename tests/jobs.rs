@@ -140,3 +140,38 @@ fn hastening_brings_a_pending_job_forward_and_never_back() {
         .unwrap();
     assert!(claim(10).is_some());
 }
+
+#[test]
+fn a_lease_is_extended_only_by_its_holder() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_with_repos(&dir);
+    store
+        .write(|tx| jobs::enqueue(tx, JobKind::Backfill, 1, "backfill:1", &json!({}), 0).map(drop))
+        .unwrap();
+    let job = store
+        .write(|tx| jobs::claim(tx, "a", 0, 1_000))
+        .unwrap()
+        .unwrap();
+    assert!(
+        !store
+            .write(|tx| jobs::extend_lease(tx, job.id, "b", 9_000))
+            .unwrap()
+    );
+    assert!(
+        store
+            .write(|tx| jobs::extend_lease(tx, job.id, "a", 5_000))
+            .unwrap()
+    );
+    assert!(
+        store
+            .write(|tx| jobs::claim(tx, "b", 2_000, 1_000))
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        store
+            .write(|tx| jobs::claim(tx, "b", 5_000, 1_000))
+            .unwrap()
+            .is_some()
+    );
+}

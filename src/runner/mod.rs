@@ -201,7 +201,7 @@ impl Runner {
         let Some(job) = claimed else {
             return Ok(false);
         };
-        let outcome = inner.handle(&job).await;
+        let outcome = self.handle_leased(&job, &owner).await;
         let now = inner.clock.now_ms();
         match outcome {
             Ok(()) => {
@@ -226,6 +226,33 @@ impl Runner {
             }
         }
         Ok(true)
+    }
+}
+
+impl Runner {
+    /// Runs a claimed job, extending its lease every third of the lease while it runs (a long
+    /// backfill keeps its job; a runner that died does not).
+    async fn handle_leased(&self, job: &ClaimedJob, owner: &str) -> Result<()> {
+        let inner = &self.inner;
+        let lease_ms = inner.settings.lease_ms;
+        let period = Duration::from_millis(u64::try_from(lease_ms / 3).unwrap_or(1).max(1));
+        let handling = inner.handle(job);
+        tokio::pin!(handling);
+        let mut renew = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+        loop {
+            tokio::select! {
+                outcome = &mut handling => return outcome,
+                _ = renew.tick() => {
+                    let until = inner.clock.now_ms() + lease_ms;
+                    let held = inner
+                        .store
+                        .write_derived(|tx| jobs::extend_lease(tx, job.id, owner, until))?;
+                    if !held {
+                        tracing::warn!(job = job.id, "the job's lease was lost while it ran");
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -191,6 +191,17 @@ pub fn claim(
     }))
 }
 
+/// Extends the lease `owner` holds on job `id` to `until_ms`. Returns whether it still held it.
+pub fn extend_lease(conn: &Connection, id: i64, owner: &str, until_ms: i64) -> Result<bool> {
+    let changed = conn
+        .prepare_cached(
+            "UPDATE jobs SET lease_expires_at = ?3
+              WHERE id = ?1 AND lease_owner = ?2 AND state = 'pending'",
+        )?
+        .execute(params![id, owner, until_ms])?;
+    Ok(changed == 1)
+}
+
 /// Marks a leased job done.
 pub fn complete(conn: &Connection, id: i64) -> Result<()> {
     conn.prepare_cached(
