@@ -931,3 +931,48 @@ async fn the_check_runs_refresh_button_refreshes_quietly() {
         "no reaction"
     );
 }
+
+#[tokio::test]
+async fn with_three_pins_taken_the_issue_goes_on_unpinned() {
+    let story = Story::new().await;
+    story.gh.seed(|m| {
+        for title in ["Roadmap", "Contributing", "FAQ"] {
+            m.add_issue(REPO, title, "Pinned by the maintainers.", "erin")
+                .pinned = true;
+        }
+    });
+    story.install().await;
+    let issues = story.issues();
+    assert_eq!(issues.len(), 1, "{issues:#?}");
+    assert!(!issues[0].2, "not pinned");
+    let jobs = jobs::list(&story.app.db()).unwrap();
+    assert!(jobs.iter().all(|j| j.state == "done"), "{jobs:#?}");
+    let known = publications::findings_issue(&story.app.db(), story.repo_id)
+        .unwrap()
+        .unwrap();
+    assert!(!known.pinned);
+}
+
+#[tokio::test]
+async fn an_edit_answered_not_found_recreates_the_issue() {
+    let story = Story::installed().await;
+    let (number, _, _) = story.issues()[0].clone();
+    story.gh.seed(|m| m.repo_mut(REPO).issues.remove(&number));
+    story.advance(HOUR_MS);
+    story.review_25_more().await;
+    story.gh.clear_log();
+    assert_eq!(story.scheduled_run().await, 1);
+    let path = format!("/repos/{REPO}/issues/{number}");
+    let failed_edits = story
+        .gh
+        .requests()
+        .iter()
+        .filter(|r| r.method == "PATCH" && r.path == path && r.status == 404)
+        .count();
+    assert_eq!(failed_edits, 1, "the edit found the issue gone");
+    assert_eq!(
+        story.count_exact("POST", &format!("/repos/{REPO}/issues")),
+        1
+    );
+    assert_eq!(story.issues().len(), 1);
+}
