@@ -976,3 +976,34 @@ async fn an_edit_answered_not_found_recreates_the_issue() {
     );
     assert_eq!(story.issues().len(), 1);
 }
+
+#[tokio::test]
+async fn a_backfill_waiting_for_its_retry_shows_its_progress_in_the_issue() {
+    let story = Story::new().await;
+    // GitHub's GraphQL API fails every attempt of the client's first page read.
+    story.gh.inject(
+        Target::graphql("BackfillPullRequests"),
+        Fault::ServerError(502),
+        4,
+    );
+    story.deliver_installation().await;
+    story.run_jobs().await;
+    let progress = wording::backfill_progress(0, None);
+    assert!(
+        story.issue_body().contains(&progress),
+        "{}",
+        story.issue_body()
+    );
+    story.advance(30_000);
+    assert_eq!(
+        story.run_jobs().await,
+        2,
+        "the backfill again, then its analysis"
+    );
+    let body = story.issue_body();
+    assert!(!body.contains(&progress), "{body}");
+    assert!(
+        body.contains("gitlore:dismiss"),
+        "findings once the backfill is done"
+    );
+}

@@ -17,6 +17,7 @@ use crate::repo_config::{ConfigProblem, RepoConfig};
 use crate::setup::manifest::web_url;
 use crate::store::backfills::{self, BackfillStatus};
 use crate::store::findings::SourceComment;
+use crate::store::jobs::{self, JobKind};
 use crate::store::{Store, publications};
 
 /// GitHub's own redirector, which records no "mentioned this" event for the pages it links.
@@ -67,15 +68,24 @@ pub fn comment_links(
         .collect()
 }
 
-/// How far the repository's backfill has read, while it has not finished.
-pub fn backfill_progress(store: &Store, repo: &RepoName) -> Result<Option<BackfillProgress>> {
-    let state = backfills::find_by_name(&store.reader()?, repo.as_str())?;
-    Ok(state
-        .filter(|state| state.status != BackfillStatus::Done)
-        .map(|state| BackfillProgress {
-            pull_requests_read: usize::try_from(state.prs_done).unwrap_or(0),
-            pull_requests_total: None,
-        }))
+/// How far the repository's backfill has read, while it has not finished (or has not stored
+/// its first page yet).
+pub fn backfill_progress(
+    store: &Store,
+    repo_id: i64,
+    repo: &RepoName,
+) -> Result<Option<BackfillProgress>> {
+    let reader = store.reader()?;
+    let read = match backfills::find_by_name(&reader, repo.as_str())? {
+        Some(state) if state.status == BackfillStatus::Done => return Ok(None),
+        Some(state) => usize::try_from(state.prs_done).unwrap_or(0),
+        None if jobs::has_pending(&reader, JobKind::Backfill, repo_id)? => 0,
+        None => return Ok(None),
+    };
+    Ok(Some(BackfillProgress {
+        pull_requests_read: read,
+        pull_requests_total: None,
+    }))
 }
 
 /// What the findings issue is built from, besides the analysis.

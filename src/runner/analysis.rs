@@ -33,11 +33,22 @@ impl RepoJob<'_> {
             force: false,
         };
         let repo = &self.repo;
-        let summary = backfiller
+        let outcome = backfiller
             .run(&request, |progress| {
                 tracing::info!(%repo, prs = progress.prs_done, comments = progress.comments_written, "backfill page stored");
             })
-            .await?;
+            .await;
+        let summary = match outcome {
+            Ok(summary) => summary,
+            Err(error) => {
+                // While the backfill waits for its retry, the issue shows what was read so far
+                // and how far it got.
+                if let Err(publish_error) = self.analyse_and_publish(false).await {
+                    tracing::warn!(%repo, error = %format!("{publish_error:#}"), "cannot publish the backfill's progress");
+                }
+                return Err(error);
+            }
+        };
         tracing::info!(%repo, prs = summary.progress.prs_done, already_done = summary.already_done, "backfill finished");
         let now = runner.clock.now_ms();
         let key = scheduler::analysis_key(self.repo_id);
@@ -85,7 +96,7 @@ impl RepoJob<'_> {
                 config,
                 problems: &resolved.problems,
                 head: history.report.head.as_deref(),
-                backfill: publish::backfill_progress(&runner.store, &self.repo)?,
+                backfill: publish::backfill_progress(&runner.store, self.repo_id, &self.repo)?,
                 links: &runner.links,
                 now,
             };

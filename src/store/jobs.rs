@@ -137,6 +137,17 @@ pub fn hasten(conn: &Connection, dedupe_key: &str, run_after_ms: i64) -> Result<
     Ok(())
 }
 
+/// Whether a job of `kind` for `repo_id` is queued or running.
+pub fn has_pending(conn: &Connection, kind: JobKind, repo_id: i64) -> Result<bool> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT 1 FROM jobs WHERE kind = ?1 AND repo_id = ?2 AND state = 'pending' LIMIT 1",
+        )?
+        .query_row(params![kind.as_str(), repo_id], |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
 /// A job a runner holds the lease of.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClaimedJob {
