@@ -25,7 +25,7 @@ use gitlore::publish::{IssueContext, issue, issue_view, link_style};
 use gitlore::render::issue::{MAX_BODY_LEN, render_issue};
 use gitlore::render::wording;
 use gitlore::repo_config::RepoConfig;
-use gitlore::runner::{Models, Runner, RunnerSettings};
+use gitlore::runner::{HistorySource, Models, Runner, RunnerSettings};
 use gitlore::scheduler;
 use gitlore::store::{findings, jobs, publications};
 
@@ -1005,5 +1005,101 @@ async fn a_backfill_waiting_for_its_retry_shows_its_progress_in_the_issue() {
     assert!(
         body.contains("gitlore:dismiss"),
         "findings once the backfill is done"
+    );
+}
+
+/// Runs git in `dir` at unix time `at`, isolated from the user's config.
+fn git(dir: &std::path::Path, args: &[&str], at: i64) {
+    let date = format!("@{at} +0000");
+    let output = std::process::Command::new("git")
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_DATE", &date)
+        .env("GIT_COMMITTER_DATE", &date)
+        .args(["-c", "user.name=erin", "-c", "user.email=erin@example.com"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// A story whose runner reads the git history from repositories under `remotes`.
+async fn story_with_history(remotes: &std::path::Path) -> Story {
+    let mut story = Story::new().await;
+    let settings = RunnerSettings {
+        history: Some(HistorySource {
+            data_dir: story.app.path().join("data"),
+            remote_base: remotes.display().to_string(),
+        }),
+        ..RunnerSettings::default()
+    };
+    story.runner = runner(&story.app, &story.gh, &story.github, settings);
+    story
+}
+
+#[tokio::test]
+async fn the_analysis_reads_the_git_history_from_the_repositorys_mirror() {
+    let remotes = tempfile::tempdir().unwrap();
+    let origin = remotes.path().join("acme/widgets.git");
+    std::fs::create_dir_all(origin.join("src/server")).unwrap();
+    let start = START_MS / 1000 - 60 * 24 * 3600;
+    git(&origin, &["init", "-q", "-b", "main"], start);
+    std::fs::create_dir_all(origin.join("docs")).unwrap();
+    for i in 0..24_i64 {
+        // Half the commits change the two server files together, half change the docs.
+        let paths = if i % 2 == 0 {
+            [PATHS[0][0], PATHS[0][1]]
+        } else {
+            ["docs/guide.md", "docs/faq.md"]
+        };
+        for path in paths {
+            let file = origin.join(path);
+            let mut text = std::fs::read_to_string(&file).unwrap_or_default();
+            text.push_str(&format!("change {i}\n"));
+            std::fs::write(&file, text).unwrap();
+        }
+        let at = start + i * 24 * 3600;
+        git(&origin, &["add", "-A"], at);
+        git(&origin, &["commit", "-q", "-m", &format!("Change {i}")], at);
+    }
+    let story = story_with_history(remotes.path()).await;
+    story.install().await;
+    let mirror = story
+        .app
+        .path()
+        .join(format!("data/mirrors/{}.git", story.repo_id));
+    assert!(mirror.join("HEAD").exists(), "the mirror was cloned");
+    let body = story.issue_body();
+    let summary = body.lines().nth(1).unwrap();
+    assert!(
+        summary.contains(" at [`"),
+        "the analysed commit is named: {summary}"
+    );
+    assert!(!body.contains(wording::HISTORY_UNAVAILABLE));
+    let couplings = publications::couplings(&story.app.db(), story.repo_id).unwrap();
+    assert!(
+        couplings
+            .iter()
+            .any(|c| [&c.a, &c.b] == [PATHS[0][0], PATHS[0][1]]
+                || [&c.b, &c.a] == [PATHS[0][0], PATHS[0][1]]),
+        "{couplings:#?}"
+    );
+}
+
+#[tokio::test]
+async fn a_history_that_cannot_be_read_leaves_review_comments_and_a_note() {
+    let remotes = tempfile::tempdir().unwrap(); // holds no repository
+    let story = story_with_history(remotes.path()).await;
+    story.install().await;
+    let body = story.issue_body();
+    assert!(body.contains(wording::HISTORY_UNAVAILABLE), "{body}");
+    assert!(
+        body.contains("gitlore:dismiss"),
+        "findings from review comments: {body}"
     );
 }
