@@ -27,6 +27,8 @@ use crate::worker::{Signal, Worker};
 /// How often the WAL is checkpointed while serving: often enough that the WAL stays small
 /// (a few MB at thousands of deliveries per second), rarely enough to cost nothing.
 const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(200);
+/// How long a shutdown waits for running jobs (a long backfill is interrupted and resumes).
+const JOBS_GRACE: Duration = Duration::from_secs(20);
 /// How often the scheduler looks for repositories to analyse again.
 const SCHEDULER_PERIOD: Duration = Duration::from_secs(60);
 
@@ -99,8 +101,16 @@ pub async fn serve(settings: Settings) -> Result<()> {
     let checkpointer = store.start_checkpointer(CHECKPOINT_INTERVAL, stop_checkpoints.clone())?;
     let worker_thread = start_worker(worker(&settings, store.clone()), signal.clone())?;
     let (ingress, writer_thread) = Ingress::start(store.clone(), clock.clone(), signal.clone())?;
-    let (stop_jobs, jobs_stopped) = tokio::sync::watch::channel(false);
     let runner = runner(&settings, store.clone(), clock.clone())?;
+    let state = AppState {
+        webhook_secret: Arc::new(credentials.webhook_secret),
+        ingress,
+    };
+    let app = server::router(state, &settings.webhook_path);
+    let listener = tokio::net::TcpListener::bind(settings.listen)
+        .await
+        .with_context(|| format!("Cannot listen on {}", settings.listen))?;
+    let (stop_jobs, jobs_stopped) = tokio::sync::watch::channel(false);
     let runner_task = tokio::spawn({
         let stop = jobs_stopped.clone();
         async move { runner.run(stop).await }
@@ -111,14 +121,6 @@ pub async fn serve(settings: Settings) -> Result<()> {
         SCHEDULER_PERIOD,
         jobs_stopped,
     ));
-    let state = AppState {
-        webhook_secret: Arc::new(credentials.webhook_secret),
-        ingress,
-    };
-    let app = server::router(state, &settings.webhook_path);
-    let listener = tokio::net::TcpListener::bind(settings.listen)
-        .await
-        .with_context(|| format!("Cannot listen on {}", settings.listen))?;
     info!(
         listen = %settings.listen,
         webhook = format!("{}{}", settings.public_url.as_deref().unwrap_or(""), settings.webhook_path),
@@ -132,8 +134,13 @@ pub async fn serve(settings: Settings) -> Result<()> {
         .context("The HTTP server failed")?;
     info!("shutting down");
     let _ = stop_jobs.send(true);
-    if runner_task.await.is_err() || scheduler_task.await.is_err() {
-        tracing::error!("the job runner or the scheduler panicked");
+    let jobs_done = async { (runner_task.await, scheduler_task.await) };
+    match tokio::time::timeout(JOBS_GRACE, jobs_done).await {
+        Ok((Ok(()), Ok(()))) => {}
+        Ok(_) => tracing::error!("the job runner or the scheduler panicked"),
+        Err(_) => tracing::warn!(
+            "jobs still running were interrupted; they run again once their lease runs out"
+        ),
     }
     // The router (and with it the last ingress handle) is gone: the writer drains and ends.
     join(writer_thread, "ingress writer");
