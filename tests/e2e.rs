@@ -1103,3 +1103,37 @@ async fn a_history_that_cannot_be_read_leaves_review_comments_and_a_note() {
         "findings from review comments: {body}"
     );
 }
+
+#[tokio::test]
+async fn a_lost_issue_row_finds_the_issue_again_by_its_marker_and_label() {
+    let story = Story::installed().await;
+    let (number, _, _) = story.issues()[0].clone();
+    story
+        .app
+        .store
+        .write_derived(|tx| publications::forget_findings_issue(tx, story.repo_id))
+        .unwrap();
+    story.advance(HOUR_MS);
+    story.review_25_more().await;
+    story.gh.clear_log();
+    assert_eq!(story.scheduled_run().await, 1);
+    assert_eq!(
+        story.count_exact("POST", &format!("/repos/{REPO}/issues")),
+        0
+    );
+    let issues = story.issues();
+    assert_eq!(issues.len(), 1, "{issues:#?}");
+    assert_eq!(issues[0].0, number);
+    assert_eq!(
+        story.count_exact("PATCH", &format!("/repos/{REPO}/issues/{number}")),
+        1,
+        "found again, then edited"
+    );
+    let known = publications::findings_issue(&story.app.db(), story.repo_id)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (known.number as u64, known.body),
+        (number, issues[0].1.clone())
+    );
+}
