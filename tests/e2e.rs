@@ -1137,3 +1137,34 @@ async fn a_lost_issue_row_finds_the_issue_again_by_its_marker_and_label() {
         (number, issues[0].1.clone())
     );
 }
+
+#[tokio::test]
+async fn a_job_that_keeps_failing_fails_for_good_after_five_attempts_with_its_error() {
+    let story = Story::new().await;
+    story.gh.inject(
+        Target::rest("POST", &format!("/repos/{REPO}/issues")),
+        Fault::ServerError(502),
+        100,
+    );
+    story.deliver_installation().await;
+    story.run_jobs().await; // the backfill, and the analysis's first attempt
+    for wait in [30_000, 120_000, 480_000, 1_920_000] {
+        assert_eq!(story.run_jobs().await, 0, "not before its backoff");
+        story.advance(wait);
+        assert_eq!(story.run_jobs().await, 1);
+    }
+    let (state, attempts, error): (String, i64, String) = story
+        .app
+        .db()
+        .query_row(
+            "SELECT state, attempts, last_error FROM jobs WHERE kind = 'analysis'",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!((state.as_str(), attempts), ("failed", 5));
+    assert!(error.contains("502"), "{error}");
+    story.advance(10 * HOUR_MS);
+    assert_eq!(story.run_jobs().await, 0, "a failed job stays failed");
+    assert!(story.issues().is_empty());
+}
