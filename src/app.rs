@@ -10,15 +10,27 @@ use tracing::info;
 
 use crate::clock::{Clock, SystemClock};
 use crate::config::Settings;
+use crate::github::auth::AppKey;
+use crate::github::client::{GitHub, TokioPause};
 use crate::ingress::Ingress;
+use crate::knowledge::embed::remote::RemoteEmbedder;
 use crate::knowledge::filter::NoiseRules;
+use crate::llm::LlmClient;
+use crate::publish;
+use crate::runner::{HistorySource, Models, Runner, RunnerSettings};
+use crate::scheduler;
 use crate::server::{self, AppState};
+use crate::setup::manifest::web_url;
 use crate::store::Store;
 use crate::worker::{Signal, Worker};
 
 /// How often the WAL is checkpointed while serving: often enough that the WAL stays small
 /// (a few MB at thousands of deliveries per second), rarely enough to cost nothing.
 const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(200);
+/// How long a shutdown waits for running jobs (a long backfill is interrupted and resumes).
+const JOBS_GRACE: Duration = Duration::from_secs(20);
+/// How often the scheduler looks for repositories to analyse again.
+const SCHEDULER_PERIOD: Duration = Duration::from_secs(60);
 
 /// The noise rules the settings describe.
 pub fn noise_rules(settings: &Settings) -> NoiseRules {
@@ -39,17 +51,58 @@ pub fn worker(settings: &Settings, store: Arc<Store>) -> Worker {
     )
 }
 
+/// The job runner of `serve`: the App's client, the settings' links and models.
+pub fn runner(settings: &Settings, store: Arc<Store>, clock: Arc<dyn Clock>) -> Result<Runner> {
+    let credentials = settings.app_credentials()?;
+    let key = AppKey::new(credentials.app_id, &credentials.private_key)?;
+    let github = GitHub::new(
+        &settings.github_api_url,
+        key,
+        clock.clone(),
+        Arc::new(TokioPause),
+    )?;
+    let models = Models {
+        llm: settings.llm.clone().map(LlmClient::new).transpose()?,
+        embedder: settings
+            .embed
+            .clone()
+            .map(RemoteEmbedder::new)
+            .transpose()?,
+    };
+    let links = publish::link_style(
+        &settings.github_api_url,
+        settings.link_redirect_url.as_deref(),
+    );
+    Ok(Runner::new(
+        store,
+        Arc::new(github),
+        clock,
+        Arc::new(noise_rules(settings)),
+        links,
+        models,
+        RunnerSettings {
+            history: Some(HistorySource {
+                data_dir: settings.data_dir.clone(),
+                remote_base: web_url(&settings.github_api_url),
+            }),
+            ..RunnerSettings::default()
+        },
+    ))
+}
+
 /// `gitlore serve`: runs until SIGINT or SIGTERM, then stops accepting, lets the writer finish
-/// what it was given and the worker finish its batch.
+/// what it was given, the worker finish its batch and the job runner its jobs.
 pub async fn serve(settings: Settings) -> Result<()> {
     let credentials = settings.app_credentials()?;
+    let shutdown = shutdown_signal();
     let store = Arc::new(Store::open(&settings.database_path())?);
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let signal = Arc::new(Signal::default());
     let stop_checkpoints = Arc::new(AtomicBool::new(false));
     let checkpointer = store.start_checkpointer(CHECKPOINT_INTERVAL, stop_checkpoints.clone())?;
     let worker_thread = start_worker(worker(&settings, store.clone()), signal.clone())?;
-    let (ingress, writer_thread) = Ingress::start(store.clone(), clock, signal.clone())?;
+    let (ingress, writer_thread) = Ingress::start(store.clone(), clock.clone(), signal.clone())?;
+    let runner = runner(&settings, store.clone(), clock.clone())?;
     let state = AppState {
         webhook_secret: Arc::new(credentials.webhook_secret),
         ingress,
@@ -58,6 +111,18 @@ pub async fn serve(settings: Settings) -> Result<()> {
     let listener = tokio::net::TcpListener::bind(settings.listen)
         .await
         .with_context(|| format!("Cannot listen on {}", settings.listen))?;
+    let (stop_jobs, jobs_stopped) = tokio::sync::watch::channel(false);
+    let runner_task = tokio::spawn({
+        let stop = jobs_stopped.clone();
+        async move { runner.run(stop).await }
+    });
+    let scheduler_task = tokio::spawn(scheduler::run(
+        store.clone(),
+        clock,
+        SCHEDULER_PERIOD,
+        settings.data_dir.clone(),
+        jobs_stopped,
+    ));
     info!(
         listen = %settings.listen,
         webhook = format!("{}{}", settings.public_url.as_deref().unwrap_or(""), settings.webhook_path),
@@ -66,10 +131,19 @@ pub async fn serve(settings: Settings) -> Result<()> {
         "gitlore is serving"
     );
     axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown_signal())
+        .with_graceful_shutdown(shutdown)
         .await
         .context("The HTTP server failed")?;
     info!("shutting down");
+    let _ = stop_jobs.send(true);
+    let jobs_done = async { (runner_task.await, scheduler_task.await) };
+    match tokio::time::timeout(JOBS_GRACE, jobs_done).await {
+        Ok((Ok(()), Ok(()))) => {}
+        Ok(_) => tracing::error!("the job runner or the scheduler panicked"),
+        Err(_) => tracing::warn!(
+            "jobs still running were interrupted; they run again once their lease runs out"
+        ),
+    }
     // The router (and with it the last ingress handle) is gone: the writer drains and ends.
     join(writer_thread, "ingress writer");
     signal.stop();
@@ -92,23 +166,29 @@ fn join(thread: JoinHandle<()>, name: &str) {
     }
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Resolves on SIGINT or SIGTERM. The handlers are installed when this is called, not when the
+/// future is first polled, so a signal that arrives while the server is still starting up is not
+/// lost (nor does it kill the process with the default action).
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut stream) => {
-                stream.recv().await;
+    let mut terminate =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    let ctrl_c = tokio::signal::ctrl_c();
+    async move {
+        #[cfg(unix)]
+        let terminate = async {
+            match terminate.as_mut() {
+                Some(stream) => {
+                    stream.recv().await;
+                }
+                None => std::future::pending::<()>().await,
             }
-            Err(_) => std::future::pending::<()>().await,
+        };
+        #[cfg(not(unix))]
+        let terminate = std::future::pending::<()>();
+        tokio::select! {
+            _ = ctrl_c => {},
+            () = terminate => {},
         }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
     }
 }

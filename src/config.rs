@@ -63,6 +63,9 @@ pub struct Settings {
     pub data_dir: PathBuf,
     pub github_api_url: String,
     pub public_url: Option<String>,
+    /// What replaces the GitHub web host in published links (quiet links); on github.com
+    /// `https://redirect.github.com` unless set, elsewhere none unless set.
+    pub link_redirect_url: Option<String>,
     /// Extra automation logins to treat as bots, besides the built-in list.
     pub bot_logins: Vec<String>,
     pub log_filter: String,
@@ -96,6 +99,7 @@ struct FileConfig {
     data_dir: Option<PathBuf>,
     github_api_url: Option<String>,
     public_url: Option<String>,
+    link_redirect_url: Option<String>,
     bot_logins: Option<Vec<String>>,
     log: Option<String>,
     log_format: Option<String>,
@@ -175,6 +179,11 @@ impl Settings {
         if let Some(url) = &public_url {
             check_url("GITLORE_PUBLIC_URL", url)?;
         }
+        let link_redirect_url =
+            var(&["GITLORE_LINK_REDIRECT_URL"]).or(file_config.link_redirect_url.clone());
+        if let Some(url) = &link_redirect_url {
+            check_url("GITLORE_LINK_REDIRECT_URL", url)?;
+        }
         let webhook_path = var(&["GITLORE_WEBHOOK_PATH"])
             .or(file_config.webhook_path.clone())
             .unwrap_or_else(|| DEFAULT_WEBHOOK_PATH.to_string());
@@ -231,6 +240,7 @@ impl Settings {
                 .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR)),
             github_api_url,
             public_url,
+            link_redirect_url,
             bot_logins,
             log_filter: var(&["GITLORE_LOG"])
                 .or(file_config.log.clone())

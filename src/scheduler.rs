@@ -5,8 +5,16 @@
 //! All state is in the store (the last run and what it read), so a restart loses nothing; the
 //! job queue runs one job per repository at a time, with bounded concurrency across repositories.
 
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
 use anyhow::Result;
 use serde_json::json;
+use tokio::sync::watch;
+
+use crate::clock::Clock;
+use crate::knowledge::history::mirror;
 
 use crate::repo_config::Schedule;
 use crate::store::Store;
@@ -64,6 +72,35 @@ pub fn tick(store: &Store, now_ms: i64) -> Result<usize> {
         Ok(())
     })?;
     Ok(due.len())
+}
+
+/// Ticks every `period` with the time of `clock` until `stop` turns true. A failing tick is
+/// logged and the next one tries again. Each tick also deletes the mirrors under `data_dir` of
+/// repositories that are gone (removed or uninstalled).
+pub async fn run(
+    store: Arc<Store>,
+    clock: Arc<dyn Clock>,
+    period: Duration,
+    data_dir: PathBuf,
+    mut stop: watch::Receiver<bool>,
+) {
+    while !*stop.borrow() {
+        match tick(&store, clock.now_ms()) {
+            Ok(0) => {}
+            Ok(queued) => tracing::info!(queued, "scheduled analyses queued"),
+            Err(error) => {
+                tracing::error!(error = %format!("{error:#}"), "the scheduler tick failed")
+            }
+        }
+        match mirror::remove_orphans(&data_dir, &store) {
+            Ok(0) => {}
+            Ok(removed) => tracing::info!(removed, "mirrors of removed repositories deleted"),
+            Err(error) => {
+                tracing::warn!(error = %format!("{error:#}"), "cannot delete an orphaned mirror")
+            }
+        }
+        let _ = tokio::time::timeout(period, stop.changed()).await;
+    }
 }
 
 /// The dedupe key of a repository's analysis job: one queued at a time.

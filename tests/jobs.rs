@@ -119,3 +119,59 @@ fn retries_wait_failures_stay_and_finished_work_can_be_queued_again() {
     let rows = store.write(|tx| jobs::list(tx)).unwrap();
     assert_eq!(rows[0].payload, json!({"why": "schedule"}));
 }
+
+#[test]
+fn hastening_brings_a_pending_job_forward_and_never_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_with_repos(&dir);
+    store
+        .write(|tx| {
+            jobs::enqueue(tx, JobKind::Analysis, 1, "analysis:1", &json!({}), 0)?;
+            jobs::retry_later(tx, 1, "jitter", 300_000)
+        })
+        .unwrap();
+    let claim = |now: i64| store.write(|tx| jobs::claim(tx, "w", now, 1_000)).unwrap();
+    store
+        .write(|tx| jobs::hasten(tx, "analysis:1", 900_000))
+        .unwrap();
+    assert!(claim(299_999).is_none(), "a later time changes nothing");
+    store
+        .write(|tx| jobs::hasten(tx, "analysis:1", 10))
+        .unwrap();
+    assert!(claim(10).is_some());
+}
+
+#[test]
+fn a_lease_is_extended_only_by_its_holder() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_with_repos(&dir);
+    store
+        .write(|tx| jobs::enqueue(tx, JobKind::Backfill, 1, "backfill:1", &json!({}), 0).map(drop))
+        .unwrap();
+    let job = store
+        .write(|tx| jobs::claim(tx, "a", 0, 1_000))
+        .unwrap()
+        .unwrap();
+    assert!(
+        !store
+            .write(|tx| jobs::extend_lease(tx, job.id, "b", 9_000))
+            .unwrap()
+    );
+    assert!(
+        store
+            .write(|tx| jobs::extend_lease(tx, job.id, "a", 5_000))
+            .unwrap()
+    );
+    assert!(
+        store
+            .write(|tx| jobs::claim(tx, "b", 2_000, 1_000))
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        store
+            .write(|tx| jobs::claim(tx, "b", 5_000, 1_000))
+            .unwrap()
+            .is_some()
+    );
+}

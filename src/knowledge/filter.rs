@@ -171,9 +171,11 @@ const TRIVIAL_WORDS: &[&str] = &[
 /// The most words a trivial remark has ("LGTM, thanks a lot for the review!" has seven).
 const TRIVIAL_MAX_WORDS: usize = 8;
 
-/// Whether a comment says nothing a reviewer could learn from.
+/// Whether a comment says nothing a reviewer could learn from. Lines that are `/gitlore`
+/// commands count as nothing: a command is addressed to the bot, not a review remark.
 pub fn is_trivial(text: &str) -> bool {
     let words: Vec<String> = unquoted_lines(text)
+        .filter(|line| !line.trim_start().starts_with("/gitlore"))
         .flat_map(|line| line.split(|c: char| c.is_whitespace() || ",.!;:()".contains(c)))
         .filter(|word| word.chars().any(|c| c.is_alphanumeric() || c == '+'))
         .map(|word| word.to_lowercase())
@@ -242,6 +244,8 @@ mod tests {
             "> please rename\n\ndone",
             "Thanks a lot for the review!",
             "",
+            "/gitlore refresh",
+            "Thanks!\n/gitlore help",
         ] {
             assert!(is_trivial(text), "{text:?} should be trivial");
         }
@@ -249,6 +253,7 @@ mod tests {
             "LGTM but please add a test for the empty case",
             "Done, but this breaks on Windows",
             "nit: rename",
+            "/gitlore refresh\nThis unwrap still panics on an empty body.",
         ] {
             assert!(!is_trivial(text), "{text:?} should not be trivial");
         }

@@ -36,6 +36,10 @@ pub const ISSUE_FOOTER: &str = "Tick **Dismiss** under a finding to hide it for 
      access). Comment `/gitlore refresh` on a pull request to update now, or `/gitlore help` for \
      more.";
 
+/// The note when the repository's git history could not be read for an analysis.
+pub const HISTORY_UNAVAILABLE: &str = "The git history could not be read this time, so these \
+     findings come from review comments alone.";
+
 /// The check run's summary when no finding applies.
 pub const NOTHING_APPLIES: &str =
     "Nothing gitlore learned from past reviews touches the files this pull request changes.";
@@ -87,6 +91,10 @@ pub fn utc_minute(unix_secs: i64) -> String {
     )
 }
 
+/// What introduces the update time in the summary line (the publisher leaves the time out when
+/// it compares bodies).
+pub const UPDATED_PREFIX: &str = "Updated ";
+
 /// The findings issue's one-line summary. `head` is the analysed commit, already a link.
 pub fn summary_line(
     findings: usize,
@@ -103,7 +111,7 @@ pub fn summary_line(
         months => format!("in the last {}", count(months as usize, "month", "months")),
     };
     format!(
-        "**{}** from {} by {} on {} {window}. Updated {}{at_commit}.",
+        "**{}** from {} by {} on {} {window}. {UPDATED_PREFIX}{}{at_commit}.",
         count(findings, "finding", "findings"),
         count(comments, "review comment", "review comments"),
         count(reviewers, "reviewer", "reviewers"),

@@ -303,3 +303,29 @@ fn read_comment(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredComment> {
         pr_merged: row.get(16)?,
     })
 }
+
+/// An inline review comment's place and text, for check-run annotations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InlineComment {
+    pub path: String,
+    pub line: u32,
+    pub body: String,
+}
+
+/// The inline review comments of `repo_id` that are neither deleted nor noise and have a line.
+pub fn inline_comments(conn: &Connection, repo_id: i64) -> Result<Vec<InlineComment>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT path, line, body FROM comments
+          WHERE repo_id = ?1 AND kind = 'inline' AND deleted = 0 AND noise IS NULL
+            AND path IS NOT NULL AND line > 0
+          ORDER BY path, line, id",
+    )?;
+    let rows = stmt.query_map([repo_id], |row| {
+        Ok(InlineComment {
+            path: row.get(0)?,
+            line: row.get(1)?,
+            body: row.get(2)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}

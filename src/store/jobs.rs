@@ -126,6 +126,28 @@ pub fn enqueue_again(
     Ok(())
 }
 
+/// Makes the pending job with `dedupe_key` due by `run_after_ms` at the latest (a scheduled
+/// analysis waiting out its jitter runs as soon as a finished backfill wants it).
+pub fn hasten(conn: &Connection, dedupe_key: &str, run_after_ms: i64) -> Result<()> {
+    conn.prepare_cached(
+        "UPDATE jobs SET run_after = min(run_after, ?2)
+          WHERE dedupe_key = ?1 AND state = 'pending'",
+    )?
+    .execute(params![dedupe_key, run_after_ms])?;
+    Ok(())
+}
+
+/// Whether a job of `kind` for `repo_id` is queued or running.
+pub fn has_pending(conn: &Connection, kind: JobKind, repo_id: i64) -> Result<bool> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT 1 FROM jobs WHERE kind = ?1 AND repo_id = ?2 AND state = 'pending' LIMIT 1",
+        )?
+        .query_row(params![kind.as_str(), repo_id], |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
 /// A job a runner holds the lease of.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClaimedJob {
@@ -178,6 +200,17 @@ pub fn claim(
         payload: serde_json::from_str(&payload)?,
         attempts,
     }))
+}
+
+/// Extends the lease `owner` holds on job `id` to `until_ms`. Returns whether it still held it.
+pub fn extend_lease(conn: &Connection, id: i64, owner: &str, until_ms: i64) -> Result<bool> {
+    let changed = conn
+        .prepare_cached(
+            "UPDATE jobs SET lease_expires_at = ?3
+              WHERE id = ?1 AND lease_owner = ?2 AND state = 'pending'",
+        )?
+        .execute(params![id, owner, until_ms])?;
+    Ok(changed == 1)
 }
 
 /// Marks a leased job done.

@@ -248,3 +248,12 @@ pub fn couplings(conn: &Connection, repo_id: i64) -> Result<Vec<Coupling>> {
     })?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
+
+/// When the refresh slot of `repo_id` was last taken (unix ms), if ever.
+pub fn last_refresh_at(conn: &Connection, repo_id: i64) -> Result<Option<i64>> {
+    Ok(conn
+        .prepare_cached("SELECT last_refresh_at FROM analysis_runs WHERE repo_id = ?1")?
+        .query_row([repo_id], |row| row.get(0))
+        .optional()?
+        .flatten())
+}

@@ -198,3 +198,37 @@ pub fn upsert_pull_request(conn: &Connection, repo_id: i64, pr: &PullRequest) ->
     ])?;
     Ok(())
 }
+
+/// An installed repository as the job runner needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstalledRepo {
+    pub installation_id: i64,
+    /// `owner/name`, lower-cased.
+    pub full_name: String,
+}
+
+/// The installation and name of `repo_id`, unless it is removed, uninstalled or unknown.
+pub fn installed_repo(conn: &Connection, repo_id: i64) -> Result<Option<InstalledRepo>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT r.installation_id, r.full_name FROM repos r
+               JOIN installations i ON i.id = r.installation_id
+              WHERE r.id = ?1 AND r.removed = 0 AND i.deleted = 0 AND i.suspended = 0",
+        )?
+        .query_row([repo_id], |row| {
+            Ok(InstalledRepo {
+                installation_id: row.get(0)?,
+                full_name: row.get(1)?,
+            })
+        })
+        .optional()?)
+}
+
+/// The stored head commit of pull request `number`, when known.
+pub fn pull_request_head(conn: &Connection, repo_id: i64, number: i64) -> Result<Option<String>> {
+    Ok(conn
+        .prepare_cached("SELECT head_sha FROM pull_requests WHERE repo_id = ?1 AND number = ?2")?
+        .query_row(params![repo_id, number], |row| row.get(0))
+        .optional()?
+        .flatten())
+}

@@ -1,0 +1,137 @@
+//! The backfill and analysis jobs: read the history, analyse, publish the findings issue.
+
+use anyhow::Result;
+use serde_json::json;
+
+use super::RepoJob;
+use crate::analysis::{self, Request};
+use crate::github::backfill::cli::DEFAULT_WINDOW_MONTHS;
+use crate::github::backfill::{BackfillRequest, Backfiller};
+use crate::github::client::As;
+use crate::knowledge::theme_run::Models;
+use crate::publish::{self, IssueContext, issue};
+use crate::render::issue::render_issue;
+use crate::render::wording;
+use crate::repo_config::{self, CONFIG_PATH, ConfigProblem, Resolved};
+use crate::scheduler;
+use crate::store::jobs::{self, JobKind};
+
+impl RepoJob<'_> {
+    /// Reads the repository's history of the window through GraphQL, then queues its analysis.
+    pub(super) async fn backfill(&self) -> Result<()> {
+        let runner = self.runner;
+        let backfiller = Backfiller {
+            client: runner.github.clone(),
+            store: runner.store.clone(),
+            rules: runner.rules.clone(),
+            clock: runner.clock.clone(),
+        };
+        let request = BackfillRequest {
+            repo: self.repo.clone(),
+            who: As::Installation(self.installation),
+            window_months: DEFAULT_WINDOW_MONTHS,
+            force: false,
+        };
+        let repo = &self.repo;
+        let outcome = backfiller
+            .run(&request, |progress| {
+                tracing::info!(%repo, prs = progress.prs_done, comments = progress.comments_written, "backfill page stored");
+            })
+            .await;
+        let summary = match outcome {
+            Ok(summary) => summary,
+            Err(error) => {
+                // While the backfill waits for its retry, the issue shows what was read so far
+                // and how far it got.
+                if let Err(publish_error) = self.analyse_and_publish(false).await {
+                    tracing::warn!(%repo, error = %format!("{publish_error:#}"), "cannot publish the backfill's progress");
+                }
+                return Err(error);
+            }
+        };
+        tracing::info!(%repo, prs = summary.progress.prs_done, already_done = summary.already_done, "backfill finished");
+        let now = runner.clock.now_ms();
+        let key = scheduler::analysis_key(self.repo_id);
+        runner.store.write_derived(|tx| {
+            let payload = json!({ "reason": "backfill" });
+            jobs::enqueue_again(tx, JobKind::Analysis, self.repo_id, &key, &payload, now)?;
+            // One the scheduler queued meanwhile may be waiting out its jitter.
+            jobs::hasten(tx, &key, now)
+        })
+    }
+
+    /// The scheduled analysis (or the one after a backfill).
+    pub(super) async fn scheduled_analysis(&self) -> Result<()> {
+        self.analyse_and_publish(false).await.map(|_| ())
+    }
+
+    /// Reads the repo config, analyses, and publishes the findings issue when the config wants
+    /// it. `verify` checks an unchanged issue still exists (a refresh). Returns the config read.
+    pub(super) async fn analyse_and_publish(&self, verify: bool) -> Result<Resolved> {
+        let runner = self.runner;
+        let resolved = self.repo_config().await;
+        let config = &resolved.config;
+        let history = self.history().await;
+        let now = runner.now_secs();
+        let request = Request {
+            repo_id: self.repo_id,
+            repo: self.repo.as_str(),
+            config,
+            history: &history.report,
+            repo_path: history.mirror.as_deref(),
+            now,
+            window_end: now,
+            models: Models {
+                llm: runner.models.llm.as_ref(),
+                embedder: runner.models.embedder.as_ref(),
+            },
+        };
+        let mut outcome = analysis::run(&runner.store, &request).await?;
+        if history.failure.is_some() {
+            outcome.notes.push(wording::HISTORY_UNAVAILABLE.to_string());
+        }
+        if config.publish.issue {
+            let context = IssueContext {
+                repo: &self.repo,
+                config,
+                problems: &resolved.problems,
+                head: history.report.head.as_deref(),
+                backfill: publish::backfill_progress(&runner.store, self.repo_id, &self.repo)?,
+                links: &runner.links,
+                now,
+            };
+            let body = render_issue(&publish::issue_view(&outcome, &context));
+            let target = issue::Target {
+                github: &runner.github,
+                store: &runner.store,
+                installation: self.installation,
+                repo_id: self.repo_id,
+                repo: &self.repo,
+                settings: &config.issue,
+                now_ms: runner.clock.now_ms(),
+            };
+            let published = issue::publish(&target, &body, verify).await?;
+            tracing::info!(repo = %self.repo, findings = outcome.listing.active.len(), ?published, "analysis published");
+        }
+        Ok(resolved)
+    }
+
+    /// The repo config; one that cannot be read means the defaults, and the issue says why.
+    pub(super) async fn repo_config(&self) -> Resolved {
+        let runner = self.runner;
+        match repo_config::fetch(&runner.github, self.installation, &self.repo).await {
+            Ok(resolved) => resolved,
+            Err(error) => {
+                tracing::warn!(repo = %self.repo, error = %format!("{error:#}"), "cannot read the repo config: using the defaults");
+                Resolved {
+                    config: Default::default(),
+                    problems: vec![ConfigProblem {
+                        source: format!("{}:{CONFIG_PATH}", self.repo),
+                        line: None,
+                        reason: format!("could not be read, so the defaults apply ({error:#})"),
+                    }],
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! The check-run job: the findings that apply to a pull request's head commit.
+
+use anyhow::{Context, Result};
+
+use super::{RepoJob, number, text};
+use crate::analysis::window_start;
+use crate::publish::check_run::{self, CheckRunInput, CheckRunOutcome};
+use crate::publish::{self, commit_link_base};
+use crate::render::check_run::PastComment;
+use crate::repo_config::RepoConfig;
+use crate::store::{comments, findings, repos};
+
+impl RepoJob<'_> {
+    /// A pull request was opened, pushed to or reopened: its head commit gets a check run,
+    /// unless a newer commit has replaced it since.
+    pub(super) async fn check_run(&self) -> Result<()> {
+        let payload = &self.job.payload;
+        let pr = number(payload, "pr").context("The check-run job names no pull request")?;
+        let sha = text(payload, "head_sha").context("The check-run job names no commit")?;
+        let stored = repos::pull_request_head(&self.runner.store.reader()?, self.repo_id, pr)?;
+        if stored.as_deref().is_some_and(|head| head != sha) {
+            tracing::info!(repo = %self.repo, pr, sha, "not the pull request's head any more: no check run");
+            return Ok(());
+        }
+        let resolved = self.repo_config().await;
+        self.publish_check_run(&resolved.config, pr, sha).await
+    }
+
+    /// Publishes the check run of `sha` (the head of pull request `pr`) when the config wants it.
+    pub(super) async fn publish_check_run(
+        &self,
+        config: &RepoConfig,
+        pr: i64,
+        sha: &str,
+    ) -> Result<()> {
+        if !config.publish.check_run {
+            return Ok(());
+        }
+        let runner = self.runner;
+        let store = &runner.store;
+        let (listing, past, sources) = {
+            let reader = store.reader()?;
+            let since = window_start(runner.now_secs(), config.analysis.window_months);
+            (
+                findings::load(&reader, self.repo_id)?,
+                comments::inline_comments(&reader, self.repo_id)?,
+                findings::load_source_comments(&reader, self.repo_id, since)?,
+            )
+        };
+        let past: Vec<PastComment> = past
+            .into_iter()
+            .map(|c| PastComment {
+                path: c.path,
+                line: c.line,
+                excerpt: c.body,
+            })
+            .collect();
+        let issue_url =
+            publish::findings_issue_url(store, &runner.links, self.repo_id, &self.repo)?;
+        let input = CheckRunInput {
+            pr_number: pr,
+            head_sha: sha,
+            findings: &listing.active,
+            past_comments: &past,
+            comment_links: &publish::comment_links(&sources),
+            commit_link_base: &commit_link_base(&runner.links, &self.repo),
+            issue_url: issue_url.as_deref(),
+            links: &runner.links,
+        };
+        let outcome = check_run::publish(
+            &runner.github,
+            store,
+            self.installation,
+            self.repo_id,
+            &self.repo,
+            &input,
+            runner.clock.now_ms(),
+        )
+        .await?;
+        if let CheckRunOutcome::Published { id, applicable } = outcome {
+            tracing::info!(repo = %self.repo, pr, sha, check_run = id, applicable, "check run published");
+        }
+        Ok(())
+    }
+}

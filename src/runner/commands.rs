@@ -1,0 +1,173 @@
+//! The command job (SPEC §6): `/gitlore help`, unknown words, and `/gitlore refresh` from a
+//! comment or from the check run's Refresh button.
+//!
+//! A reply carries a hidden marker with the command comment's id, so a retried job finds it
+//! instead of posting twice; reactions are idempotent on GitHub's side.
+
+use anyhow::{Context, Result};
+
+use super::{RepoJob, number, text};
+use crate::github::ops::comments::{Reaction, ReactionTarget};
+use crate::render::wording;
+use crate::store::{publications, repos};
+
+/// Where a command came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    /// A pull-request comment: acknowledged with reactions, answered with replies.
+    Comment { comment_id: i64, pr: i64 },
+    /// The check run's Refresh button: no comment to react to or reply on.
+    CheckRunButton,
+}
+
+impl RepoJob<'_> {
+    pub(super) async fn command(&self) -> Result<()> {
+        let payload = &self.job.payload;
+        let command = text(payload, "command").context("The command job names no command")?;
+        let author = text(payload, "author").unwrap_or_default();
+        let source = match text(payload, "source") {
+            Some("check_run") => Source::CheckRunButton,
+            _ => Source::Comment {
+                comment_id: number(payload, "comment_id")
+                    .context("The command job names no comment")?,
+                pr: number(payload, "pr").context("The command job names no pull request")?,
+            },
+        };
+        match (command, source) {
+            ("refresh", _) => self.refresh(source, author).await,
+            ("help", Source::Comment { .. }) => self.reply(source, &wording::help_text()).await,
+            (other, Source::Comment { .. }) => {
+                let word = other.strip_prefix("unknown:").unwrap_or(other);
+                self.reply(source, &wording::unknown_command(word)).await
+            }
+            (other, Source::CheckRunButton) => {
+                tracing::warn!(repo = %self.repo, command = other, "unknown action from the check run: ignored");
+                Ok(())
+            }
+        }
+    }
+
+    /// `/gitlore refresh`: 👀, the permission and cooldown checks, the analysis with the issue
+    /// and this pull request's check run, then 🚀.
+    async fn refresh(&self, source: Source, author: &str) -> Result<()> {
+        let runner = self.runner;
+        self.react(source, Reaction::Eyes).await?;
+        let allowed = runner
+            .permissions
+            .can_write(
+                &runner.github,
+                self.installation,
+                &self.repo,
+                author,
+                runner.clock.now_ms(),
+            )
+            .await?;
+        if !allowed {
+            tracing::info!(repo = %self.repo, author, "refresh refused: no write permission");
+            return self.reply(source, &wording::refused_no_permission()).await;
+        }
+        if !self.take_refresh_slot()? {
+            tracing::info!(repo = %self.repo, author, "refresh refused: cooldown");
+            return self
+                .reply(source, &wording::cooldown(self.cooldown_minutes_left()?))
+                .await;
+        }
+        let resolved = self.analyse_and_publish(true).await?;
+        if let Some((pr, sha)) = self.refreshed_head(source)? {
+            self.publish_check_run(&resolved.config, pr, &sha).await?;
+        }
+        self.react(source, Reaction::Rocket).await
+    }
+
+    /// Takes the repository's refresh slot, once per job: a retried job keeps its first answer.
+    fn take_refresh_slot(&self) -> Result<bool> {
+        let runner = self.runner;
+        let remembered = runner
+            .refresh_slots
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&self.job.id)
+            .copied();
+        if let Some(taken) = remembered {
+            return Ok(taken);
+        }
+        let now = runner.clock.now_ms();
+        let cooldown = runner.settings.refresh_cooldown_ms;
+        let taken = runner
+            .store
+            .write_derived(|tx| publications::take_refresh_slot(tx, self.repo_id, now, cooldown))?;
+        runner
+            .refresh_slots
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(self.job.id, taken);
+        Ok(taken)
+    }
+
+    /// Whole minutes until the next refresh is allowed (at least 1).
+    fn cooldown_minutes_left(&self) -> Result<u64> {
+        let runner = self.runner;
+        let last = publications::last_refresh_at(&runner.store.reader()?, self.repo_id)?;
+        let left_ms = last.map_or(0, |at| {
+            at + runner.settings.refresh_cooldown_ms - runner.clock.now_ms()
+        });
+        let minutes = (left_ms.max(0) + 59_999) / 60_000;
+        Ok(u64::try_from(minutes).unwrap_or(1).max(1))
+    }
+
+    /// The pull request and head commit whose check run a refresh updates: the stored head of
+    /// the commented pull request, or the button's commit.
+    fn refreshed_head(&self, source: Source) -> Result<Option<(i64, String)>> {
+        let payload = &self.job.payload;
+        match source {
+            Source::Comment { pr, .. } => {
+                let stored =
+                    repos::pull_request_head(&self.runner.store.reader()?, self.repo_id, pr)?;
+                let sha = stored.or_else(|| text(payload, "head_sha").map(str::to_string));
+                Ok(sha.map(|sha| (pr, sha)))
+            }
+            Source::CheckRunButton => {
+                let pr = payload
+                    .get("prs")
+                    .and_then(|prs| prs.get(0))
+                    .and_then(serde_json::Value::as_i64);
+                let sha = text(payload, "head_sha").map(str::to_string);
+                Ok(pr.zip(sha))
+            }
+        }
+    }
+
+    async fn react(&self, source: Source, reaction: Reaction) -> Result<()> {
+        let Source::Comment { comment_id, .. } = source else {
+            return Ok(());
+        };
+        self.runner
+            .github
+            .create_reaction(
+                self.installation,
+                &self.repo,
+                ReactionTarget::IssueComment(comment_id),
+                reaction,
+            )
+            .await
+    }
+
+    /// Replies once to the command comment; the Refresh button gets no reply.
+    async fn reply(&self, source: Source, text: &str) -> Result<()> {
+        let Source::Comment { comment_id, pr } = source else {
+            return Ok(());
+        };
+        let marker = reply_marker(comment_id);
+        let body = format!("{text}\n\n{marker}");
+        self.runner
+            .github
+            .create_issue_comment(self.installation, &self.repo, pr, &body, &marker)
+            .await?;
+        Ok(())
+    }
+}
+
+/// The hidden marker of the reply to comment `comment_id`.
+fn reply_marker(comment_id: i64) -> String {
+    format!("<!-- gitlore:reply {comment_id} -->")
+}

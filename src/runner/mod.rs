@@ -1,0 +1,330 @@
+//! The job runner: a few workers claim queued jobs (`store::jobs`) with a lease, run them by kind
+//! and complete them. A failed job is retried later with backoff (30 s × 4^(n−1)) and fails for
+//! good after 5 attempts, its error kept. Every handler is idempotent (publishing compares with
+//! what was published, creates are looked up first), so a retry never duplicates anything.
+//!
+//! One job per repository runs at a time (`jobs::claim`); workers bound the concurrency across
+//! repositories.
+
+mod analysis;
+mod check_run;
+mod commands;
+mod dismissals;
+mod history;
+mod permissions;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use serde_json::Value;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use crate::clock::Clock;
+use crate::domain::RepoName;
+use crate::github::client::GitHub;
+use crate::knowledge::embed::remote::RemoteEmbedder;
+use crate::knowledge::filter::NoiseRules;
+use crate::llm::LlmClient;
+use crate::render::links::LinkStyle;
+use crate::store::Store;
+use crate::store::jobs::{self, ClaimedJob, JobKind};
+use crate::store::repos;
+
+pub use history::HistorySource;
+use permissions::PermissionCache;
+
+/// How the runner works.
+#[derive(Debug, Clone)]
+pub struct RunnerSettings {
+    /// Jobs run at once (across repositories).
+    pub workers: usize,
+    /// How long a claimed job is leased; a runner that dies releases its jobs after this.
+    pub lease_ms: i64,
+    /// How often an idle worker looks for due jobs.
+    pub poll: Duration,
+    /// Attempts before a job fails for good.
+    pub max_attempts: i64,
+    /// The wait before the first retry; each further retry waits 4 times longer.
+    pub first_retry_ms: i64,
+    /// One `/gitlore refresh` per repository per this long.
+    pub refresh_cooldown_ms: i64,
+    /// How long a collaborator's permission is trusted without asking GitHub again.
+    pub permission_ttl_ms: i64,
+    /// Where the git history comes from; `None` analyses review comments alone.
+    pub history: Option<HistorySource>,
+}
+
+impl Default for RunnerSettings {
+    fn default() -> RunnerSettings {
+        RunnerSettings {
+            workers: 2,
+            lease_ms: 30 * 60 * 1000,
+            poll: Duration::from_secs(1),
+            max_attempts: 5,
+            first_retry_ms: 30 * 1000,
+            refresh_cooldown_ms: 10 * 60 * 1000,
+            permission_ttl_ms: 5 * 60 * 1000,
+            history: None,
+        }
+    }
+}
+
+impl RunnerSettings {
+    /// When a job that failed its `attempts`-th attempt at `now_ms` runs again.
+    fn retry_at(&self, now_ms: i64, attempts: i64) -> i64 {
+        let exponent = u32::try_from(attempts.clamp(1, 16) - 1).unwrap_or(0);
+        now_ms.saturating_add(
+            self.first_retry_ms
+                .saturating_mul(4_i64.saturating_pow(exponent)),
+        )
+    }
+}
+
+/// The models an analysis may use, when configured.
+#[derive(Default)]
+pub struct Models {
+    pub llm: Option<LlmClient>,
+    pub embedder: Option<RemoteEmbedder>,
+}
+
+/// What the runner needs. Cheap to clone.
+#[derive(Clone)]
+pub struct Runner {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    store: Arc<Store>,
+    github: Arc<GitHub>,
+    clock: Arc<dyn Clock>,
+    rules: Arc<NoiseRules>,
+    links: LinkStyle,
+    models: Models,
+    settings: RunnerSettings,
+    permissions: PermissionCache,
+    /// Whether each refresh job took the cooldown slot, so that its retries keep the decision.
+    refresh_slots: Mutex<HashMap<i64, bool>>,
+    /// Names this process in job leases.
+    owner: String,
+}
+
+/// What a handler needs to know about the job's repository.
+struct RepoJob<'a> {
+    runner: &'a Inner,
+    job: &'a ClaimedJob,
+    repo_id: i64,
+    installation: i64,
+    repo: RepoName,
+}
+
+impl Runner {
+    /// A runner over `store` that publishes through `github` with links in `links`.
+    pub fn new(
+        store: Arc<Store>,
+        github: Arc<GitHub>,
+        clock: Arc<dyn Clock>,
+        rules: Arc<NoiseRules>,
+        links: LinkStyle,
+        models: Models,
+        settings: RunnerSettings,
+    ) -> Runner {
+        let owner = format!("runner-{}", std::process::id());
+        let permissions = PermissionCache::new(settings.permission_ttl_ms);
+        Runner {
+            inner: Arc::new(Inner {
+                store,
+                github,
+                clock,
+                rules,
+                links,
+                models,
+                settings,
+                permissions,
+                refresh_slots: Mutex::new(HashMap::new()),
+                owner,
+            }),
+        }
+    }
+
+    /// Runs due jobs with all workers until none is due, and returns how many ran. Jobs queued
+    /// meanwhile (a backfill's analysis) run too.
+    pub async fn drain(&self) -> Result<usize> {
+        let mut workers = JoinSet::new();
+        for worker in 0..self.inner.settings.workers.max(1) {
+            let runner = self.clone();
+            workers.spawn(async move {
+                let mut ran = 0;
+                while runner.run_one(worker).await? {
+                    ran += 1;
+                }
+                anyhow::Ok(ran)
+            });
+        }
+        let mut total = 0;
+        while let Some(result) = workers.join_next().await {
+            total += result.context("A runner worker panicked")??;
+        }
+        Ok(total)
+    }
+
+    /// Runs jobs as they fall due until `stop` turns true, then lets each worker finish its job.
+    pub async fn run(&self, stop: watch::Receiver<bool>) {
+        let mut workers = JoinSet::new();
+        for worker in 0..self.inner.settings.workers.max(1) {
+            let runner = self.clone();
+            let mut stop = stop.clone();
+            workers.spawn(async move {
+                while !*stop.borrow() {
+                    match runner.run_one(worker).await {
+                        Ok(true) => continue,
+                        Ok(false) => {}
+                        Err(error) => tracing::error!(error = %format!("{error:#}"), "the job runner cannot reach the store"),
+                    }
+                    let _ = tokio::time::timeout(runner.inner.settings.poll, stop.changed()).await;
+                }
+            });
+        }
+        while workers.join_next().await.is_some() {}
+    }
+
+    /// Claims one due job and runs it. Returns whether there was one.
+    async fn run_one(&self, worker: usize) -> Result<bool> {
+        let inner = &self.inner;
+        let owner = format!("{}-{worker}", inner.owner);
+        let now = inner.clock.now_ms();
+        let claimed = inner
+            .store
+            .write_derived(|tx| jobs::claim(tx, &owner, now, inner.settings.lease_ms))?;
+        let Some(job) = claimed else {
+            return Ok(false);
+        };
+        let outcome = self.handle_leased(&job, &owner).await;
+        let now = inner.clock.now_ms();
+        match outcome {
+            Ok(()) => {
+                inner.store.write_derived(|tx| jobs::complete(tx, job.id))?;
+                inner.forget_refresh_slot(job.id);
+            }
+            Err(error) => {
+                let message = format!("{error:#}");
+                if job.attempts >= inner.settings.max_attempts {
+                    tracing::error!(job = job.id, kind = job.kind.as_str(), error = %message, "job failed for good");
+                    inner
+                        .store
+                        .write_derived(|tx| jobs::fail(tx, job.id, &message))?;
+                    inner.forget_refresh_slot(job.id);
+                } else {
+                    let at = inner.settings.retry_at(now, job.attempts);
+                    tracing::warn!(job = job.id, kind = job.kind.as_str(), attempts = job.attempts, error = %message, "job failed: retrying later");
+                    inner
+                        .store
+                        .write_derived(|tx| jobs::retry_later(tx, job.id, &message, at))?;
+                }
+            }
+        }
+        Ok(true)
+    }
+}
+
+impl Runner {
+    /// Runs a claimed job, extending its lease every third of the lease while it runs (a long
+    /// backfill keeps its job; a runner that died does not).
+    async fn handle_leased(&self, job: &ClaimedJob, owner: &str) -> Result<()> {
+        let inner = &self.inner;
+        let lease_ms = inner.settings.lease_ms;
+        let period = Duration::from_millis(u64::try_from(lease_ms / 3).unwrap_or(1).max(1));
+        let handling = inner.handle(job);
+        tokio::pin!(handling);
+        let mut renew = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+        loop {
+            tokio::select! {
+                outcome = &mut handling => return outcome,
+                _ = renew.tick() => {
+                    let until = inner.clock.now_ms() + lease_ms;
+                    let held = inner
+                        .store
+                        .write_derived(|tx| jobs::extend_lease(tx, job.id, owner, until))?;
+                    if !held {
+                        tracing::warn!(job = job.id, "the job's lease was lost while it ran");
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Inner {
+    async fn handle(&self, job: &ClaimedJob) -> Result<()> {
+        let Some(repo_id) = job.repo_id else {
+            tracing::warn!(job = job.id, "a job without a repository: nothing to do");
+            return Ok(());
+        };
+        let installed = repos::installed_repo(&self.store.reader()?, repo_id)?;
+        let Some(installed) = installed else {
+            tracing::info!(
+                job = job.id,
+                repo_id,
+                "the repository is no longer installed: job dropped"
+            );
+            return Ok(());
+        };
+        let name = match job.kind {
+            // The backfill's payload keeps the name as GitHub spells it.
+            JobKind::Backfill => text(&job.payload, "repo").unwrap_or(&installed.full_name),
+            _ => &installed.full_name,
+        };
+        let repo = RepoName::parse(name)
+            .with_context(|| format!("The stored repository name {name:?} is not owner/name"))?;
+        let context = RepoJob {
+            runner: self,
+            job,
+            repo_id,
+            installation: installed.installation_id,
+            repo,
+        };
+        match job.kind {
+            JobKind::Backfill => context.backfill().await,
+            JobKind::Analysis => context.scheduled_analysis().await,
+            JobKind::CheckRun => context.check_run().await,
+            JobKind::Command => context.command().await,
+            JobKind::Dismissals => context.dismissals().await,
+        }
+    }
+
+    fn forget_refresh_slot(&self, job_id: i64) {
+        self.refresh_slots
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&job_id);
+    }
+
+    fn now_secs(&self) -> i64 {
+        self.clock.now_ms().div_euclid(1000)
+    }
+}
+
+/// A string field of a job's payload.
+fn text<'a>(payload: &'a Value, field: &str) -> Option<&'a str> {
+    payload.get(field).and_then(Value::as_str)
+}
+
+/// A number field of a job's payload.
+fn number(payload: &Value, field: &str) -> Option<i64> {
+    payload.get(field).and_then(Value::as_i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retries_back_off_by_four() {
+        let settings = RunnerSettings::default();
+        assert_eq!(settings.retry_at(0, 1), 30_000);
+        assert_eq!(settings.retry_at(0, 2), 120_000);
+        assert_eq!(settings.retry_at(1_000, 3), 1_000 + 480_000);
+    }
+}
