@@ -106,6 +106,7 @@ pub async fn serve(settings: Settings) -> Result<()> {
     let state = AppState {
         webhook_secret: Arc::new(credentials.webhook_secret),
         ingress,
+        store: store.clone(),
     };
     let app = server::router(state, &settings.webhook_path);
     let listener = tokio::net::TcpListener::bind(settings.listen)

@@ -157,3 +157,66 @@ async fn malformed_payloads_fail_for_good_with_their_error() {
         "{errors:?}"
     );
 }
+
+#[tokio::test]
+async fn metrics_count_by_state_and_name_no_repository() {
+    use axum::body::Body;
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let app = TestApp::new();
+    let mut payload = fixture("pull_request_review_comment.created.0.json");
+    payload["repository"]["full_name"] = serde_json::json!("acme/secret-project");
+    assert_eq!(
+        app.send("pull_request_review_comment", &payload).await,
+        StatusCode::ACCEPTED
+    );
+    assert_eq!(
+        app.send("ping", &serde_json::json!({"zen": "hi"})).await,
+        StatusCode::ACCEPTED
+    );
+    app.drain();
+    let response = app
+        .router
+        .clone()
+        .oneshot(
+            axum::http::Request::get("/metrics")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(
+        response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/plain; version=0.0.4")
+    );
+    let text = String::from_utf8(
+        response
+            .into_body()
+            .collect()
+            .await
+            .unwrap()
+            .to_bytes()
+            .to_vec(),
+    )
+    .unwrap();
+    assert!(text.contains("# TYPE gitlore_deliveries gauge"), "{text}");
+    assert!(
+        text.contains("gitlore_deliveries{state=\"done\"} 2"),
+        "{text}"
+    );
+    assert!(
+        text.contains("gitlore_comments{kind=\"inline\"} 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("gitlore_repositories{state=\"live\"} 1"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("secret-project") && !text.contains("acme"),
+        "{text}"
+    );
+}

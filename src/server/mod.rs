@@ -1,6 +1,7 @@
-//! The HTTP side: webhook ingress and health. Handlers do three things and return; everything
-//! slow happens behind the deliveries table.
+//! The HTTP side: webhook ingress, health and metrics. Handlers do three things and return;
+//! everything slow happens behind the deliveries table.
 
+mod metrics;
 pub mod signature;
 mod webhook;
 
@@ -12,6 +13,7 @@ use axum::routing::{get, post};
 
 use crate::config::Secret;
 use crate::ingress::Ingress;
+use crate::store::Store;
 
 /// GitHub caps webhook payloads at 25 MB; a larger body is refused with 413.
 pub const MAX_BODY_BYTES: usize = 25 * 1024 * 1024;
@@ -21,13 +23,16 @@ pub const MAX_BODY_BYTES: usize = 25 * 1024 * 1024;
 pub struct AppState {
     pub webhook_secret: Arc<Secret>,
     pub ingress: Ingress,
+    /// For `/metrics` (read-only connections).
+    pub store: Arc<Store>,
 }
 
-/// The router: `POST <webhook_path>` and `GET /healthz`.
+/// The router: `POST <webhook_path>`, `GET /healthz` and `GET /metrics`.
 pub fn router(state: AppState, webhook_path: &str) -> Router {
     Router::new()
         .route(webhook_path, post(webhook::receive))
         .route("/healthz", get(|| async { "ok" }))
+        .route("/metrics", get(metrics::serve))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)
 }

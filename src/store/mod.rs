@@ -14,6 +14,7 @@ pub mod history;
 pub mod inputs;
 pub mod jobs;
 pub mod llm_cache;
+pub mod metrics;
 pub mod publications;
 pub mod repos;
 pub mod themes;

@@ -50,6 +50,7 @@ impl TestApp {
         let state = AppState {
             webhook_secret: Arc::new(Secret::new(SECRET)),
             ingress,
+            store: store.clone(),
         };
         let router = server::router(state, "/webhook");
         let rules = NoiseRules::new(Some(APP_ID), Some("gitlore"), &[]);

@@ -1,0 +1,34 @@
+//! `GET /metrics`: the store's counts in Prometheus' text format, read off the async threads.
+
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use super::AppState;
+use crate::store::metrics;
+
+/// Answers the scrape; 503 if the store cannot be read.
+pub(super) async fn serve(State(state): State<AppState>) -> Response {
+    let store = state.store.clone();
+    let read = tokio::task::spawn_blocking(move || -> anyhow::Result<String> {
+        Ok(metrics::prometheus_text(&metrics::snapshot(
+            &store.reader()?,
+        )?))
+    })
+    .await;
+    match read {
+        Ok(Ok(text)) => (
+            [(
+                header::CONTENT_TYPE,
+                "text/plain; version=0.0.4; charset=utf-8",
+            )],
+            text,
+        )
+            .into_response(),
+        Ok(Err(error)) => {
+            tracing::warn!(error = %format!("{error:#}"), "cannot read the metrics");
+            StatusCode::SERVICE_UNAVAILABLE.into_response()
+        }
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
