@@ -93,15 +93,23 @@ fn activity_counts_what_arrived_since_the_last_analysis() {
 fn the_refresh_cooldown_admits_one_refresh_per_window() {
     let dir = tempfile::tempdir().unwrap();
     let store = store_with_repo(&dir);
-    let take = |now: i64| {
+    let take = |job: i64, now: i64| {
         store
-            .write(|tx| publications::take_refresh_slot(tx, 7, now, 600_000))
+            .write(|tx| publications::take_refresh_slot(tx, 7, job, now, 600_000))
             .unwrap()
     };
-    assert!(take(1_000_000));
-    assert!(!take(1_000_001));
-    assert!(!take(1_599_999));
-    assert!(take(1_600_000));
+    assert!(take(1, 1_000_000));
+    assert!(!take(2, 1_000_001));
+    assert!(
+        take(1, 1_300_000),
+        "a retry of the job that took it keeps it"
+    );
+    assert!(
+        !take(3, 1_599_999),
+        "the retry did not move the slot's time…"
+    );
+    assert!(take(3, 1_600_000), "…so the window ends on time");
+    assert!(!take(1, 1_600_001), "job 1 lost the slot to job 3");
 }
 
 #[test]

@@ -79,29 +79,15 @@ impl RepoJob<'_> {
         self.react(source, Reaction::Rocket).await
     }
 
-    /// Takes the repository's refresh slot, once per job: a retried job keeps its first answer.
+    /// Takes the repository's refresh slot for this job; a retry of the job that took it keeps
+    /// it (the store remembers which job did, across restarts).
     fn take_refresh_slot(&self) -> Result<bool> {
         let runner = self.runner;
-        let remembered = runner
-            .refresh_slots
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&self.job.id)
-            .copied();
-        if let Some(taken) = remembered {
-            return Ok(taken);
-        }
         let now = runner.clock.now_ms();
         let cooldown = runner.settings.refresh_cooldown_ms;
-        let taken = runner
-            .store
-            .write_derived(|tx| publications::take_refresh_slot(tx, self.repo_id, now, cooldown))?;
-        runner
-            .refresh_slots
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(self.job.id, taken);
-        Ok(taken)
+        runner.store.write_derived(|tx| {
+            publications::take_refresh_slot(tx, self.repo_id, self.job.id, now, cooldown)
+        })
     }
 
     /// Whole minutes until the next refresh is allowed (at least 1).

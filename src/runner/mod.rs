@@ -13,8 +13,7 @@ mod dismissals;
 mod history;
 mod permissions;
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -105,8 +104,6 @@ struct Inner {
     models: Models,
     settings: RunnerSettings,
     permissions: PermissionCache,
-    /// Whether each refresh job took the cooldown slot, so that its retries keep the decision.
-    refresh_slots: Mutex<HashMap<i64, bool>>,
     /// Names this process in job leases.
     owner: String,
 }
@@ -143,7 +140,6 @@ impl Runner {
                 models,
                 settings,
                 permissions,
-                refresh_slots: Mutex::new(HashMap::new()),
                 owner,
             }),
         }
@@ -206,7 +202,6 @@ impl Runner {
         match outcome {
             Ok(()) => {
                 inner.store.write_derived(|tx| jobs::complete(tx, job.id))?;
-                inner.forget_refresh_slot(job.id);
             }
             Err(error) => {
                 let message = format!("{error:#}");
@@ -215,7 +210,6 @@ impl Runner {
                     inner
                         .store
                         .write_derived(|tx| jobs::fail(tx, job.id, &message))?;
-                    inner.forget_refresh_slot(job.id);
                 } else {
                     let at = inner.settings.retry_at(now, job.attempts);
                     tracing::warn!(job = job.id, kind = job.kind.as_str(), attempts = job.attempts, error = %message, "job failed: retrying later");
@@ -292,13 +286,6 @@ impl Inner {
             JobKind::Command => context.command().await,
             JobKind::Dismissals => context.dismissals().await,
         }
-    }
-
-    fn forget_refresh_slot(&self, job_id: i64) {
-        self.refresh_slots
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&job_id);
     }
 
     fn now_secs(&self) -> i64 {

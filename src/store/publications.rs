@@ -188,22 +188,29 @@ pub fn record_analysis(
     Ok(())
 }
 
-/// Takes the refresh slot of `repo_id` at `now_ms` unless one was taken less than `cooldown_ms`
-/// ago. Returns whether it was taken.
+/// Takes the refresh slot of `repo_id` for job `job_id` at `now_ms`, unless another job took it
+/// less than `cooldown_ms` ago. The job that holds the slot keeps it when retried (its time is
+/// not moved). Returns whether the job has the slot.
 pub fn take_refresh_slot(
     conn: &Connection,
     repo_id: i64,
+    job_id: i64,
     now_ms: i64,
     cooldown_ms: i64,
 ) -> Result<bool> {
     let changed = conn
         .prepare_cached(
-            "INSERT INTO analysis_runs (repo_id, last_refresh_at) VALUES (?1, ?2)
-             ON CONFLICT (repo_id) DO UPDATE SET last_refresh_at = excluded.last_refresh_at
-              WHERE analysis_runs.last_refresh_at IS NULL
+            "INSERT INTO analysis_runs (repo_id, last_refresh_at, refresh_job_id) VALUES (?1, ?2, ?4)
+             ON CONFLICT (repo_id) DO UPDATE
+                SET last_refresh_at = CASE WHEN analysis_runs.refresh_job_id IS excluded.refresh_job_id
+                                           THEN analysis_runs.last_refresh_at
+                                           ELSE excluded.last_refresh_at END,
+                    refresh_job_id = excluded.refresh_job_id
+              WHERE analysis_runs.refresh_job_id IS excluded.refresh_job_id
+                 OR analysis_runs.last_refresh_at IS NULL
                  OR analysis_runs.last_refresh_at <= ?2 - ?3",
         )?
-        .execute(params![repo_id, now_ms, cooldown_ms])?;
+        .execute(params![repo_id, now_ms, cooldown_ms, job_id])?;
     Ok(changed == 1)
 }
 

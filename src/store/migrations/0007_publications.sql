@@ -30,6 +30,7 @@ CREATE TABLE analysis_runs (
     last_run_at      INTEGER,                          -- unix ms
     last_comment_id  INTEGER NOT NULL DEFAULT 0,       -- the newest comments.id it read
     last_refresh_at  INTEGER,                          -- unix ms
+    refresh_job_id   INTEGER,                          -- the job that took the refresh slot
     -- The schedule of the repo config the last analysis read (NULL: the defaults).
     interval_hours   INTEGER,
     min_new_comments INTEGER
