@@ -1169,3 +1169,28 @@ async fn a_job_that_keeps_failing_fails_for_good_after_five_attempts_with_its_er
     assert_eq!(story.run_jobs().await, 0, "a failed job stays failed");
     assert!(story.issues().is_empty());
 }
+
+#[tokio::test]
+async fn a_repo_config_github_cannot_serve_is_retried_not_replaced_by_the_defaults() {
+    let story = Story::new().await;
+    // Every attempt the client makes to read the config file fails with a 502.
+    story.gh.inject(
+        Target::rest(
+            "GET",
+            &format!("/repos/{REPO}/contents/.github/gitlore.toml"),
+        ),
+        Fault::ServerError(502),
+        4,
+    );
+    story.deliver_installation().await;
+    story.run_jobs().await;
+    assert!(story.issues().is_empty(), "nothing published on a guess");
+    story.advance(30_000);
+    story.run_jobs().await;
+    assert_eq!(story.issues().len(), 1);
+    assert!(
+        !story.issue_body().contains("Config problem"),
+        "{}",
+        story.issue_body()
+    );
+}

@@ -7,7 +7,7 @@ use super::RepoJob;
 use crate::analysis::{self, Request};
 use crate::github::backfill::cli::DEFAULT_WINDOW_MONTHS;
 use crate::github::backfill::{BackfillRequest, Backfiller};
-use crate::github::client::As;
+use crate::github::client::{As, HttpError};
 use crate::knowledge::theme_run::Models;
 use crate::publish::{self, IssueContext, issue};
 use crate::render::issue::render_issue;
@@ -69,7 +69,7 @@ impl RepoJob<'_> {
     /// it. `verify` checks an unchanged issue still exists (a refresh). Returns the config read.
     pub(super) async fn analyse_and_publish(&self, verify: bool) -> Result<Resolved> {
         let runner = self.runner;
-        let resolved = self.repo_config().await;
+        let resolved = self.repo_config().await?;
         let config = &resolved.config;
         let history = self.history().await;
         let now = runner.now_secs();
@@ -116,22 +116,37 @@ impl RepoJob<'_> {
         Ok(resolved)
     }
 
-    /// The repo config; one that cannot be read means the defaults, and the issue says why.
-    pub(super) async fn repo_config(&self) -> Resolved {
+    /// The repo config. GitHub failing to answer (5xx, network) is an error, so the job runs
+    /// again later instead of publishing the defaults for one run; a config GitHub refuses to
+    /// serve (other statuses) means the defaults, and the issue says why.
+    pub(super) async fn repo_config(&self) -> Result<Resolved> {
         let runner = self.runner;
         match repo_config::fetch(&runner.github, self.installation, &self.repo).await {
-            Ok(resolved) => resolved,
+            Ok(resolved) => Ok(resolved),
+            Err(error) if is_transient(&error) => {
+                Err(error.context(format!("Cannot read the repo config of {}", self.repo)))
+            }
             Err(error) => {
                 tracing::warn!(repo = %self.repo, error = %format!("{error:#}"), "cannot read the repo config: using the defaults");
-                Resolved {
+                Ok(Resolved {
                     config: Default::default(),
                     problems: vec![ConfigProblem {
                         source: format!("{}:{CONFIG_PATH}", self.repo),
                         line: None,
                         reason: format!("could not be read, so the defaults apply ({error:#})"),
                     }],
-                }
+                })
             }
         }
     }
+}
+
+/// Whether an error is GitHub not answering (a 5xx, or no HTTP answer at all) rather than an
+/// answer that refuses.
+fn is_transient(error: &anyhow::Error) -> bool {
+    !error.chain().any(|cause| {
+        cause
+            .downcast_ref::<HttpError>()
+            .is_some_and(|e| e.status < 500)
+    })
 }

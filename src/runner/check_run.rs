@@ -22,7 +22,7 @@ impl RepoJob<'_> {
             tracing::info!(repo = %self.repo, pr, sha, "not the pull request's head any more: no check run");
             return Ok(());
         }
-        let resolved = self.repo_config().await;
+        let resolved = self.repo_config().await?;
         self.publish_check_run(&resolved.config, pr, sha).await
     }
 
