@@ -360,7 +360,7 @@ impl Ingest<'_, '_> {
         }
         let hash = body_hash(&comment.body);
         let text = filter::analysable_text(&comment.body);
-        let noise = self.rules.classify(&comment.author, &text);
+        let noise = self.rules.classify(&comment.author, &text, false);
         let stored = comments::Version {
             body_hash: &hash,
             noise: noise.map(filter::Noise::as_str),

@@ -3,11 +3,13 @@
 
 pub mod classify;
 pub mod cluster;
+pub mod corpus;
 pub mod embed;
 pub mod exclude;
 pub mod filter;
 pub mod findings;
 pub mod history;
+pub mod quality;
 pub mod synthesize;
 pub mod theme_run;
 pub mod themes;

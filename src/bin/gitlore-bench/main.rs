@@ -6,11 +6,14 @@
 //! - `analysis`: wall time and peak memory of embedding and clustering 10k and 100k comments.
 //! - `history`: git history analysis of a generated 20,000-commit repository, full and
 //!   incremental.
+//! - `quality`: the noise filter's and the classifier's figures on the labelled corpus of real
+//!   review comments; `train` fits the classifier on the corpus's training split.
 
 mod analysis;
 mod history;
 mod ingest;
 mod ingress;
+mod quality;
 
 use clap::{Parser, Subcommand};
 
@@ -35,6 +38,10 @@ enum Command {
     },
     /// Full and incremental git history analysis of a generated repository.
     History(history::HistoryArgs),
+    /// The scorecard of the noise filter and the classifier on the labelled corpus.
+    Quality(quality::QualityArgs),
+    /// Trains the built-in classifier on the corpus's training split and writes its model file.
+    Train(quality::TrainArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -43,5 +50,7 @@ fn main() -> anyhow::Result<()> {
         Command::Ingest(args) => ingest::run(args),
         Command::Analysis { sizes } => analysis::run(&sizes),
         Command::History(args) => history::run(args),
+        Command::Quality(args) => quality::run(args),
+        Command::Train(args) => quality::train(args),
     }
 }

@@ -1,12 +1,17 @@
-//! Noise filtering (SPEC §2): comments by bots or by gitlore itself, and content-free remarks, are
-//! kept in the store but left out of analysis. Also strips text that AI reviewers address to
-//! coding agents, which is never learned from.
+//! Noise filtering (SPEC §2): comments by bots or by gitlore itself, content-free remarks and
+//! commands to other bots are kept in the store but left out of analysis. Also strips text that
+//! AI reviewers address to coding agents, which is never learned from.
+
+mod commands;
+mod trivial;
 
 use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
 use crate::domain::Author;
+use crate::knowledge::classify::builtin::content_free;
+use crate::knowledge::classify::builtin::model::{self, Model};
 
 /// Why a comment is left out of analysis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,7 +62,40 @@ pub const DEFAULT_BOT_LOGINS: &[&str] = &[
     "qodo-merge-pro",
     "bundlemon",
     "size-limit",
+    // merge queues, CI and triage bots on ordinary accounts
+    "bors",
+    "bors-servo",
+    "homu",
+    "highfive",
+    "rust-highfive",
+    "mary-poppins",
+    "googlebot",
+    "google-cla",
+    "k8s-reviewable",
+    "k8s-ci-robot",
+    "servo-wpt-sync",
+    "facebook-github-bot",
+    "asfbot",
+    "asfgit",
+    "elasticmachine",
+    "elasticsearchmachine",
+    "nodejs-github-bot",
+    "pytorchbot",
+    "pytorchmergebot",
+    "mergify",
+    "mergifyio",
+    "kodiakhq",
+    "claassistant",
+    "cla-bot",
+    "allcontributors",
+    "stale",
+    "azure-pipelines",
+    "buildbot",
+    "jenkins",
+    "ghost",
 ];
+
+pub use trivial::is_trivial;
 
 /// Who counts as a bot, and who is gitlore itself.
 #[derive(Debug, Clone)]
@@ -92,104 +130,45 @@ impl NoiseRules {
             || self.app_login.as_deref() == Some(login.as_str())
     }
 
-    /// Whether `author` is a bot: GitHub says so, the login ends in `[bot]`, or it is listed.
+    /// Whether `author` is a bot: GitHub says so, the login ends in `[bot]`, `bot` or `robot`
+    /// (before a numbered suffix: `facebook-github-bot-8`), or it is listed. `ghost` is GitHub's
+    /// stand-in for deleted accounts, whose comments cannot be attributed.
     pub fn is_bot(&self, author: &Author) -> bool {
         let login = author.login.to_ascii_lowercase();
+        let base = login
+            .trim_end_matches(|c: char| c.is_ascii_digit())
+            .trim_end_matches('-');
         author.is_bot_account
             || login.ends_with("[bot]")
+            || (base.len() > 4 && base.ends_with("bot"))
             || self.bot_logins.contains(&login)
-            || self.bot_logins.contains(login.trim_end_matches("-bot"))
+            || self.bot_logins.contains(base)
     }
 
-    /// The noise class of a comment by `author` whose analysable text is `text`.
-    pub fn classify(&self, author: &Author, text: &str) -> Option<Noise> {
+    /// The noise class of a comment by `author` whose analysable text is `text`;
+    /// `by_pr_author`: the author opened the pull request.
+    pub fn classify(&self, author: &Author, text: &str, by_pr_author: bool) -> Option<Noise> {
+        self.classify_with(&model::NOISE, author, text, by_pr_author)
+    }
+
+    /// [`NoiseRules::classify`] with another noise model (for leave-one-out evaluation).
+    pub fn classify_with(
+        &self,
+        noise: &Model,
+        author: &Author,
+        text: &str,
+        by_pr_author: bool,
+    ) -> Option<Noise> {
         if self.is_own(author) {
             Some(Noise::Own)
         } else if self.is_bot(author) {
             Some(Noise::Bot)
-        } else if is_trivial(text) {
+        } else if is_trivial(text, by_pr_author, &[]) || content_free(noise, text) {
             Some(Noise::Trivial)
         } else {
             None
         }
     }
-}
-
-/// Words that carry no review content on their own. A comment made only of these (and
-/// punctuation, emoji, quoted text) is trivial.
-const TRIVIAL_WORDS: &[&str] = &[
-    "lgtm",
-    "sgtm",
-    "+1",
-    "thanks",
-    "thank",
-    "you",
-    "thx",
-    "ty",
-    "tysm",
-    "done",
-    "fixed",
-    "addressed",
-    "updated",
-    "resolved",
-    "ok",
-    "okay",
-    "k",
-    "ack",
-    "agreed",
-    "same",
-    "yes",
-    "yep",
-    "sure",
-    "ship",
-    "it",
-    "approved",
-    "approve",
-    "looks",
-    "look",
-    "good",
-    "great",
-    "to",
-    "me",
-    "will",
-    "do",
-    "lg",
-    "much",
-    "a",
-    "lot",
-    "again",
-    "for",
-    "the",
-    "review",
-    "now",
-    "all",
-    "merged",
-    "merging",
-    "👍",
-];
-
-/// The most words a trivial remark has ("LGTM, thanks a lot for the review!" has seven).
-const TRIVIAL_MAX_WORDS: usize = 8;
-
-/// Whether a comment says nothing a reviewer could learn from. Lines that are `/gitlore`
-/// commands count as nothing: a command is addressed to the bot, not a review remark.
-pub fn is_trivial(text: &str) -> bool {
-    let words: Vec<String> = unquoted_lines(text)
-        .filter(|line| !line.trim_start().starts_with("/gitlore"))
-        .flat_map(|line| line.split(|c: char| c.is_whitespace() || ",.!;:()".contains(c)))
-        .filter(|word| word.chars().any(|c| c.is_alphanumeric() || c == '+'))
-        .map(|word| word.to_lowercase())
-        .collect();
-    words.len() <= TRIVIAL_MAX_WORDS
-        && words
-            .iter()
-            .all(|word| TRIVIAL_WORDS.contains(&word.as_str()))
-}
-
-/// Lines that are not markdown quotes (`> …`) of another comment.
-fn unquoted_lines(text: &str) -> impl Iterator<Item = &str> {
-    text.lines()
-        .filter(|line| !line.trim_start().starts_with('>'))
 }
 
 /// The part of a comment to learn from: HTML comments and `<details>` blocks addressed to AI
@@ -234,36 +213,10 @@ mod tests {
     }
 
     #[test]
-    fn trivial_remarks() {
-        for text in [
-            "LGTM",
-            "lgtm, thanks!",
-            "+1",
-            "Done.",
-            "👍",
-            "> please rename\n\ndone",
-            "Thanks a lot for the review!",
-            "",
-            "/gitlore refresh",
-            "Thanks!\n/gitlore help",
-        ] {
-            assert!(is_trivial(text), "{text:?} should be trivial");
-        }
-        for text in [
-            "LGTM but please add a test for the empty case",
-            "Done, but this breaks on Windows",
-            "nit: rename",
-            "/gitlore refresh\nThis unwrap still panics on an empty body.",
-        ] {
-            assert!(!is_trivial(text), "{text:?} should not be trivial");
-        }
-    }
-
-    #[test]
     fn bots_and_own_comments() {
         let rules = NoiseRules::new(Some(42), Some("GitLore"), &["ci-helper".into()]);
         assert_eq!(
-            rules.classify(&user("gitlore[bot]"), "hi there friend"),
+            rules.classify(&user("gitlore[bot]"), "hi there friend", false),
             Some(Noise::Own)
         );
         let via_app = Author {
@@ -271,29 +224,32 @@ mod tests {
             ..user("someone")
         };
         assert_eq!(
-            rules.classify(&via_app, "anything at all"),
+            rules.classify(&via_app, "anything at all", false),
             Some(Noise::Own)
         );
         assert_eq!(
-            rules.classify(&user("renovate[bot]"), "bump deps"),
+            rules.classify(&user("renovate[bot]"), "bump deps", false),
             Some(Noise::Bot)
         );
         assert_eq!(
-            rules.classify(&user("CodeRabbitAI"), "a long review"),
+            rules.classify(&user("CodeRabbitAI"), "a long review", false),
             Some(Noise::Bot)
         );
         assert_eq!(
-            rules.classify(&user("ci-helper"), "build failed"),
+            rules.classify(&user("ci-helper"), "build failed", false),
             Some(Noise::Bot)
         );
         let typed = Author {
             is_bot_account: true,
             ..user("helper")
         };
-        assert_eq!(rules.classify(&typed, "x"), Some(Noise::Bot));
-        assert_eq!(rules.classify(&user("alice"), "LGTM"), Some(Noise::Trivial));
+        assert_eq!(rules.classify(&typed, "x", false), Some(Noise::Bot));
         assert_eq!(
-            rules.classify(&user("alice"), "this leaks the file handle"),
+            rules.classify(&user("alice"), "LGTM", false),
+            Some(Noise::Trivial)
+        );
+        assert_eq!(
+            rules.classify(&user("alice"), "this leaks the file handle", false),
             None
         );
     }

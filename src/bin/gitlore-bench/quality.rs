@@ -1,0 +1,219 @@
+//! `quality`: the scorecard of the noise filter and the classifier on the labelled corpus, per
+//! split and per repository, with leave-one-repository-out figures and the classifier's speed.
+//! `train`: fits the built-in classifier on the corpus's training split and writes `model.tsv`.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+
+use gitlore::knowledge::classify::Label;
+use gitlore::knowledge::classify::builtin::train::Options;
+use gitlore::knowledge::corpus::{Corpus, Record, Split};
+use gitlore::knowledge::quality::{self, MACRO_MIN_SUPPORT, Models, Scores};
+
+/// The corpus of the repository, relative to the crate.
+const DEFAULT_CORPUS: &str = "tests/fixtures/corpus";
+/// Where `train` writes the models.
+const MODEL_DIR: &str = "src/knowledge/classify/builtin";
+
+#[derive(Debug, clap::Args)]
+pub struct QualityArgs {
+    /// The labelled corpus directory.
+    #[arg(long, default_value = DEFAULT_CORPUS)]
+    corpus: PathBuf,
+    /// Also leave each repository of the whole corpus out in turn (slower; trains on the test
+    /// split's repositories too, so it is a figure about the method, not about the shipped model).
+    #[arg(long)]
+    all_repos_out: bool,
+    /// Print the noise filter's mistakes on the training split (never the test split's: looking
+    /// at them would be tuning on them), then stop.
+    #[arg(long)]
+    noise_errors: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct TrainArgs {
+    /// The labelled corpus directory.
+    #[arg(long, default_value = DEFAULT_CORPUS)]
+    corpus: PathBuf,
+    /// The directory to write `labels.tsv` and `noise.tsv` into.
+    #[arg(long, default_value = MODEL_DIR)]
+    out: PathBuf,
+}
+
+/// Trains on the training split only and writes the model file.
+pub fn train(args: TrainArgs) -> Result<()> {
+    let corpus = Corpus::load(&args.corpus)?;
+    let records = corpus.split(Split::Train);
+    let started = Instant::now();
+    let (labels, noise) = quality::train_models(&records, Options::default());
+    let repos = corpus
+        .repos()
+        .into_iter()
+        .filter(|repo| corpus.split_of(repo) == Split::Train)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let what = [
+        (
+            "labels.tsv",
+            &labels,
+            format!(
+                "{} substantive comments, one output per label",
+                quality::label_examples(&records).len()
+            ),
+        ),
+        (
+            "noise.tsv",
+            &noise,
+            format!(
+                "{} comments by authors not known as bots, one output: content-free or not",
+                quality::noise_examples(&records).len()
+            ),
+        ),
+    ];
+    for (file, model, examples) in what {
+        let header = format!(
+            "gitlore's built-in classifier, written by `gitlore-bench train`: do not edit by hand.\n\
+             Logistic regression on the {examples}, of the corpus's training split ({repos}).\n\
+             Thresholds: per output, the best F1 on predictions for repositories held out of training."
+        );
+        let path = args.out.join(file);
+        std::fs::write(&path, model.to_tsv(&header))
+            .with_context(|| format!("Cannot write {}", path.display()))?;
+        let thresholds: Vec<String> = model
+            .outputs
+            .iter()
+            .zip(&model.thresholds)
+            .map(|(output, threshold)| format!("{output} {threshold:.3}"))
+            .collect();
+        println!(
+            "{}: {} features, thresholds {}",
+            path.display(),
+            model.features.len(),
+            thresholds.join(", ")
+        );
+    }
+    println!("trained in {:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// Prints the scorecard.
+pub fn run(args: QualityArgs) -> Result<()> {
+    let corpus = Corpus::load(Path::new(&args.corpus))?;
+    if args.noise_errors {
+        let rules = gitlore::knowledge::filter::NoiseRules::new(None, None, &[]);
+        for record in corpus.split(Split::Train) {
+            let predicted = quality::is_noise(&rules, Models::shipped().noise, record);
+            if predicted != record.noise.is_some() {
+                let gold = record.noise.as_deref().unwrap_or("-");
+                println!(
+                    "{} gold {gold} by {}: {:?}",
+                    record.id, record.author, record.body
+                );
+            }
+        }
+        return Ok(());
+    }
+    println!(
+        "corpus: {} comments, {} repositories, {} gold themes",
+        corpus.records.len(),
+        corpus.repos().len(),
+        corpus.themes.len()
+    );
+    for split in [Split::Train, Split::Test] {
+        let records = corpus.split(split);
+        let scores = quality::score(&records, Models::shipped());
+        println!("\n== {} split (shipped model) ==", split.as_str());
+        print_labels(&scores);
+        print_summary("all", &scores);
+        for repo in corpus.repos() {
+            if corpus.split_of(repo) != split {
+                continue;
+            }
+            let mine: Vec<&Record> = records.iter().copied().filter(|r| r.repo == repo).collect();
+            print_summary(repo, &quality::score(&mine, Models::shipped()));
+        }
+    }
+    let started = Instant::now();
+    let train_records = corpus.split(Split::Train);
+    let (pooled, each) = quality::leave_one_repo_out(&train_records, Options::default());
+    println!(
+        "\n== leave one repository out, within the training split ({:.1} s) ==",
+        started.elapsed().as_secs_f64()
+    );
+    print_labels(&pooled);
+    print_summary("pooled", &pooled);
+    for (repo, scores) in &each {
+        print_summary(repo, scores);
+    }
+    if args.all_repos_out {
+        let all: Vec<&Record> = corpus.records.iter().collect();
+        let (pooled, each) = quality::leave_one_repo_out(&all, Options::default());
+        println!("\n== leave one repository out, over every repository ==");
+        print_labels(&pooled);
+        print_summary("pooled", &pooled);
+        for (repo, scores) in &each {
+            print_summary(repo, scores);
+        }
+    }
+    throughput(&corpus);
+    Ok(())
+}
+
+fn print_labels(scores: &Scores) {
+    println!(
+        "{:<14} {:>6} {:>6} {:>6} {:>5}",
+        "label", "P", "R", "F1", "n"
+    );
+    for label in Label::ALL {
+        let counts = scores.labels[label as usize];
+        let mark = if counts.support() >= MACRO_MIN_SUPPORT {
+            ""
+        } else {
+            "  (not in macro-F1)"
+        };
+        println!(
+            "{:<14} {:>6.3} {:>6.3} {:>6.3} {:>5}{mark}",
+            label.as_str(),
+            counts.precision(),
+            counts.recall(),
+            counts.f1(),
+            counts.support()
+        );
+    }
+}
+
+fn print_summary(name: &str, scores: &Scores) {
+    println!(
+        "{name:<28} comments {:>4}  macro-F1 {:.3}  noise P {:.3} R {:.3} (n {:>3})  labelled {:.3} of {}",
+        scores.comments,
+        scores.macro_f1(),
+        scores.noise.precision(),
+        scores.noise.recall(),
+        scores.noise.support(),
+        scores.labelled_share(),
+        scores.substantive
+    );
+}
+
+/// Comments per second through the noise filter and the classifier, over the corpus's bodies.
+fn throughput(corpus: &Corpus) {
+    let rules = gitlore::knowledge::filter::NoiseRules::new(None, None, &[]);
+    let rounds = 50;
+    let started = Instant::now();
+    let mut labels = 0_usize;
+    for _ in 0..rounds {
+        for record in &corpus.records {
+            let noise = quality::is_noise(&rules, Models::shipped().noise, record);
+            labels += usize::from(noise) + quality::predict(Models::shipped().labels, record).len();
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let comments = (rounds * corpus.records.len()) as f64;
+    println!(
+        "\nnoise filter + classifier: {:.0} comments/s ({} comments x {rounds} rounds, {labels} outputs, one core)",
+        comments / seconds,
+        corpus.records.len()
+    );
+}

@@ -1,0 +1,221 @@
+//! The labelled corpus of real review comments (`tests/fixtures/corpus/`): one JSON Lines file
+//! per repository, its gold themes beside it, and `splits.toml` naming the repositories of the
+//! test split, which nothing is tuned on. Read by the training and scorecard commands and by the
+//! quality tests.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use serde::Deserialize;
+
+use crate::domain::Author;
+use crate::knowledge::classify::{CommentText, Label};
+
+/// One labelled comment.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Record {
+    pub id: String,
+    pub repo: String,
+    pub pr: i64,
+    #[serde(default)]
+    pub url: Option<String>,
+    #[serde(default)]
+    pub pr_author: Option<String>,
+    pub author: String,
+    #[serde(default)]
+    pub author_type: Option<String>,
+    pub kind: String,
+    #[serde(default)]
+    pub path: Option<String>,
+    #[serde(default)]
+    pub line: Option<i64>,
+    #[serde(default)]
+    pub diff_hunk: Option<String>,
+    #[serde(default)]
+    pub created_at: Option<String>,
+    pub body: String,
+    /// `bot`, `trivial`, or none.
+    pub noise: Option<String>,
+    pub labels: Vec<Label>,
+}
+
+impl Record {
+    /// What a classifier sees.
+    pub fn text(&self) -> CommentText<'_> {
+        CommentText {
+            body: &self.body,
+            path: self.path.as_deref(),
+            diff_hunk: self.diff_hunk.as_deref(),
+        }
+    }
+
+    /// The author as GitHub would describe it: a Bot account only when the login says `[bot]`
+    /// (the labelled `author_type` is the labeller's judgement, not GitHub's, so it is not used).
+    pub fn github_author(&self) -> Author {
+        Author {
+            login: self.author.clone(),
+            is_bot_account: self.author.to_ascii_lowercase().ends_with("[bot]"),
+            ..Author::default()
+        }
+    }
+
+    /// Whether the author opened the pull request.
+    pub fn by_pr_author(&self) -> bool {
+        self.pr_author
+            .as_deref()
+            .is_some_and(|author| author.eq_ignore_ascii_case(&self.author))
+    }
+}
+
+/// A recurring theme a senior reviewer of the repository would name.
+#[derive(Debug, Clone, Deserialize)]
+pub struct GoldTheme {
+    pub id: String,
+    pub repo: String,
+    pub title: String,
+    pub comment_ids: Vec<String>,
+}
+
+/// Which split a repository is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Split {
+    /// Rules, lexicon, weights and thresholds may be fitted on it.
+    Train,
+    /// Never tuned on: the figures that count.
+    Test,
+}
+
+impl Split {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Split::Train => "train",
+            Split::Test => "test",
+        }
+    }
+}
+
+/// The whole corpus.
+#[derive(Debug, Clone)]
+pub struct Corpus {
+    pub records: Vec<Record>,
+    pub themes: Vec<GoldTheme>,
+    test_repos: HashSet<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Splits {
+    test: Vec<String>,
+}
+
+impl Corpus {
+    /// Reads every `*.jsonl` and `*.themes.json` of `dir` and its `splits.toml`, and checks them.
+    pub fn load(dir: &Path) -> Result<Corpus> {
+        let splits_path = dir.join("splits.toml");
+        let splits: Splits = toml::from_str(
+            &std::fs::read_to_string(&splits_path)
+                .with_context(|| format!("Cannot read {}", splits_path.display()))?,
+        )
+        .with_context(|| format!("{} is not valid", splits_path.display()))?;
+        let mut names: Vec<_> = std::fs::read_dir(dir)
+            .with_context(|| format!("Cannot list {}", dir.display()))?
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .collect();
+        names.sort();
+        let (mut records, mut themes) = (Vec::new(), Vec::new());
+        for path in names {
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
+            if name.ends_with(".themes.json") {
+                let text = std::fs::read_to_string(&path)?;
+                let parsed: Vec<GoldTheme> = serde_json::from_str(&text)
+                    .with_context(|| format!("{} is not a themes file", path.display()))?;
+                themes.extend(parsed);
+            } else if name.ends_with(".jsonl") {
+                let text = std::fs::read_to_string(&path)?;
+                for (number, line) in text.lines().enumerate() {
+                    if line.trim().is_empty() {
+                        continue;
+                    }
+                    let record: Record = serde_json::from_str(line).with_context(|| {
+                        format!(
+                            "{} line {}: not a corpus record",
+                            path.display(),
+                            number + 1
+                        )
+                    })?;
+                    records.push(record);
+                }
+            }
+        }
+        let corpus = Corpus {
+            records,
+            themes,
+            test_repos: splits.test.into_iter().collect(),
+        };
+        corpus.check()?;
+        Ok(corpus)
+    }
+
+    fn check(&self) -> Result<()> {
+        let mut ids = HashSet::new();
+        for record in &self.records {
+            if !ids.insert(record.id.as_str()) {
+                bail!("comment id {} appears twice", record.id);
+            }
+            match (record.noise.as_deref(), record.labels.is_empty()) {
+                (Some("bot" | "trivial"), true) | (None, false) => {}
+                (Some(noise @ ("bot" | "trivial")), false) => {
+                    bail!("{} is {noise} noise but has labels", record.id)
+                }
+                (None, true) => bail!("{} is not noise but has no label", record.id),
+                (Some(other), _) => bail!("{} has noise `{other}`", record.id),
+            }
+        }
+        let repos: HashSet<&str> = self.records.iter().map(|r| r.repo.as_str()).collect();
+        for repo in &self.test_repos {
+            if !repos.contains(repo.as_str()) {
+                bail!("splits.toml names {repo}, which has no comments");
+            }
+        }
+        for theme in &self.themes {
+            for id in &theme.comment_ids {
+                let Some(record) = self.records.iter().find(|r| &r.id == id) else {
+                    bail!("theme {} cites {id}, which does not exist", theme.id);
+                };
+                if record.noise.is_some() {
+                    bail!("theme {} cites {id}, which is noise", theme.id);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The split `repo` belongs to.
+    pub fn split_of(&self, repo: &str) -> Split {
+        if self.test_repos.contains(repo) {
+            Split::Test
+        } else {
+            Split::Train
+        }
+    }
+
+    /// The records of one split.
+    pub fn split(&self, split: Split) -> Vec<&Record> {
+        self.records
+            .iter()
+            .filter(|record| self.split_of(&record.repo) == split)
+            .collect()
+    }
+
+    /// The repositories, sorted.
+    pub fn repos(&self) -> Vec<&str> {
+        let mut repos: Vec<&str> = self.records.iter().map(|r| r.repo.as_str()).collect();
+        repos.sort_unstable();
+        repos.dedup();
+        repos
+    }
+}

@@ -1,0 +1,274 @@
+//! Commands addressed to bots and CI rather than to people: `@bors r+ rollup=never`,
+//! `/assign @x`, `/retest`, `@dependabot rebase`, `buildbot, test on oracle.`,
+//! `retest this please`. A line that is one of them says nothing a reviewer could learn from.
+
+/// Logins of merge, CI and triage bots that take commands (`@bors r+`, `@rust-timer queue`).
+const COMMAND_BOTS: &[&str] = &[
+    "bors",
+    "bors-servo",
+    "homu",
+    "rust-timer",
+    "rustbot",
+    "craterbot",
+    "dependabot",
+    "renovate",
+    "renovatebot",
+    "mergify",
+    "mergifyio",
+    "kodiakhq",
+    "pytorchbot",
+    "pytorchmergebot",
+    "swift-ci",
+    "jenkins",
+    "jenkinsbot",
+    "elasticmachine",
+    "elasticsearchmachine",
+    "nodejs-github-bot",
+    "k8s-ci-robot",
+    "openshift-ci",
+    "openshift-ci-robot",
+    "gitlab-bot",
+    "coderabbitai",
+    "copilot",
+    "gemini-code-assist",
+    "sourcery-ai",
+    "greptile-apps",
+    "github-actions",
+    "allcontributors",
+    "all-contributors",
+    "sonarcloud",
+    "codecov",
+    "cla-bot",
+    "claassistant",
+    "googlebot",
+    "azure-pipelines",
+    "azp",
+    "buildbot",
+    "bot",
+];
+
+/// Words that, first on a line and after a slash, make a command (`/retest`); any `/word` on its
+/// own line that is not a path is taken as one, these also when followed by other words.
+const SLASH_COMMANDS: &[&str] = &[
+    "assign",
+    "unassign",
+    "cc",
+    "uncc",
+    "lgtm",
+    "approve",
+    "hold",
+    "unhold",
+    "retest",
+    "test",
+    "ok-to-test",
+    "triage",
+    "kind",
+    "priority",
+    "area",
+    "sig",
+    "label",
+    "remove-label",
+    "close",
+    "reopen",
+    "azp",
+    "run",
+    "rebase",
+    "merge",
+    "backport",
+    "cherry-pick",
+    "cherrypick",
+    "milestone",
+    "lint",
+    "format",
+    "benchmark",
+    "bench",
+    "perf",
+    "ci",
+    "build",
+    "deploy",
+    "release-note",
+    "release-note-none",
+    "remove-kind",
+    "remove-priority",
+    "honk",
+    "meow",
+    "woof",
+    "bark",
+    "gitlore",
+    "easycla",
+    "check-cla",
+    "recheck",
+    "skip-ci",
+    "help",
+    "claim",
+    "review",
+    "ready",
+    "override",
+];
+
+/// Whole-line phrases CI systems listen for.
+const CI_PHRASES: &[&str] = &[
+    "retest this please",
+    "test this please",
+    "ok to test",
+    "add to whitelist",
+    "add to allowlist",
+    "jenkins retest this please",
+    "jenkins test this please",
+    "rerun tests",
+    "run tests",
+    "recheck",
+    "rebuild",
+    "please test",
+    "retest",
+    "r+",
+    "r=me",
+    "bors r+",
+    "bors try",
+    "bors retry",
+    "bors merge",
+    "bors cancel",
+];
+
+/// Whether `line` (one line of a comment) is a command to a bot or CI. `extra` holds a
+/// repository's own commands, lower-cased: a line starting with one of them is a command.
+pub fn is_command_line(line: &str, extra: &[String]) -> bool {
+    let line = line.trim().trim_end_matches(['.', '!']);
+    if line.is_empty() {
+        return false;
+    }
+    let lower = line.to_lowercase();
+    if extra
+        .iter()
+        .any(|prefix| lower.starts_with(prefix.as_str()))
+    {
+        return true;
+    }
+    if CI_PHRASES.contains(&lower.as_str()) {
+        return true;
+    }
+    let mut words = lower.split_whitespace();
+    let Some(first) = words.next() else {
+        return false;
+    };
+    if let Some(command) = first.strip_prefix('/') {
+        let is_path = command.contains('/') || command.contains('.');
+        return !is_path && (SLASH_COMMANDS.contains(&command) || words.next().is_none());
+    }
+    let addressee = first
+        .trim_start_matches('@')
+        .trim_end_matches([',', ':'])
+        .trim_end_matches("[bot]");
+    if COMMAND_BOTS.contains(&addressee) {
+        // "@bors r+", "buildbot, test on oracle.", "@dependabot rebase": the bot is addressed
+        // first; a sentence about the bot ("bors is slow today") is not a command, so the
+        // words that follow must be few and command-like.
+        let rest: Vec<&str> = words.collect();
+        return !rest.is_empty() && rest.len() <= 6 && rest.iter().all(|w| is_command_word(w));
+    }
+    false
+}
+
+/// Words of bot commands: `r+`, `r=alice`, `rollup=never`, `p=1`, `try`, `delegate+`, `queue`,
+/// `rebase`, `merge`, `retry`, `test on oracle`, mentions of other bots.
+fn is_command_word(word: &str) -> bool {
+    const VERBS: &[&str] = &[
+        "r+",
+        "r-",
+        "r?",
+        "try",
+        "retry",
+        "rollup",
+        "queue",
+        "delegate+",
+        "delegate-",
+        "rebase",
+        "recreate",
+        "merge",
+        "squash",
+        "cancel",
+        "ping",
+        "test",
+        "retest",
+        "run",
+        "build",
+        "bench",
+        "on",
+        "please",
+        "ignore",
+        "this",
+        "dependency",
+        "major",
+        "minor",
+        "version",
+        "close",
+        "reopen",
+        "approve",
+        "label",
+        "assign",
+        "review",
+        "update",
+        "refresh",
+        "help",
+        "all",
+        "perf",
+        "check",
+        "stop",
+        "start",
+        "force",
+        "ready",
+        "-f",
+        "treeclosed-",
+        "clean",
+        "re-run",
+        "rerun",
+        "label:",
+        "in",
+        "and",
+        "the",
+    ];
+    word.contains('=')
+        || word.starts_with('@')
+        || word.ends_with('+')
+        || VERBS.contains(&word)
+        || word.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') && word.len() <= 12
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_of_common_bots_and_ci() {
+        for line in [
+            "@bors r+ rollup=never",
+            "@bors try @rust-timer queue",
+            "@bors delegate=alice",
+            "bors r+",
+            "/assign @x",
+            "/ok-to-test",
+            "/triage accepted",
+            "/lgtm",
+            "/retest",
+            "/azp run",
+            "buildbot, test on oracle.",
+            "@dependabot rebase",
+            "@pytorchbot merge -f",
+            "retest this please",
+            "@swift-ci please test",
+            "/honk",
+        ] {
+            assert!(is_command_line(line, &[]), "{line:?} is a command");
+        }
+        for line in [
+            "bors is slow today, so this waits until tomorrow because the queue is long",
+            "/usr/bin/env is not there on NixOS",
+            "/etc/hosts",
+            "Please rebase onto main.",
+            "@alice can you take a look at the locking here?",
+        ] {
+            assert!(!is_command_line(line, &[]), "{line:?} is not a command");
+        }
+        assert!(is_command_line("!deploy staging", &["!deploy".into()]));
+    }
+}

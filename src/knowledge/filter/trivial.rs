@@ -1,0 +1,422 @@
+//! Content-free remarks: approvals, thanks and greetings (with mentions and emoji codes),
+//! acknowledgements ("Done", "Yes, I added a sentence.", "It's fixed now"), bare issue
+//! references, and comments made only of commands to bots and CI. A remark that gives a reason,
+//! asks something or shows code is never trivial, even when it opens with thanks.
+
+use super::commands::is_command_line;
+
+/// Words that carry no review content on their own. A short remark made only of these (once
+/// mentions, emoji, references and punctuation are gone) is trivial.
+const CONTENT_FREE: &[&str] = &[
+    // approvals
+    "lgtm",
+    "sgtm",
+    "lgtm!",
+    "+1",
+    "lg",
+    "ship",
+    "shipit",
+    "approved",
+    "approve",
+    "approving",
+    "looks",
+    "look",
+    "looking",
+    "good",
+    "great",
+    "fine",
+    "ok",
+    "okay",
+    "k",
+    "ack",
+    "nice",
+    "sweet",
+    "cool",
+    "awesome",
+    "excellent",
+    "perfect",
+    "wonderful",
+    "neat",
+    "brilliant",
+    "amazing",
+    "fantastic",
+    "lovely",
+    "beautiful",
+    "bang",
+    "on",
+    "spot",
+    "yay",
+    "woohoo",
+    "wow",
+    "congrats",
+    "congratulations",
+    "welcome",
+    "work",
+    "job",
+    "stuff",
+    "catch",
+    "point",
+    // thanks and greetings
+    "thanks",
+    "thank",
+    "thx",
+    "ty",
+    "tysm",
+    "cheers",
+    "kudos",
+    "appreciated",
+    "hi",
+    "hello",
+    "hey",
+    "sorry",
+    "delay",
+    "again",
+    "both",
+    "everyone",
+    "folks",
+    "guys",
+    "all",
+    "checking",
+    "reviewing",
+    "review",
+    "reviews",
+    "contribution",
+    "contributions",
+    "patch",
+    "pr",
+    "fix",
+    "help",
+    "effort",
+    "taking",
+    "care",
+    "much",
+    "lot",
+    "very",
+    "so",
+    "really",
+    "indeed",
+    // acknowledgements
+    "done",
+    "fixed",
+    "addressed",
+    "updated",
+    "resolved",
+    "rebased",
+    "squashed",
+    "pushed",
+    "changed",
+    "added",
+    "removed",
+    "applied",
+    "merged",
+    "merging",
+    "merge",
+    "agreed",
+    "agree",
+    "same",
+    "yes",
+    "yep",
+    "yeah",
+    "yup",
+    "sure",
+    "right",
+    "true",
+    "fair",
+    "enough",
+    "makes",
+    "sense",
+    "sounds",
+    "will",
+    "do",
+    "did",
+    "now",
+    "it",
+    "it's",
+    "its",
+    "this",
+    "that",
+    "is",
+    "was",
+    "has",
+    "been",
+    "should",
+    "be",
+    "i",
+    "i've",
+    "i'll",
+    "we",
+    "you",
+    "me",
+    "us",
+    "your",
+    "a",
+    "an",
+    "the",
+    "for",
+    "to",
+    "of",
+    "and",
+    "in",
+    "as",
+    "with",
+    "too",
+    "also",
+    "here",
+    "there",
+    "👍",
+    "🎉",
+    "🎯",
+    "❤",
+    "❤️",
+    "🚀",
+    "💯",
+    "✅",
+    "🙏",
+    "😄",
+    "😀",
+    "🙂",
+    "😊",
+];
+
+/// The longest content-free remark, in words ("Thanks a lot for the review, looks good to me!").
+const MAX_CONTENT_FREE_WORDS: usize = 12;
+
+/// Words that open an acknowledgement ("Done.", "Fixed in 3f2a1b.", "Yes, I added a sentence.").
+const ACK_OPENERS: &[&str] = &[
+    "done",
+    "fixed",
+    "addressed",
+    "updated",
+    "resolved",
+    "rebased",
+    "squashed",
+    "pushed",
+    "changed",
+    "added",
+    "removed",
+    "applied",
+    "reverted",
+    "yes",
+    "yep",
+    "yeah",
+    "yup",
+    "sure",
+    "ok",
+    "okay",
+    "agreed",
+    "ack",
+    "thanks",
+    "thank",
+    "good",
+    "great",
+    "nice",
+    "fair",
+    "makes",
+    "sounds",
+    "will",
+    "it's",
+    "renamed",
+    "moved",
+    "oops",
+    "right",
+];
+
+/// Words that make an acknowledgement say something: a reason, a doubt, a contrast.
+const CONTENT_MARKERS: &[&str] = &[
+    "but",
+    "however",
+    "though",
+    "although",
+    "because",
+    "since",
+    "except",
+    "unless",
+    "why",
+    "what",
+    "how",
+    "instead",
+    "not",
+    "don't",
+    "doesn't",
+    "isn't",
+    "wouldn't",
+    "shouldn't",
+    "can't",
+    "won't",
+    "didn't",
+    "still",
+    "also",
+    "maybe",
+    "perhaps",
+    "wonder",
+    "think",
+    "if",
+    "when",
+    "whether",
+    "rather",
+    "prefer",
+    "would",
+    "could",
+    "please",
+];
+
+/// The longest acknowledgement, in words; a PR author's own replies may be longer
+/// ("Fixed, and updated the test accordingly.").
+const MAX_ACK_WORDS: usize = 6;
+const MAX_AUTHOR_ACK_WORDS: usize = 10;
+
+/// Whether a comment (its analysable text) says nothing a reviewer could learn from.
+/// `by_pr_author`: it is the pull request author's own reply. `extra_commands`: a repository's
+/// own bot commands, lower-cased.
+pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> bool {
+    let mut had_command = false;
+    let mut kept = Vec::new();
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with('>') || trimmed.is_empty() {
+            continue;
+        }
+        if is_command_line(trimmed, extra_commands) {
+            had_command = true;
+        } else {
+            kept.push(trimmed);
+        }
+    }
+    if kept.is_empty() {
+        return true;
+    }
+    let prose = kept.join("\n");
+    if prose.contains('`') || prose.contains('?') {
+        return false;
+    }
+    let words = content_words(&prose);
+    if words.is_empty() {
+        return true;
+    }
+    if words.len() <= MAX_CONTENT_FREE_WORDS
+        && words.iter().all(|w| CONTENT_FREE.contains(&w.as_str()))
+    {
+        return true;
+    }
+    let limit = if by_pr_author {
+        MAX_AUTHOR_ACK_WORDS
+    } else {
+        MAX_ACK_WORDS
+    };
+    let acknowledges = words.len() <= limit
+        && ACK_OPENERS.contains(&words[0].as_str())
+        && !words.iter().any(|w| CONTENT_MARKERS.contains(&w.as_str()));
+    acknowledges || (had_command && words.len() <= 3)
+}
+
+/// Lower-cased words without mentions, emoji codes (`:+1:`), issue and commit references, links
+/// and punctuation.
+fn content_words(text: &str) -> Vec<String> {
+    text.split(|c: char| c.is_whitespace() || ",;()[]!".contains(c))
+        .map(|word| word.trim_matches(|c: char| ".:\"'*_~".contains(c) && c != ':'))
+        .filter(|word| !word.is_empty())
+        .filter(|word| !is_reference(word))
+        .flat_map(split_emoji_codes)
+        .map(|word| {
+            word.trim_matches(|c: char| ".:\"'*_~-".contains(c))
+                .to_lowercase()
+        })
+        .filter(|word| word.chars().any(|c| !c.is_ascii_punctuation()))
+        .collect()
+}
+
+/// Mentions, issue references (`#12`, `owner/repo#12`, `GH-12`), links and commit hashes.
+fn is_reference(word: &str) -> bool {
+    let word = word.trim_end_matches(['.', ':']);
+    let hex = |w: &str| w.len() >= 7 && w.len() <= 40 && w.chars().all(|c| c.is_ascii_hexdigit());
+    word.starts_with('@')
+        || word.starts_with("http://")
+        || word.starts_with("https://")
+        || word
+            .rsplit_once('#')
+            .is_some_and(|(_, n)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        || (hex(word) && word.chars().any(|c| c.is_ascii_digit()))
+}
+
+/// `:+1::tada:` and `thanks:+1:` into the words around the codes; the codes themselves go.
+fn split_emoji_codes(word: &str) -> Vec<&str> {
+    let parts: Vec<&str> = word.split(':').collect();
+    if parts.len() < 3 {
+        return vec![word];
+    }
+    // Odd positions between colons are codes when they look like one (`+1`, `white_check_mark`).
+    parts
+        .iter()
+        .enumerate()
+        .filter(|(at, part)| {
+            let is_code = at % 2 == 1
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_+-".contains(c));
+            !is_code && !part.is_empty()
+        })
+        .map(|(_, part)| *part)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_free_remarks_are_trivial() {
+        for text in [
+            "LGTM",
+            "lgtm, thanks!",
+            "+1",
+            "Done.",
+            "👍",
+            "> please rename\n\ndone",
+            "Thanks a lot for the review!",
+            "",
+            "/gitlore refresh",
+            "@alice Thanks :+1:",
+            "Thanks both for checking",
+            "Nice!",
+            "Sweet!",
+            "Good work!",
+            "Bang on. 🎯",
+            "Fair enough, thank you.",
+            "#5127",
+            "Yes, I added a sentence.",
+            "It's fixed now",
+            "@bors r+ rollup=never",
+            "Thanks!\n\n@bors r+",
+            ":tada::tada:",
+            "Fixed in 3f2a1b9.",
+        ] {
+            assert!(is_trivial(text, false, &[]), "{text:?} should be trivial");
+        }
+    }
+
+    #[test]
+    fn remarks_with_content_are_not() {
+        for text in [
+            "LGTM but please add a test for the empty case",
+            "Done, but this breaks on Windows",
+            "nit: rename",
+            "Thanks! But this leaks the handle when the read fails.",
+            "/gitlore refresh\nThis unwrap still panics on an empty body.",
+            "Why not `Vec::new`?",
+            "Good catch, though the same bug is in the writer too.",
+            "Removed the lock since the caller already holds one for the whole batch.",
+        ] {
+            assert!(
+                !is_trivial(text, false, &[]),
+                "{text:?} should not be trivial"
+            );
+        }
+    }
+
+    #[test]
+    fn pr_authors_acknowledgements_may_be_longer() {
+        let reply = "Fixed, and updated the test to match the new output.";
+        assert!(is_trivial(reply, true, &[]));
+        assert!(!is_trivial(reply, false, &[]));
+    }
+}

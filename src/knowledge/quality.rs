@@ -1,0 +1,230 @@
+//! Quality figures of the noise filter and the classifier on the labelled corpus: per-label
+//! precision, recall and F1, macro-F1, noise precision and recall, the share of substantive
+//! comments that get a label, and leave-one-repository-out figures. Printed by
+//! `gitlore-bench quality`, asserted by `tests/quality.rs`.
+
+use crate::knowledge::classify::Label;
+use crate::knowledge::classify::builtin::classify_with;
+use crate::knowledge::classify::builtin::model::{self, Model, NOISE_OUTPUT, label_names};
+use crate::knowledge::classify::builtin::train::{self, Example, Options};
+use crate::knowledge::corpus::Record;
+use crate::knowledge::filter::{self, NoiseRules};
+
+/// A label counts towards macro-F1 when it has at least this many gold examples.
+pub const MACRO_MIN_SUPPORT: u32 = 5;
+
+/// True positives, false positives and false negatives.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub tp: u32,
+    pub fp: u32,
+    pub fn_: u32,
+}
+
+impl Counts {
+    fn add(&mut self, predicted: bool, gold: bool) {
+        match (predicted, gold) {
+            (true, true) => self.tp += 1,
+            (true, false) => self.fp += 1,
+            (false, true) => self.fn_ += 1,
+            (false, false) => {}
+        }
+    }
+
+    pub fn precision(&self) -> f64 {
+        ratio(self.tp, self.tp + self.fp)
+    }
+
+    pub fn recall(&self) -> f64 {
+        ratio(self.tp, self.tp + self.fn_)
+    }
+
+    pub fn f1(&self) -> f64 {
+        ratio(2 * self.tp, 2 * self.tp + self.fp + self.fn_)
+    }
+
+    /// Gold positives.
+    pub fn support(&self) -> u32 {
+        self.tp + self.fn_
+    }
+}
+
+fn ratio(num: u32, den: u32) -> f64 {
+    if den == 0 {
+        0.0
+    } else {
+        f64::from(num) / f64::from(den)
+    }
+}
+
+/// The figures of one set of comments.
+#[derive(Debug, Clone, Default)]
+pub struct Scores {
+    pub comments: u32,
+    /// Per label, over the comments that are not noise by the gold labels.
+    pub labels: [Counts; Label::ALL.len()],
+    /// Noise (bot or trivial) as the filter says, against the gold noise.
+    pub noise: Counts,
+    /// Substantive comments (gold), and those of them that the filter kept and that got a label.
+    pub substantive: u32,
+    pub labelled: u32,
+}
+
+impl Scores {
+    /// Mean F1 over the labels with at least [`MACRO_MIN_SUPPORT`] gold examples.
+    pub fn macro_f1(&self) -> f64 {
+        let counted: Vec<f64> = self
+            .labels
+            .iter()
+            .filter(|c| c.support() >= MACRO_MIN_SUPPORT)
+            .map(Counts::f1)
+            .collect();
+        if counted.is_empty() {
+            0.0
+        } else {
+            counted.iter().sum::<f64>() / counted.len() as f64
+        }
+    }
+
+    /// Share of substantive comments that reach analysis with at least one label.
+    pub fn labelled_share(&self) -> f64 {
+        ratio(self.labelled, self.substantive)
+    }
+
+    fn add(&mut self, record: &Record, predicted_noise: bool, labels: &[Label]) {
+        self.comments += 1;
+        self.noise.add(predicted_noise, record.noise.is_some());
+        if record.noise.is_some() {
+            return;
+        }
+        self.substantive += 1;
+        if !predicted_noise && !labels.is_empty() {
+            self.labelled += 1;
+        }
+        for label in Label::ALL {
+            self.labels[label as usize]
+                .add(labels.contains(&label), record.labels.contains(&label));
+        }
+    }
+}
+
+/// A label model and a noise model.
+#[derive(Debug, Clone, Copy)]
+pub struct Models<'a> {
+    pub labels: &'a Model,
+    pub noise: &'a Model,
+}
+
+impl Models<'static> {
+    /// The models gitlore ships.
+    pub fn shipped() -> Models<'static> {
+        Models {
+            labels: &model::LABELS,
+            noise: &model::NOISE,
+        }
+    }
+}
+
+/// Whether the default noise filter, with `noise` as its model, sets `record` aside.
+pub fn is_noise(rules: &NoiseRules, noise: &Model, record: &Record) -> bool {
+    let text = filter::analysable_text(&record.body);
+    rules
+        .classify_with(noise, &record.github_author(), &text, record.by_pr_author())
+        .is_some()
+}
+
+/// Labels of a label model for a record's analysable text.
+pub fn predict(labels: &Model, record: &Record) -> Vec<Label> {
+    let body = filter::analysable_text(&record.body);
+    let text = crate::knowledge::classify::CommentText {
+        body: &body,
+        ..record.text()
+    };
+    classify_with(labels, &text)
+        .into_iter()
+        .map(|s| s.label)
+        .collect()
+}
+
+/// Figures of the filter and classifier with `models` on `records`.
+pub fn score(records: &[&Record], models: Models) -> Scores {
+    let rules = NoiseRules::new(None, None, &[]);
+    let mut scores = Scores::default();
+    for record in records {
+        let noise = is_noise(&rules, models.noise, record);
+        scores.add(record, noise, &predict(models.labels, record));
+    }
+    scores
+}
+
+/// Label-model training examples: the substantive records, featurized.
+pub fn label_examples(records: &[&Record]) -> Vec<Example> {
+    records
+        .iter()
+        .filter(|record| record.noise.is_none())
+        .map(|record| {
+            let body = filter::analysable_text(&record.body);
+            let text = crate::knowledge::classify::CommentText {
+                body: &body,
+                ..record.text()
+            };
+            let targets = Label::ALL
+                .iter()
+                .map(|l| record.labels.contains(l))
+                .collect();
+            Example::new(&text, targets, &record.repo)
+        })
+        .collect()
+}
+
+/// Noise-model training examples: every record by someone the rules do not already call a bot,
+/// body only (the filter sees no path), target: noise.
+pub fn noise_examples(records: &[&Record]) -> Vec<Example> {
+    let rules = NoiseRules::new(None, None, &[]);
+    records
+        .iter()
+        .filter(|record| !rules.is_bot(&record.github_author()))
+        .map(|record| {
+            let body = filter::analysable_text(&record.body);
+            let text = crate::knowledge::classify::CommentText {
+                body: &body,
+                ..Default::default()
+            };
+            Example::new(&text, vec![record.noise.is_some()], &record.repo)
+        })
+        .collect()
+}
+
+/// Trains a label model and a noise model on `records`.
+pub fn train_models(records: &[&Record], options: Options) -> (Model, Model) {
+    let labels = train::train(&label_examples(records), &label_names(), options);
+    let noise = train::train(&noise_examples(records), &[NOISE_OUTPUT], options);
+    (labels, noise)
+}
+
+/// Leave-one-repository-out: each repository of `records` scored by a model trained (weights and
+/// thresholds) on the others only. Returns the pooled figures and each repository's own.
+pub fn leave_one_repo_out(
+    records: &[&Record],
+    options: Options,
+) -> (Scores, Vec<(String, Scores)>) {
+    let mut repos: Vec<&str> = records.iter().map(|r| r.repo.as_str()).collect();
+    repos.sort_unstable();
+    repos.dedup();
+    let rules = NoiseRules::new(None, None, &[]);
+    let mut pooled = Scores::default();
+    let mut each = Vec::new();
+    for repo in repos {
+        let training: Vec<&Record> = records.iter().copied().filter(|r| r.repo != repo).collect();
+        let (label_model, noise_model) = train_models(&training, options);
+        let mut scores = Scores::default();
+        for record in records.iter().filter(|r| r.repo == repo) {
+            let noise = is_noise(&rules, &noise_model, record);
+            let labels = predict(&label_model, record);
+            scores.add(record, noise, &labels);
+            pooled.add(record, noise, &labels);
+        }
+        each.push((repo.to_string(), scores));
+    }
+    (pooled, each)
+}
