@@ -69,6 +69,9 @@ pub struct PullRequest {
     pub head_sha: Option<String>,
     /// Unix seconds; an older snapshot never overwrites a newer one.
     pub updated_at: i64,
+    /// The login of who opened it, spelled as a comment author's is (bots as `name[bot]`);
+    /// `None` when the source names nobody (GraphQL gives a deleted account as `null`).
+    pub author: Option<String>,
 }
 
 /// Who wrote something.

@@ -284,6 +284,53 @@ async fn pull_requests_are_tracked_and_queue_check_runs() {
     assert_eq!(app.count("SELECT state = 'closed' FROM pull_requests"), 1);
 }
 
+/// The stored (number, author) of every pull request.
+fn pull_request_authors(app: &TestApp) -> Vec<(i64, Option<String>)> {
+    app.db()
+        .prepare("SELECT number, author_login FROM pull_requests ORDER BY number")
+        .unwrap()
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn every_pull_request_event_stores_who_opened_it() {
+    let mut issue_comment = fixture("issue_comment.created.0.json");
+    issue_comment["issue"]["pull_request"] = json!({ "url": "u", "merged_at": null });
+    issue_comment["issue"]["user"]["login"] = json!("opener");
+    let cases = [
+        ("pull_request", fixture("pull_request.opened.12.json")),
+        (
+            "pull_request_review",
+            fixture("pull_request_review.submitted.0.json"),
+        ),
+        (
+            "pull_request_review_comment",
+            fixture("pull_request_review_comment.created.0.json"),
+        ),
+        (
+            "pull_request_review_thread",
+            fixture("pull_request_review_thread.resolved.0.json"),
+        ),
+        ("issue_comment", issue_comment),
+    ];
+    for (event, payload) in cases {
+        let pr = if event == "issue_comment" {
+            &payload["issue"]
+        } else {
+            &payload["pull_request"]
+        };
+        let expected = (
+            pr["number"].as_i64().unwrap(),
+            Some(pr["user"]["login"].as_str().unwrap().to_string()),
+        );
+        let app = run_payloads(&[(event, payload.clone())]).await;
+        assert_eq!(pull_request_authors(&app), [expected], "{event}");
+    }
+}
+
 #[tokio::test]
 async fn findings_issue_edits_queue_dismissals() {
     let app = run(&["issues.edited.0.json"]).await;

@@ -153,6 +153,7 @@ pub fn parse(text: &str, repo: &Repo) -> Result<Reviews> {
             merged: true,
             head_sha: None,
             updated_at: 0,
+            author: None,
         };
         reviews.events.push(Event::CommentUpserted {
             origin: origin.clone(),

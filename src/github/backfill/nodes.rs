@@ -156,6 +156,7 @@ pub fn pull_request(node: &PullRequestNode) -> Result<PullRequest> {
         merged: node.merged,
         head_sha: None,
         updated_at: seconds(&node.updated_at)?,
+        author: None,
     })
 }
 
