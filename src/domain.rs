@@ -74,6 +74,12 @@ pub struct PullRequest {
     pub author: Option<String>,
 }
 
+/// Whether `author_login` (a comment's author) is `pr_author` (the login of who opened the pull
+/// request). Logins are case-insensitive; an unknown PR author is nobody.
+pub fn is_pr_author(author_login: &str, pr_author: Option<&str>) -> bool {
+    pr_author.is_some_and(|pr_author| pr_author.eq_ignore_ascii_case(author_login))
+}
+
 /// Who wrote something.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Author {

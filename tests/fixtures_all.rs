@@ -332,6 +332,44 @@ async fn every_pull_request_event_stores_who_opened_it() {
 }
 
 #[tokio::test]
+async fn a_comment_knows_whether_the_pull_requests_author_wrote_it() {
+    // PR 1's issue is opened by Codertocat in the fixture.
+    let app = run_payloads(&[
+        (
+            "issue_comment",
+            common::conversation_comment("created", 81, "Done, thanks!", "Codertocat"),
+        ),
+        (
+            "issue_comment",
+            common::conversation_comment("created", 82, "Please add a test.", "alice"),
+        ),
+    ])
+    .await;
+    let by_pr_author = |id| {
+        comments::get(&app.db(), CommentKind::Conversation, id)
+            .unwrap()
+            .unwrap()
+            .by_pr_author()
+    };
+    assert!(by_pr_author(81));
+    assert!(!by_pr_author(82));
+    // A pull request event without the author (a trimmed payload) keeps the stored one.
+    let mut later = fixture("pull_request.closed.3.json");
+    later["pull_request"]["number"] = json!(1);
+    later["pull_request"]["updated_at"] = json!("2030-01-01T00:00:00Z");
+    later["pull_request"]["user"] = serde_json::Value::Null;
+    later["installation"] = json!({ "id": 1, "node_id": "x" });
+    app.send("pull_request", &later).await;
+    app.drain();
+    assert_eq!(app.count("SELECT state = 'closed' FROM pull_requests"), 1);
+    assert_eq!(
+        pull_request_authors(&app),
+        [(1, Some("Codertocat".to_string()))]
+    );
+    assert!(by_pr_author(81));
+}
+
+#[tokio::test]
 async fn findings_issue_edits_queue_dismissals() {
     let app = run(&["issues.edited.0.json"]).await;
     assert_eq!(
