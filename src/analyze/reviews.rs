@@ -102,7 +102,7 @@ pub fn parse(text: &str, repo: &Repo) -> Result<Reviews> {
             let known = pr_authors
                 .entry(line.pr)
                 .or_insert_with(|| author.to_string());
-            if known != author {
+            if !known.eq_ignore_ascii_case(author) {
                 bail!(
                     "line {}: pr_author `{author}` of PR {}, which an earlier line says `{known}` opened",
                     index + 1,
@@ -272,6 +272,7 @@ mod tests {
     fn a_pr_author_given_once_names_the_author_of_every_line_of_that_pr() {
         let text = r#"{"id": "a", "pr": 3, "author": "bo", "body": "x"}
 {"id": "b", "pr": 3, "author": "ana", "body": "done", "pr_author": "ana"}
+{"id": "d", "pr": 3, "author": "ana", "body": "z", "pr_author": "Ana"}
 {"id": "c", "pr": 4, "author": "ana", "body": "y"}
 "#;
         let reviews = parse(text, &local_repo("demo")).unwrap();
@@ -283,7 +284,15 @@ mod tests {
                 other => panic!("not a comment: {other:?}"),
             })
             .collect();
-        assert_eq!(authors, [Some("ana".into()), Some("ana".into()), None]);
+        assert_eq!(
+            authors,
+            [
+                Some("ana".into()),
+                Some("ana".into()),
+                Some("ana".into()),
+                None
+            ]
+        );
         let conflict = r#"{"id": "a", "pr": 3, "author": "bo", "body": "x", "pr_author": "ana"}
 {"id": "b", "pr": 3, "author": "ana", "body": "y", "pr_author": "bo"}"#;
         let error = format!("{:#}", parse(conflict, &local_repo("demo")).unwrap_err());
