@@ -69,6 +69,15 @@ pub struct PullRequest {
     pub head_sha: Option<String>,
     /// Unix seconds; an older snapshot never overwrites a newer one.
     pub updated_at: i64,
+    /// The login of who opened it, spelled as a comment author's is (bots as `name[bot]`);
+    /// `None` when the source names nobody (GraphQL gives a deleted account as `null`).
+    pub author: Option<String>,
+}
+
+/// Whether `author_login` (a comment's author) is `pr_author` (the login of who opened the pull
+/// request). Logins are case-insensitive; an unknown PR author is nobody.
+pub fn is_pr_author(author_login: &str, pr_author: Option<&str>) -> bool {
+    pr_author.is_some_and(|pr_author| pr_author.eq_ignore_ascii_case(author_login))
 }
 
 /// Who wrote something.

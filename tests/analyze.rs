@@ -430,6 +430,67 @@ fn the_window_ends_at_the_newest_input_and_counts_back_from_there() {
 }
 
 #[test]
+fn a_reviews_pr_author_is_stored_and_tells_the_authors_own_replies() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    let mut opened = line(
+        "a",
+        5,
+        "bo",
+        "This unwrap panics on an empty body.",
+        None,
+        3,
+    );
+    opened["pr_author"] = json!("ana");
+    let lines = [
+        opened,
+        // One line of PR 5 naming its author is enough.
+        line("b", 5, "ana", "Done, it returns an error now.", None, 4),
+        line("c", 6, "ana", "Why a Vec and not a slice?", None, 5),
+    ];
+    let file = dir.path().join("reviews.jsonl");
+    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&file, body).unwrap();
+    let data = dir.path().join("data");
+    let out = gitlore(
+        dir.path(),
+        &[
+            "analyze",
+            repo.to_str().unwrap(),
+            "--reviews",
+            file.to_str().unwrap(),
+            "--data-dir",
+            data.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let db = rusqlite::Connection::open(data.join("gitlore.db")).unwrap();
+    let authors: Vec<(i64, Option<String>)> = db
+        .prepare("SELECT number, author_login FROM pull_requests ORDER BY number")
+        .unwrap()
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    assert_eq!(authors, [(5, Some("ana".to_string())), (6, None)]);
+    let by_pr_author: Vec<(String, bool)> =
+        gitlore::store::inputs::list(&db, gitlore::analyze::reviews::local_repo("x").id)
+            .unwrap()
+            .iter()
+            .map(|c| (c.author_login.clone(), c.by_pr_author()))
+            .collect();
+    assert_eq!(
+        by_pr_author,
+        [
+            ("bo".to_string(), false),
+            ("ana".to_string(), true),
+            ("ana".to_string(), false)
+        ]
+    );
+}
+
+#[test]
 fn a_bad_reviews_line_is_one_sentence_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let repo = repository(dir.path());

@@ -627,6 +627,15 @@ async fn a_backfilled_row_is_the_row_the_webhook_writes() {
     let by_webhook = TestApp::new();
     let payloads = gh.inspect(|m| {
         let pull = &m.repo(REPO).pulls[&number];
+        let on_repo = |p, repo_id, number| {
+            let mut p = on_repo(p, repo_id, number);
+            for opened in ["pull_request", "issue"] {
+                if p.get(opened).is_some() {
+                    p[opened]["user"] = user(&pull.author);
+                }
+            }
+            p
+        };
         let thread = &pull.threads[0];
         let mut out = Vec::new();
         for c in &thread.comments {
@@ -686,6 +695,14 @@ async fn a_backfilled_row_is_the_row_the_webhook_writes() {
 
     let (columns, webhook_rows) = comment_rows(&by_webhook.store);
     let (_, backfill_rows) = comment_rows(&by_backfill.store);
+    assert_eq!(
+        pull_request_authors(&by_webhook.store),
+        [(number as i64, Some("alice".to_string()))]
+    );
+    assert_eq!(
+        pull_request_authors(&by_backfill.store),
+        pull_request_authors(&by_webhook.store)
+    );
     assert_eq!(webhook_rows.len(), 4);
     assert_eq!(backfill_rows.len(), 4);
     for (w, b) in webhook_rows.iter().zip(&backfill_rows) {
@@ -693,6 +710,67 @@ async fn a_backfilled_row_is_the_row_the_webhook_writes() {
             assert_eq!(wv, bv, "column {column} of {:?} {:?}", w[0], w[1]);
         }
     }
+}
+
+/// `(number, author_login)` of every stored pull request.
+fn pull_request_authors(store: &Store) -> Vec<(i64, Option<String>)> {
+    store
+        .reader()
+        .unwrap()
+        .prepare("SELECT number, author_login FROM pull_requests ORDER BY number")
+        .unwrap()
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_backfilled_pull_request_knows_who_opened_it() {
+    let gh = fake().await;
+    let (by_alice, by_bot) = gh.seed(|m| {
+        let by_alice = m.add_merged_pull(REPO, "Parse configs", "alice").number;
+        let t = m.add_thread(
+            REPO,
+            by_alice,
+            "src/config.rs",
+            4,
+            "bob",
+            "what if it is empty?",
+        );
+        m.add_reply(REPO, by_alice, t, "alice", "done, it returns an error now");
+        let by_bot = m
+            .add_merged_pull(REPO, "Bump serde", "renovate[bot]")
+            .number;
+        m.add_issue_comment(REPO, by_bot, "renovate[bot]", "Rebased onto main.");
+        m.add_issue_comment(REPO, by_bot, "alice", "is this breaking?");
+        (by_alice as i64, by_bot as i64)
+    });
+    let app = TestApp::new();
+    let (backfiller, _) = backfiller(&gh, app.store.clone());
+    backfiller.run(&request(REPO, 7), |_| {}).await.unwrap();
+    assert_eq!(
+        pull_request_authors(&app.store),
+        [
+            (by_alice, Some("alice".to_string())),
+            (by_bot, Some("renovate[bot]".to_string()))
+        ]
+    );
+    let by_pr_author: BTreeMap<String, bool> =
+        comments::list_for_repo(&app.store.reader().unwrap(), REPO)
+            .unwrap()
+            .into_iter()
+            .map(|c| (c.body.clone(), c.by_pr_author()))
+            .collect();
+    assert_eq!(
+        by_pr_author,
+        BTreeMap::from([
+            ("what if it is empty?".to_string(), false),
+            ("done, it returns an error now".to_string(), true),
+            ("Rebased onto main.".to_string(), true),
+            ("is this breaking?".to_string(), false),
+        ])
+    );
 }
 
 /// Every column of every comment but the store's own id, with the built-in labels, ordered.

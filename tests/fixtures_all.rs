@@ -284,6 +284,91 @@ async fn pull_requests_are_tracked_and_queue_check_runs() {
     assert_eq!(app.count("SELECT state = 'closed' FROM pull_requests"), 1);
 }
 
+/// The stored (number, author) of every pull request.
+fn pull_request_authors(app: &TestApp) -> Vec<(i64, Option<String>)> {
+    app.db()
+        .prepare("SELECT number, author_login FROM pull_requests ORDER BY number")
+        .unwrap()
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn every_pull_request_event_stores_who_opened_it() {
+    let mut issue_comment = fixture("issue_comment.created.0.json");
+    issue_comment["issue"]["pull_request"] = json!({ "url": "u", "merged_at": null });
+    issue_comment["issue"]["user"]["login"] = json!("opener");
+    let cases = [
+        ("pull_request", fixture("pull_request.opened.12.json")),
+        (
+            "pull_request_review",
+            fixture("pull_request_review.submitted.0.json"),
+        ),
+        (
+            "pull_request_review_comment",
+            fixture("pull_request_review_comment.created.0.json"),
+        ),
+        (
+            "pull_request_review_thread",
+            fixture("pull_request_review_thread.resolved.0.json"),
+        ),
+        ("issue_comment", issue_comment),
+    ];
+    for (event, payload) in cases {
+        let pr = if event == "issue_comment" {
+            &payload["issue"]
+        } else {
+            &payload["pull_request"]
+        };
+        let expected = (
+            pr["number"].as_i64().unwrap(),
+            Some(pr["user"]["login"].as_str().unwrap().to_string()),
+        );
+        let app = run_payloads(&[(event, payload.clone())]).await;
+        assert_eq!(pull_request_authors(&app), [expected], "{event}");
+    }
+}
+
+#[tokio::test]
+async fn a_comment_knows_whether_the_pull_requests_author_wrote_it() {
+    // PR 1's issue is opened by Codertocat in the fixture.
+    let app = run_payloads(&[
+        (
+            "issue_comment",
+            common::conversation_comment("created", 81, "Done, thanks!", "Codertocat"),
+        ),
+        (
+            "issue_comment",
+            common::conversation_comment("created", 82, "Please add a test.", "alice"),
+        ),
+    ])
+    .await;
+    let by_pr_author = |id| {
+        comments::get(&app.db(), CommentKind::Conversation, id)
+            .unwrap()
+            .unwrap()
+            .by_pr_author()
+    };
+    assert!(by_pr_author(81));
+    assert!(!by_pr_author(82));
+    // A pull request event without the author (a trimmed payload) keeps the stored one.
+    let mut later = fixture("pull_request.closed.3.json");
+    later["pull_request"]["number"] = json!(1);
+    later["pull_request"]["updated_at"] = json!("2030-01-01T00:00:00Z");
+    later["pull_request"]["user"] = serde_json::Value::Null;
+    later["installation"] = json!({ "id": 1, "node_id": "x" });
+    app.send("pull_request", &later).await;
+    app.drain();
+    assert_eq!(app.count("SELECT state = 'closed' FROM pull_requests"), 1);
+    assert_eq!(
+        pull_request_authors(&app),
+        [(1, Some("Codertocat".to_string()))]
+    );
+    assert!(by_pr_author(81));
+}
+
 #[tokio::test]
 async fn findings_issue_edits_queue_dismissals() {
     let app = run(&["issues.edited.0.json"]).await;

@@ -38,6 +38,9 @@ struct Line {
     in_reply_to: Option<String>,
     #[serde(default)]
     pr_title: Option<String>,
+    /// The login of who opened the pull request; one line of the PR saying it is enough.
+    #[serde(default)]
+    pr_author: Option<String>,
     #[serde(default)]
     review_state: Option<String>,
 }
@@ -73,13 +76,15 @@ impl Reviews {
 }
 
 /// Parses a reviews file's text for `repo`. A bad line is an error naming its line number; a
-/// duplicate id too (it would silently merge two comments).
+/// duplicate id too (it would silently merge two comments), and a `pr_author` that differs from
+/// the one an earlier line gave the same pull request.
 pub fn parse(text: &str, repo: &Repo) -> Result<Reviews> {
     let origin = Origin {
         installation_id: None,
         repo: repo.clone(),
     };
     let mut numbers: HashMap<String, i64> = HashMap::new();
+    let mut pr_authors: HashMap<i64, String> = HashMap::new();
     let mut lines = Vec::new();
     for (index, raw) in text.lines().enumerate() {
         if raw.trim().is_empty() {
@@ -90,6 +95,20 @@ pub fn parse(text: &str, repo: &Repo) -> Result<Reviews> {
         let number = numbers.len() as i64 + 1;
         if numbers.insert(line.id.clone(), number).is_some() {
             bail!("line {}: the id `{}` appears twice", index + 1, line.id);
+        }
+        if let Some(author) = line.pr_author.as_deref().map(str::trim)
+            && !author.is_empty()
+        {
+            let known = pr_authors
+                .entry(line.pr)
+                .or_insert_with(|| author.to_string());
+            if !known.eq_ignore_ascii_case(author) {
+                bail!(
+                    "line {}: pr_author `{author}` of PR {}, which an earlier line says `{known}` opened",
+                    index + 1,
+                    line.pr
+                );
+            }
         }
         lines.push((index + 1, number, line));
     }
@@ -153,6 +172,7 @@ pub fn parse(text: &str, repo: &Repo) -> Result<Reviews> {
             merged: true,
             head_sha: None,
             updated_at: 0,
+            author: pr_authors.get(&line.pr).cloned(),
         };
         reviews.events.push(Event::CommentUpserted {
             origin: origin.clone(),
@@ -246,5 +266,36 @@ mod tests {
         assert!(format!("{:#}", parse(kind, &repo).unwrap_err()).contains("kind `issue`"));
         let date = r#"{"id": "a", "pr": 3, "author": "x", "body": "y", "created_at": "yesterday"}"#;
         assert!(format!("{:#}", parse(date, &repo).unwrap_err()).contains("not RFC 3339"));
+    }
+
+    #[test]
+    fn a_pr_author_given_once_names_the_author_of_every_line_of_that_pr() {
+        let text = r#"{"id": "a", "pr": 3, "author": "bo", "body": "x"}
+{"id": "b", "pr": 3, "author": "ana", "body": "done", "pr_author": "ana"}
+{"id": "d", "pr": 3, "author": "ana", "body": "z", "pr_author": "Ana"}
+{"id": "c", "pr": 4, "author": "ana", "body": "y"}
+"#;
+        let reviews = parse(text, &local_repo("demo")).unwrap();
+        let authors: Vec<_> = reviews
+            .events
+            .iter()
+            .map(|event| match event {
+                Event::CommentUpserted { pr, .. } => pr.author.clone(),
+                other => panic!("not a comment: {other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            authors,
+            [
+                Some("ana".into()),
+                Some("ana".into()),
+                Some("ana".into()),
+                None
+            ]
+        );
+        let conflict = r#"{"id": "a", "pr": 3, "author": "bo", "body": "x", "pr_author": "ana"}
+{"id": "b", "pr": 3, "author": "ana", "body": "y", "pr_author": "bo"}"#;
+        let error = format!("{:#}", parse(conflict, &local_repo("demo")).unwrap_err());
+        assert!(error.starts_with("line 2: pr_author `bo`"), "{error}");
     }
 }

@@ -364,6 +364,7 @@ impl Reader<'_> {
                     .as_deref()
                     .ok_or_else(|| self.missing("issue.updated_at"))?,
             )?,
+            author: issue.user.map(|user| user.login),
         };
         let raw = self.take(|p| p.comment.take(), "comment")?;
         let comment = Comment {
@@ -523,6 +524,7 @@ fn pull_request(raw: payload::PullRequest) -> Result<PullRequest, ParseError> {
         merged: raw.merged.unwrap_or(raw.merged_at.is_some()),
         head_sha: Some(raw.head.sha),
         updated_at: time("pull_request.updated_at", &raw.updated_at)?,
+        author: raw.user.map(|user| user.login),
     })
 }
 

@@ -45,6 +45,8 @@ pub struct PullRequest {
     pub merged: Option<bool>,
     pub head: GitRef,
     pub updated_at: String,
+    /// Who opened it; `null` for a deleted account.
+    pub user: Option<User>,
 }
 
 /// An inline review comment or a conversation (issue) comment; the inline-only fields are absent
@@ -97,6 +99,8 @@ pub struct Issue {
     pub body: Option<String>,
     pub updated_at: Option<String>,
     pub pull_request: Option<IssuePullRequestLink>,
+    /// Who opened it (the pull request's author, for a pull request).
+    pub user: Option<User>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -490,6 +490,7 @@ mod tests {
             github_id: 7,
             pr_number: 1,
             author_login: "alice".into(),
+            pr_author: None,
             path: None,
             body: String::new(),
             created_at: 0,

@@ -7,7 +7,7 @@
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::domain::{Comment, CommentKind};
+use crate::domain::{Comment, CommentKind, is_pr_author};
 use crate::knowledge::classify::BUILTIN_NAME;
 
 /// What an upsert did.
@@ -227,6 +227,15 @@ pub struct StoredComment {
     pub labels: Option<String>,
     pub pr_title: Option<String>,
     pub pr_merged: Option<bool>,
+    /// The login of who opened the pull request, when known.
+    pub pr_author: Option<String>,
+}
+
+impl StoredComment {
+    /// Whether the pull request's author wrote this comment.
+    pub fn by_pr_author(&self) -> bool {
+        is_pr_author(&self.author_login, self.pr_author.as_deref())
+    }
 }
 
 /// Whether a comment (or its tombstone) is stored.
@@ -274,7 +283,7 @@ fn select_comment() -> String {
     format!(
         "SELECT c.id, r.full_name, c.pr_number, c.kind, c.github_id,
         c.author_login, c.body, c.path, c.thread_root_id, c.resolved, c.review_state,
-        c.updated_at, c.deleted, c.noise, cl.labels, p.title, p.merged
+        c.updated_at, c.deleted, c.noise, cl.labels, p.title, p.merged, p.author_login
    FROM comments c
    JOIN repos r ON r.id = c.repo_id
    LEFT JOIN classifications cl ON cl.comment_id = c.id AND cl.classifier = '{BUILTIN_NAME}'
@@ -301,6 +310,7 @@ fn read_comment(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredComment> {
         labels: row.get(14)?,
         pr_title: row.get(15)?,
         pr_merged: row.get(16)?,
+        pr_author: row.get(17)?,
     })
 }
 

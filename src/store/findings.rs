@@ -11,6 +11,7 @@ use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
+use crate::domain::is_pr_author;
 use crate::knowledge::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
 
 /// A review comment as findings cite it.
@@ -21,6 +22,8 @@ pub struct SourceComment {
     pub body: String,
     pub author: String,
     pub pr_number: i64,
+    /// The login of who opened the pull request, when known.
+    pub pr_author: Option<String>,
     /// The file, for inline comments.
     pub path: Option<String>,
     /// Unix seconds.
@@ -31,6 +34,14 @@ pub struct SourceComment {
     pub url: Option<String>,
 }
 
+impl SourceComment {
+    /// Whether the pull request's author wrote this comment (a reply to the review, not a
+    /// reviewer's lesson).
+    pub fn by_pr_author(&self) -> bool {
+        is_pr_author(&self.author, self.pr_author.as_deref())
+    }
+}
+
 /// The comments of `repo_id` a synthesis may cite: not deleted, not noise, created at or after
 /// `since` (unix s), by store id.
 pub fn load_source_comments(
@@ -39,11 +50,12 @@ pub fn load_source_comments(
     since: i64,
 ) -> Result<BTreeMap<i64, SourceComment>> {
     let mut stmt = conn.prepare(
-        "SELECT id, body, author_login, pr_number, path, coalesce(created_at, updated_at),
-                resolved, html_url
-           FROM comments
-          WHERE repo_id = ?1 AND deleted = 0 AND noise IS NULL
-            AND coalesce(created_at, updated_at) >= ?2",
+        "SELECT c.id, c.body, c.author_login, c.pr_number, c.path,
+                coalesce(c.created_at, c.updated_at), c.resolved, c.html_url, p.author_login
+           FROM comments c
+           LEFT JOIN pull_requests p ON p.repo_id = c.repo_id AND p.number = c.pr_number
+          WHERE c.repo_id = ?1 AND c.deleted = 0 AND c.noise IS NULL
+            AND coalesce(c.created_at, c.updated_at) >= ?2",
     )?;
     let rows = stmt.query_map(params![repo_id, since], |row| {
         Ok(SourceComment {
@@ -51,6 +63,7 @@ pub fn load_source_comments(
             body: row.get(1)?,
             author: row.get(2)?,
             pr_number: row.get(3)?,
+            pr_author: row.get(8)?,
             path: row.get(4)?,
             created_at: row.get(5)?,
             resolved: row.get(6)?,

@@ -4,7 +4,7 @@
 use anyhow::{Context, Result};
 use rusqlite::{Connection, params};
 
-use crate::domain::CommentKind;
+use crate::domain::{CommentKind, is_pr_author};
 use crate::knowledge::classify::{BUILTIN_NAME, Classification};
 
 /// One stored comment of the input.
@@ -14,18 +14,29 @@ pub struct InputComment {
     pub id: i64,
     pub kind: CommentKind,
     pub github_id: i64,
+    pub author_login: String,
+    /// The login of who opened the pull request, when known.
+    pub pr_author: Option<String>,
     /// The built-in classifier's labels, most confident first.
     pub labels: Vec<String>,
     /// `own`, `bot` or `trivial` when the noise filter set it aside.
     pub noise: Option<String>,
 }
 
+impl InputComment {
+    /// Whether the pull request's author wrote this comment.
+    pub fn by_pr_author(&self) -> bool {
+        is_pr_author(&self.author_login, self.pr_author.as_deref())
+    }
+}
+
 /// The comments of `repo_id` that are not deleted, ordered by (created, GitHub id).
 pub fn list(conn: &Connection, repo_id: i64) -> Result<Vec<InputComment>> {
     let mut stmt = conn.prepare(
-        "SELECT c.id, c.kind, c.github_id, c.noise, k.labels
+        "SELECT c.id, c.kind, c.github_id, c.noise, k.labels, c.author_login, p.author_login
            FROM comments c
            LEFT JOIN classifications k ON k.comment_id = c.id AND k.classifier = ?2
+           LEFT JOIN pull_requests p ON p.repo_id = c.repo_id AND p.number = c.pr_number
           WHERE c.repo_id = ?1 AND c.deleted = 0
           ORDER BY coalesce(c.created_at, c.updated_at), c.github_id",
     )?;
@@ -36,11 +47,13 @@ pub fn list(conn: &Connection, repo_id: i64) -> Result<Vec<InputComment>> {
             row.get::<_, i64>(2)?,
             row.get::<_, Option<String>>(3)?,
             row.get::<_, Option<String>>(4)?,
+            row.get::<_, String>(5)?,
+            row.get::<_, Option<String>>(6)?,
         ))
     })?;
     let mut comments = Vec::new();
     for row in rows {
-        let (id, kind, github_id, noise, labels) =
+        let (id, kind, github_id, noise, labels, author_login, pr_author) =
             row.with_context(|| format!("Cannot read the comments of repository {repo_id}"))?;
         let labels: Classification = match labels {
             Some(json) => serde_json::from_str(&json)
@@ -51,6 +64,8 @@ pub fn list(conn: &Connection, repo_id: i64) -> Result<Vec<InputComment>> {
             id,
             kind: kind_from(&kind).with_context(|| format!("Comment {id} has kind `{kind}`"))?,
             github_id,
+            author_login,
+            pr_author,
             labels: labels
                 .iter()
                 .map(|s| s.label.as_str().to_string())

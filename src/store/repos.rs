@@ -173,30 +173,58 @@ pub fn mark_mirror_stale(conn: &Connection, repo_id: i64) -> Result<()> {
 }
 
 /// Stores a pull request's state unless a newer snapshot is already stored. A snapshot without a
-/// head sha (from an issue comment) keeps the stored one.
+/// head sha (from an issue comment) keeps the stored one, and one without an author keeps the
+/// stored author. Who opened a pull request never changes, so even an older snapshot fills an
+/// author the row lacks (a row stored before authors were recorded).
 pub fn upsert_pull_request(conn: &Connection, repo_id: i64, pr: &PullRequest) -> Result<()> {
-    conn.prepare_cached(
-        "INSERT INTO pull_requests (repo_id, number, title, state, merged, head_sha, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-         ON CONFLICT (repo_id, number) DO UPDATE SET
-            title = excluded.title, state = excluded.state, merged = excluded.merged,
-            head_sha = coalesce(excluded.head_sha, head_sha), updated_at = excluded.updated_at
-         WHERE excluded.updated_at > pull_requests.updated_at
-            OR (excluded.updated_at = pull_requests.updated_at
-                AND (title IS NOT excluded.title OR state IS NOT excluded.state
-                     OR merged IS NOT excluded.merged
-                     OR (excluded.head_sha IS NOT NULL AND head_sha IS NOT excluded.head_sha)))",
-    )?
-    .execute(params![
-        repo_id,
-        pr.number,
-        pr.title,
-        pr.state,
-        pr.merged,
-        pr.head_sha,
-        pr.updated_at,
-    ])?;
+    let changed = conn
+        .prepare_cached(
+            "INSERT INTO pull_requests
+                    (repo_id, number, title, state, merged, head_sha, updated_at, author_login)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+             ON CONFLICT (repo_id, number) DO UPDATE SET
+                title = excluded.title, state = excluded.state, merged = excluded.merged,
+                head_sha = coalesce(excluded.head_sha, head_sha), updated_at = excluded.updated_at,
+                author_login = coalesce(excluded.author_login, author_login)
+             WHERE excluded.updated_at > pull_requests.updated_at
+                OR (excluded.updated_at = pull_requests.updated_at
+                    AND (title IS NOT excluded.title OR state IS NOT excluded.state
+                         OR merged IS NOT excluded.merged
+                         OR (excluded.head_sha IS NOT NULL AND head_sha IS NOT excluded.head_sha)
+                         OR (excluded.author_login IS NOT NULL
+                             AND author_login IS NOT excluded.author_login)))",
+        )?
+        .execute(params![
+            repo_id,
+            pr.number,
+            pr.title,
+            pr.state,
+            pr.merged,
+            pr.head_sha,
+            pr.updated_at,
+            pr.author,
+        ])?;
+    if changed == 0
+        && let Some(author) = &pr.author
+    {
+        conn.prepare_cached(
+            "UPDATE pull_requests SET author_login = ?3
+              WHERE repo_id = ?1 AND number = ?2 AND author_login IS NULL",
+        )?
+        .execute(params![repo_id, pr.number, author])?;
+    }
     Ok(())
+}
+
+/// The login of who opened pull request `number`, when known.
+pub fn pull_request_author(conn: &Connection, repo_id: i64, number: i64) -> Result<Option<String>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT author_login FROM pull_requests WHERE repo_id = ?1 AND number = ?2",
+        )?
+        .query_row(params![repo_id, number], |row| row.get(0))
+        .optional()?
+        .flatten())
 }
 
 /// An installed repository as the job runner needs it.
@@ -231,4 +259,77 @@ pub fn pull_request_head(conn: &Connection, repo_id: i64, number: i64) -> Result
         .query_row(params![repo_id, number], |row| row.get(0))
         .optional()?
         .flatten())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    fn snapshot(updated_at: i64, title: &str, author: Option<&str>) -> PullRequest {
+        PullRequest {
+            number: 7,
+            title: title.into(),
+            state: "open".into(),
+            merged: false,
+            head_sha: None,
+            updated_at,
+            author: author.map(String::from),
+        }
+    }
+
+    /// Stores each snapshot in turn; then the stored (title, author).
+    fn after(snapshots: &[PullRequest]) -> (String, Option<String>) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("gitlore.db")).unwrap();
+        store
+            .write(|tx| {
+                tx.execute("INSERT INTO repos (id, full_name) VALUES (5, 'o/r')", [])?;
+                snapshots
+                    .iter()
+                    .try_for_each(|pr| upsert_pull_request(tx, 5, pr))
+            })
+            .unwrap();
+        let conn = store.reader().unwrap();
+        let title = conn
+            .query_row("SELECT title FROM pull_requests", [], |row| row.get(0))
+            .unwrap();
+        (title, pull_request_author(&conn, 5, 7).unwrap())
+    }
+
+    #[test]
+    fn the_author_is_kept_by_a_snapshot_without_one_and_filled_by_any_with_one() {
+        let ana = || Some("ana".to_string());
+        // A newer snapshot without an author (none given) keeps the stored one.
+        assert_eq!(
+            after(&[snapshot(10, "a", Some("ana")), snapshot(20, "b", None)]),
+            ("b".into(), ana())
+        );
+        // An older snapshot changes nothing but fills an author the row lacks.
+        assert_eq!(
+            after(&[snapshot(20, "b", None), snapshot(10, "a", Some("ana"))]),
+            ("b".into(), ana())
+        );
+        assert_eq!(
+            after(&[
+                snapshot(20, "b", Some("ana")),
+                snapshot(10, "a", Some("bo"))
+            ]),
+            ("b".into(), ana())
+        );
+        // So does a snapshot of the same time.
+        assert_eq!(
+            after(&[snapshot(10, "a", None), snapshot(10, "a", Some("ana"))]),
+            ("a".into(), ana())
+        );
+        // A newer snapshot's author wins (an account renamed).
+        assert_eq!(
+            after(&[
+                snapshot(10, "a", Some("ana")),
+                snapshot(20, "a", Some("ana2"))
+            ]),
+            ("a".into(), Some("ana2".into()))
+        );
+        assert_eq!(after(&[snapshot(10, "a", None)]), ("a".into(), None));
+    }
 }

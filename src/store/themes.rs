@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use anyhow::{Context, Result, ensure};
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::domain::is_pr_author;
 use crate::knowledge::classify::{BUILTIN_NAME, Classification};
 
 /// A comment as theme analysis sees it.
@@ -23,6 +24,8 @@ pub struct CorpusComment {
     pub github_id: i64,
     pub pr_number: i64,
     pub author_login: String,
+    /// The login of who opened the pull request, when known.
+    pub pr_author: Option<String>,
     /// The file, for inline comments.
     pub path: Option<String>,
     pub body: String,
@@ -34,16 +37,24 @@ pub struct CorpusComment {
     pub labels: Classification,
 }
 
+impl CorpusComment {
+    /// Whether the pull request's author wrote this comment.
+    pub fn by_pr_author(&self) -> bool {
+        is_pr_author(&self.author_login, self.pr_author.as_deref())
+    }
+}
+
 /// The comments of `repo_id` to analyse: not deleted, not noise, created at or after `since`
 /// (unix s), ordered by kind and GitHub id (an order that does not depend on insertion order).
 pub fn load_corpus(conn: &Connection, repo_id: i64, since: i64) -> Result<Vec<CorpusComment>> {
     let mut stmt = conn.prepare(&format!(
         "SELECT c.id, c.kind, c.github_id, c.pr_number, c.author_login, c.path, c.body,
-                coalesce(c.created_at, c.updated_at), c.resolved, cl.labels
+                coalesce(c.created_at, c.updated_at), c.resolved, cl.labels, p.author_login
            FROM comments c
            LEFT JOIN classifications cl
              ON cl.comment_id = c.id AND cl.classifier = '{BUILTIN_NAME}'
             AND cl.body_hash = c.body_hash
+           LEFT JOIN pull_requests p ON p.repo_id = c.repo_id AND p.number = c.pr_number
           WHERE c.repo_id = ?1 AND c.deleted = 0 AND c.noise IS NULL
             AND coalesce(c.created_at, c.updated_at) >= ?2
           ORDER BY c.kind, c.github_id"
@@ -56,6 +67,7 @@ pub fn load_corpus(conn: &Connection, repo_id: i64, since: i64) -> Result<Vec<Co
             github_id: row.get(2)?,
             pr_number: row.get(3)?,
             author_login: row.get(4)?,
+            pr_author: row.get(10)?,
             path: row.get(5)?,
             body: row.get(6)?,
             created_at: row.get(7)?,

@@ -75,6 +75,7 @@ pub struct PullRequestNode {
     pub state: String,
     pub merged: bool,
     pub updated_at: String,
+    pub author: Option<Actor>,
     pub review_threads: Page<ThreadNode>,
     pub reviews: Page<ReviewNode>,
     pub comments: Page<ConversationNode>,
@@ -142,7 +143,8 @@ pub fn seconds(value: &str) -> Result<i64> {
 }
 
 /// The pull request as a webhook snapshot describes it (no head sha: the backfill does not need
-/// it, and a stored one is kept).
+/// it, and a stored one is kept). Its author is spelled as a comment author is (a bot as
+/// `login[bot]`); a deleted account is no author.
 pub fn pull_request(node: &PullRequestNode) -> Result<PullRequest> {
     Ok(PullRequest {
         number: node.number,
@@ -156,14 +158,23 @@ pub fn pull_request(node: &PullRequestNode) -> Result<PullRequest> {
         merged: node.merged,
         head_sha: None,
         updated_at: seconds(&node.updated_at)?,
+        author: node.author.as_ref().map(rest_login),
     })
+}
+
+/// An actor's login as REST spells it: a bot's as `login[bot]`.
+fn rest_login(actor: &Actor) -> String {
+    if actor.typename == "Bot" {
+        format!("{}[bot]", actor.login)
+    } else {
+        actor.login.clone()
+    }
 }
 
 /// The author as REST shows it: bots as `login[bot]`, a deleted account as `ghost`.
 fn author(actor: Option<&Actor>, association: &str) -> Author {
     let (login, is_bot_account) = match actor {
-        Some(a) if a.typename == "Bot" => (format!("{}[bot]", a.login), true),
-        Some(a) => (a.login.clone(), false),
+        Some(a) => (rest_login(a), a.typename == "Bot"),
         None => ("ghost".to_string(), false),
     };
     Author {
@@ -284,5 +295,26 @@ mod tests {
             author_association: "NONE".into(),
         };
         assert!(review(&node).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_pull_requests_author_is_spelled_as_rest_spells_it() {
+        let node = |author: serde_json::Value| -> PullRequestNode {
+            let empty = serde_json::json!({
+                "pageInfo": { "hasNextPage": false, "endCursor": null }, "nodes": []
+            });
+            serde_json::from_value(serde_json::json!({
+                "id": "PR_x", "number": 7, "title": "t", "state": "MERGED", "merged": true,
+                "updatedAt": "2025-01-02T03:04:05Z", "author": author,
+                "reviewThreads": empty, "reviews": empty, "comments": empty,
+            }))
+            .unwrap()
+        };
+        let author = |value| pull_request(&node(value)).unwrap().author;
+        let user = serde_json::json!({ "login": "Octocat", "__typename": "User" });
+        assert_eq!(author(user).as_deref(), Some("Octocat"));
+        let bot = serde_json::json!({ "login": "dependabot", "__typename": "Bot" });
+        assert_eq!(author(bot).as_deref(), Some("dependabot[bot]"));
+        assert_eq!(author(serde_json::Value::Null), None);
     }
 }
