@@ -360,7 +360,18 @@ impl Ingest<'_, '_> {
         }
         let hash = body_hash(&comment.body);
         let text = filter::analysable_text(&comment.body);
-        let noise = self.rules.classify(&comment.author, &text, false);
+        let by_pr_author = pr
+            .author
+            .as_deref()
+            .is_some_and(|author| author.eq_ignore_ascii_case(&comment.author.login));
+        let reading = classify::builtin::read(&CommentText {
+            body: &text,
+            path: comment.path.as_deref(),
+            diff_hunk: comment.diff_hunk.as_deref(),
+        });
+        let noise = self
+            .rules
+            .classify(&comment.author, &text, by_pr_author, reading.content_free);
         let stored = comments::Version {
             body_hash: &hash,
             noise: noise.map(filter::Noise::as_str),
@@ -377,7 +388,8 @@ impl Ingest<'_, '_> {
             Upserted::Stale => return Ok(Applied::Ignored("older than the stored version".into())),
             Upserted::Tombstoned => return Ok(Applied::Ignored("comment was deleted".into())),
         };
-        self.classify(id, comment, &text, &hash)?;
+        let labels = serde_json::to_string(&reading.labels)?;
+        comments::set_classification(self.conn, id, BUILTIN_NAME, &hash, &labels)?;
         if self.run_commands
             && comment.kind == CommentKind::Conversation
             && noise.is_none_or(|n| n == filter::Noise::Trivial)
@@ -385,17 +397,6 @@ impl Ingest<'_, '_> {
             self.record_commands(origin, pr, comment, previous_body)?;
         }
         Ok(done(outcome))
-    }
-
-    /// Classifies a comment's new body (`text`: its analysable part) with the built-in classifier.
-    fn classify(&self, id: i64, comment: &Comment, text: &str, hash: &str) -> Result<()> {
-        let labels = classify::builtin::classify(&CommentText {
-            body: text,
-            path: comment.path.as_deref(),
-            diff_hunk: comment.diff_hunk.as_deref(),
-        });
-        let labels = serde_json::to_string(&labels)?;
-        comments::set_classification(self.conn, id, BUILTIN_NAME, hash, &labels)
     }
 
     /// Queues the `/gitlore` commands of a conversation comment: all of them for a new comment,

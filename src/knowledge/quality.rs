@@ -4,11 +4,19 @@
 //! `gitlore-bench quality`, asserted by `tests/quality.rs`.
 
 use crate::knowledge::classify::Label;
-use crate::knowledge::classify::builtin::classify_with;
 use crate::knowledge::classify::builtin::model::{self, Model, NOISE_OUTPUT, label_names};
 use crate::knowledge::classify::builtin::train::{self, Example, Options};
+use crate::knowledge::classify::builtin::{Reading, read_with};
 use crate::knowledge::corpus::Record;
 use crate::knowledge::filter::{self, NoiseRules};
+
+/// The noise model's threshold favours precision: a substantive comment set aside is lost
+/// evidence, while the rules already catch the plainest chatter.
+pub const NOISE_BETA: f32 = 0.5;
+
+/// The noise model's L2 weight: lighter than the label model's, since content-free remarks are
+/// many and alike across repositories (chosen by the leave-one-out figures of the training split).
+pub const NOISE_L2: f32 = 0.01;
 
 /// A label counts towards macro-F1 when it has at least this many gold examples.
 pub const MACRO_MIN_SUPPORT: u32 = 5;
@@ -125,25 +133,28 @@ impl Models<'static> {
     }
 }
 
-/// Whether the default noise filter, with `noise` as its model, sets `record` aside.
-pub fn is_noise(rules: &NoiseRules, noise: &Model, record: &Record) -> bool {
-    let text = filter::analysable_text(&record.body);
-    rules
-        .classify_with(noise, &record.github_author(), &text, record.by_pr_author())
-        .is_some()
-}
-
-/// Labels of a label model for a record's analysable text.
-pub fn predict(labels: &Model, record: &Record) -> Vec<Label> {
+/// What the default noise filter and the classifier, with `models`, make of `record`, as
+/// ingestion does: whether it is noise, and its labels.
+pub fn predict(rules: &NoiseRules, models: Models, record: &Record) -> (bool, Vec<Label>) {
     let body = filter::analysable_text(&record.body);
     let text = crate::knowledge::classify::CommentText {
         body: &body,
         ..record.text()
     };
-    classify_with(labels, &text)
-        .into_iter()
-        .map(|s| s.label)
-        .collect()
+    let Reading {
+        content_free,
+        labels,
+    } = read_with(models.labels, models.noise, &text);
+    let noise = rules.classify(
+        &record.github_author(),
+        &body,
+        record.by_pr_author(),
+        content_free,
+    );
+    (
+        noise.is_some(),
+        labels.into_iter().map(|s| s.label).collect(),
+    )
 }
 
 /// Figures of the filter and classifier with `models` on `records`.
@@ -151,8 +162,8 @@ pub fn score(records: &[&Record], models: Models) -> Scores {
     let rules = NoiseRules::new(None, None, &[]);
     let mut scores = Scores::default();
     for record in records {
-        let noise = is_noise(&rules, models.noise, record);
-        scores.add(record, noise, &predict(models.labels, record));
+        let (noise, labels) = predict(&rules, models, record);
+        scores.add(record, noise, &labels);
     }
     scores
 }
@@ -198,7 +209,12 @@ pub fn noise_examples(records: &[&Record]) -> Vec<Example> {
 /// Trains a label model and a noise model on `records`.
 pub fn train_models(records: &[&Record], options: Options) -> (Model, Model) {
     let labels = train::train(&label_examples(records), &label_names(), options);
-    let noise = train::train(&noise_examples(records), &[NOISE_OUTPUT], options);
+    let noise_options = Options {
+        beta: NOISE_BETA,
+        l2: NOISE_L2,
+        ..options
+    };
+    let noise = train::train(&noise_examples(records), &[NOISE_OUTPUT], noise_options);
     (labels, noise)
 }
 
@@ -219,8 +235,11 @@ pub fn leave_one_repo_out(
         let (label_model, noise_model) = train_models(&training, options);
         let mut scores = Scores::default();
         for record in records.iter().filter(|r| r.repo == repo) {
-            let noise = is_noise(&rules, &noise_model, record);
-            let labels = predict(&label_model, record);
+            let models = Models {
+                labels: &label_model,
+                noise: &noise_model,
+            };
+            let (noise, labels) = predict(&rules, models, record);
             scores.add(record, noise, &labels);
             pooled.add(record, noise, &labels);
         }

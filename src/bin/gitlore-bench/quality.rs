@@ -30,6 +30,38 @@ pub struct QualityArgs {
     /// at them would be tuning on them), then stop.
     #[arg(long)]
     noise_errors: bool,
+    /// Hyperparameters of the leave-one-out training (defaults: those `train` uses).
+    #[command(flatten)]
+    options: OptionArgs,
+}
+
+/// Training hyperparameters, to compare settings by their leave-one-out figures.
+#[derive(Debug, clap::Args)]
+struct OptionArgs {
+    #[arg(long)]
+    epochs: Option<usize>,
+    #[arg(long)]
+    l2: Option<f32>,
+    #[arg(long)]
+    learning_rate: Option<f32>,
+    #[arg(long)]
+    min_groups: Option<usize>,
+    #[arg(long)]
+    rule_prior: Option<f32>,
+}
+
+impl OptionArgs {
+    fn options(&self) -> Options {
+        let defaults = Options::default();
+        Options {
+            epochs: self.epochs.unwrap_or(defaults.epochs),
+            l2: self.l2.unwrap_or(defaults.l2),
+            learning_rate: self.learning_rate.unwrap_or(defaults.learning_rate),
+            min_groups: self.min_groups.unwrap_or(defaults.min_groups),
+            rule_prior: self.rule_prior.unwrap_or(defaults.rule_prior),
+            ..defaults
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -104,7 +136,7 @@ pub fn run(args: QualityArgs) -> Result<()> {
     if args.noise_errors {
         let rules = gitlore::knowledge::filter::NoiseRules::new(None, None, &[]);
         for record in corpus.split(Split::Train) {
-            let predicted = quality::is_noise(&rules, Models::shipped().noise, record);
+            let (predicted, _) = quality::predict(&rules, Models::shipped(), record);
             if predicted != record.noise.is_some() {
                 let gold = record.noise.as_deref().unwrap_or("-");
                 println!(
@@ -137,7 +169,7 @@ pub fn run(args: QualityArgs) -> Result<()> {
     }
     let started = Instant::now();
     let train_records = corpus.split(Split::Train);
-    let (pooled, each) = quality::leave_one_repo_out(&train_records, Options::default());
+    let (pooled, each) = quality::leave_one_repo_out(&train_records, args.options.options());
     println!(
         "\n== leave one repository out, within the training split ({:.1} s) ==",
         started.elapsed().as_secs_f64()
@@ -149,7 +181,7 @@ pub fn run(args: QualityArgs) -> Result<()> {
     }
     if args.all_repos_out {
         let all: Vec<&Record> = corpus.records.iter().collect();
-        let (pooled, each) = quality::leave_one_repo_out(&all, Options::default());
+        let (pooled, each) = quality::leave_one_repo_out(&all, args.options.options());
         println!("\n== leave one repository out, over every repository ==");
         print_labels(&pooled);
         print_summary("pooled", &pooled);
@@ -205,8 +237,8 @@ fn throughput(corpus: &Corpus) {
     let mut labels = 0_usize;
     for _ in 0..rounds {
         for record in &corpus.records {
-            let noise = quality::is_noise(&rules, Models::shipped().noise, record);
-            labels += usize::from(noise) + quality::predict(Models::shipped().labels, record).len();
+            let (noise, predicted) = quality::predict(&rules, Models::shipped(), record);
+            labels += usize::from(noise) + predicted.len();
         }
     }
     let seconds = started.elapsed().as_secs_f64();

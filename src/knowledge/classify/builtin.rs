@@ -1,10 +1,11 @@
 //! The built-in classifier (SPEC §2): offline, deterministic, fast.
 //!
-//! A linear model ([`model`], trained from the labelled corpus of real review comments by
-//! [`train`]) reads the features of [`features`]: words, word pairs, code tokens, the comment's
-//! shape, where it sits, and the evidence of the hand-written rules ([`rules`]), so the rules
-//! still count where they are sure. Every comment with text gets at least one label: when no
-//! label reaches its threshold, the one closest to it is given.
+//! Two linear models ([`model`], trained from the labelled corpus of real review comments by
+//! [`train`]) read the features of `features`: words, word pairs, code tokens, the comment's
+//! shape, where it sits, and the evidence of the hand-written rules (`rules`), so the rules still
+//! count where they are sure. The label model gives every comment with words at least one label
+//! (when none reaches its threshold, the one closest to it); the noise model says whether a
+//! comment is content-free, for the noise filter.
 
 mod features;
 mod lexicon;
@@ -15,23 +16,59 @@ pub mod train;
 
 use super::{Classification, CommentText, Label, Scored};
 use features::Hashed;
-use model::{LABELS, Model};
+use model::{LABELS, Model, NOISE};
 use text::{Text, Zone};
 
-/// Classifies one comment with the shipped model. Deterministic; labels most confident first,
-/// ties in canonical label order. A comment with no words (empty, or code only) gets none.
-pub fn classify(text: &CommentText) -> Classification {
-    classify_with(&LABELS, text)
+/// What the built-in models read in one comment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reading {
+    /// The noise model calls the body content-free (the rules of `filter` decide the rest).
+    pub content_free: bool,
+    /// The labels, most confident first; none for a comment with no words.
+    pub labels: Classification,
 }
 
-/// Classifies one comment with `model`, a model whose outputs are the ten labels in canonical
-/// order.
-pub fn classify_with(model: &Model, text: &CommentText) -> Classification {
+/// Reads one comment with the shipped models. Deterministic.
+pub fn read(text: &CommentText) -> Reading {
+    read_with(&LABELS, &NOISE, text)
+}
+
+/// Classifies one comment with the shipped label model.
+pub fn classify(text: &CommentText) -> Classification {
+    read(text).labels
+}
+
+/// Reads one comment with `labels` (a model whose outputs are the ten labels in canonical order)
+/// and `noise` (a model with one output). The body is tokenized and featurized once: the noise
+/// model reads the body's features, the label model those and where the comment sits.
+pub fn read_with(labels: &Model, noise: &Model, text: &CommentText) -> Reading {
     let parsed = Text::parse(text.body);
     if !parsed.tokens.iter().any(|token| token.zone == Zone::Prose) {
-        return Vec::new();
+        return Reading {
+            content_free: false,
+            labels: Vec::new(),
+        };
     }
-    let probabilities = model.probabilities(&hashed_features(text, &parsed));
+    let mut features = Hashed::default();
+    features::extract_body(text.body, &parsed, &mut features);
+    features.dedup();
+    let content_free = noise
+        .probabilities(&features)
+        .first()
+        .zip(noise.thresholds.first())
+        .is_some_and(|(p, threshold)| p >= threshold);
+    if let Some(path) = text.path {
+        features::place(path, text.diff_hunk, &mut features);
+        features.dedup();
+    }
+    Reading {
+        content_free,
+        labels: choose(labels, &labels.probabilities(&features)),
+    }
+}
+
+/// The labels at or above their thresholds, or the one closest to its threshold when none is.
+fn choose(model: &Model, probabilities: &[f32]) -> Classification {
     let mut labels: Classification = Label::ALL
         .into_iter()
         .filter(|label| probabilities[*label as usize] >= model.thresholds[*label as usize])
@@ -52,31 +89,6 @@ pub fn classify_with(model: &Model, text: &CommentText) -> Classification {
     }
     labels.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
     labels
-}
-
-/// Whether `noise` (a model with one output, such as [`model::NOISE`]) calls a comment body
-/// content-free. A body with no words is left to the rules.
-pub fn content_free(noise: &Model, body: &str) -> bool {
-    let parsed = Text::parse(body);
-    if !parsed.tokens.iter().any(|token| token.zone == Zone::Prose) {
-        return false;
-    }
-    let text = CommentText {
-        body,
-        ..CommentText::default()
-    };
-    let probabilities = noise.probabilities(&hashed_features(&text, &parsed));
-    probabilities
-        .first()
-        .zip(noise.thresholds.first())
-        .is_some_and(|(p, threshold)| p >= threshold)
-}
-
-fn hashed_features(text: &CommentText, parsed: &Text) -> Hashed {
-    let mut features = Hashed::default();
-    features::extract(text, parsed, &mut features);
-    features.dedup();
-    features
 }
 
 #[cfg(test)]

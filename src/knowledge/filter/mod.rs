@@ -10,8 +10,6 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 
 use crate::domain::Author;
-use crate::knowledge::classify::builtin::content_free;
-use crate::knowledge::classify::builtin::model::{self, Model};
 
 /// Why a comment is left out of analysis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -145,25 +143,21 @@ impl NoiseRules {
             || self.bot_logins.contains(base)
     }
 
-    /// The noise class of a comment by `author` whose analysable text is `text`;
-    /// `by_pr_author`: the author opened the pull request.
-    pub fn classify(&self, author: &Author, text: &str, by_pr_author: bool) -> Option<Noise> {
-        self.classify_with(&model::NOISE, author, text, by_pr_author)
-    }
-
-    /// [`NoiseRules::classify`] with another noise model (for leave-one-out evaluation).
-    pub fn classify_with(
+    /// The noise class of a comment by `author` whose analysable text is `text`.
+    /// `by_pr_author`: the author opened the pull request; `content_free`: the noise model's
+    /// verdict on the text ([`crate::knowledge::classify::builtin::Reading`]).
+    pub fn classify(
         &self,
-        noise: &Model,
         author: &Author,
         text: &str,
         by_pr_author: bool,
+        content_free: bool,
     ) -> Option<Noise> {
         if self.is_own(author) {
             Some(Noise::Own)
         } else if self.is_bot(author) {
             Some(Noise::Bot)
-        } else if is_trivial(text, by_pr_author, &[]) || content_free(noise, text) {
+        } else if content_free || is_trivial(text, by_pr_author, &[]) {
             Some(Noise::Trivial)
         } else {
             None
@@ -216,7 +210,7 @@ mod tests {
     fn bots_and_own_comments() {
         let rules = NoiseRules::new(Some(42), Some("GitLore"), &["ci-helper".into()]);
         assert_eq!(
-            rules.classify(&user("gitlore[bot]"), "hi there friend", false),
+            rules.classify(&user("gitlore[bot]"), "hi there friend", false, false),
             Some(Noise::Own)
         );
         let via_app = Author {
@@ -224,32 +218,32 @@ mod tests {
             ..user("someone")
         };
         assert_eq!(
-            rules.classify(&via_app, "anything at all", false),
+            rules.classify(&via_app, "anything at all", false, false),
             Some(Noise::Own)
         );
         assert_eq!(
-            rules.classify(&user("renovate[bot]"), "bump deps", false),
+            rules.classify(&user("renovate[bot]"), "bump deps", false, false),
             Some(Noise::Bot)
         );
         assert_eq!(
-            rules.classify(&user("CodeRabbitAI"), "a long review", false),
+            rules.classify(&user("CodeRabbitAI"), "a long review", false, false),
             Some(Noise::Bot)
         );
         assert_eq!(
-            rules.classify(&user("ci-helper"), "build failed", false),
+            rules.classify(&user("ci-helper"), "build failed", false, false),
             Some(Noise::Bot)
         );
         let typed = Author {
             is_bot_account: true,
             ..user("helper")
         };
-        assert_eq!(rules.classify(&typed, "x", false), Some(Noise::Bot));
+        assert_eq!(rules.classify(&typed, "x", false, false), Some(Noise::Bot));
         assert_eq!(
-            rules.classify(&user("alice"), "LGTM", false),
+            rules.classify(&user("alice"), "LGTM", false, false),
             Some(Noise::Trivial)
         );
         assert_eq!(
-            rules.classify(&user("alice"), "this leaks the file handle", false),
+            rules.classify(&user("alice"), "this leaks the file handle", false, false),
             None
         );
     }

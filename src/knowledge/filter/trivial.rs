@@ -285,6 +285,14 @@ pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> 
     if kept.is_empty() {
         return true;
     }
+    let longest = MAX_CONTENT_FREE_WORDS.max(MAX_AUTHOR_ACK_WORDS);
+    let rough_words: usize = kept
+        .iter()
+        .map(|line| line.split_whitespace().count())
+        .sum();
+    if rough_words > 2 * longest {
+        return false;
+    }
     let prose = kept.join("\n");
     if prose.contains('`') || prose.contains('?') {
         return false;

@@ -82,9 +82,17 @@ impl Fnv {
 /// The largest rule evidence fed to the model; more says nothing new.
 const MAX_RULE_EVIDENCE: f32 = 3.0;
 
-/// Adds every feature of `text` (tokenized as `parsed`) to `sink`.
+/// Adds every feature of `text` (its body tokenized as `parsed`) to `sink`.
 pub fn extract(text: &CommentText, parsed: &Text, sink: &mut impl Sink) {
-    let evidence = rules::evidence(text, parsed);
+    extract_body(text.body, parsed, sink);
+    if let Some(path) = text.path {
+        place(path, text.diff_hunk, sink);
+    }
+}
+
+/// Adds the features of a comment body alone (what the noise model reads) to `sink`.
+pub fn extract_body(body: &str, parsed: &Text, sink: &mut impl Sink) {
+    let evidence = rules::evidence(parsed);
     for label in Label::ALL {
         let value = evidence[label as usize].clamp(-MAX_RULE_EVIDENCE, MAX_RULE_EVIDENCE);
         if value != 0.0 {
@@ -92,10 +100,7 @@ pub fn extract(text: &CommentText, parsed: &Text, sink: &mut impl Sink) {
         }
     }
     words(parsed, sink);
-    shape(text.body, parsed, sink);
-    if let Some(path) = text.path {
-        place(path, text.diff_hunk, sink);
-    }
+    shape(body, parsed, sink);
 }
 
 /// Prose words, pairs of neighbouring prose words in one sentence, the first prose word, and
@@ -178,7 +183,7 @@ fn shape(body: &str, parsed: &Text, sink: &mut impl Sink) {
 }
 
 /// The kind of file an inline comment is on, and the diff line it points at.
-fn place(path: &str, diff_hunk: Option<&str>, sink: &mut impl Sink) {
+pub fn place(path: &str, diff_hunk: Option<&str>, sink: &mut impl Sink) {
     sink.add("k", &["inline"], 1.0);
     let name = path.rsplit('/').next().unwrap_or(path);
     if let Some((_, extension)) = name.rsplit_once('.') {
@@ -245,6 +250,7 @@ mod tests {
             "h:added",
             "h:comment",
             "r:bug",
+            "r:question",
             "n:4-10",
         ] {
             assert!(features.contains_key(name), "{name} missing: {features:?}");

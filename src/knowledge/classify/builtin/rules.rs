@@ -1,27 +1,21 @@
 //! The hand-written rules of the built-in classifier: evidence per label from keyword and phrase
-//! rules over the reviewer's prose (`lexicon`), a few API names in code spans and blocks, the shape
-//! of sentences (questions, rhetorical "shouldn't this…?" questions that assert a problem, polite
-//! requests that are not questions), and where an inline comment sits (a test file, a docs file, a
-//! comment line in the diff). The linear model reads this evidence as features of its own.
+//! rules over the reviewer's prose (`lexicon`), a few API names in code spans and blocks, and the
+//! shape of sentences (questions, rhetorical "shouldn't this…?" questions that assert a problem,
+//! polite requests that are not questions). The linear model reads this evidence as features of
+//! its own; where a comment sits is a feature of its own too (`features`).
 //!
 //! Identifiers in code spans never trigger prose rules: "rename `token_count`" is about naming,
 //! not about secrets.
 
-use super::super::{CommentText, Label};
+use super::super::Label;
 use super::lexicon::{CODE_RULES, Lexicon, PROSE_RULES, RULE_COUNT};
 use super::text::{Text, Zone};
 
-/// Evidence per label (cue units: 1.0 is one clear cue, negative cancels) for one comment.
-pub fn evidence(text: &CommentText, parsed: &Text) -> [f32; Label::ALL.len()] {
+/// Evidence per label (cue units: 1.0 is one clear cue, negative cancels) for one comment body.
+pub fn evidence(parsed: &Text) -> [f32; Label::ALL.len()] {
     let mut evidence = [0.0_f32; Label::ALL.len()];
     rule_evidence(parsed, &mut evidence);
     sentence_evidence(parsed, &mut evidence);
-    if let Some(path) = text.path {
-        path_evidence(path, &mut evidence);
-    }
-    if text.diff_hunk.is_some_and(ends_on_code_comment) {
-        evidence[Label::Documentation as usize] += COMMENT_LINE_CUE;
-    }
     evidence
 }
 
@@ -32,13 +26,6 @@ const QUESTION_CUE: f32 = 1.5;
 /// Evidence (cue units) that a "shouldn't/isn't/won't … ?" question asserts a problem; weak,
 /// because "shouldn't this be `pub(crate)`?" is about style: it needs another bug cue.
 const RHETORICAL_BUG_CUE: f32 = 0.6;
-/// Evidence (cue units) that a comment on a test file is about testing; weak, since a typo in a
-/// test is still a typo.
-const TEST_PATH_CUE: f32 = 0.6;
-/// Evidence (cue units) that a comment on a docs file (README, *.md, docs/) is about docs.
-const DOCS_PATH_CUE: f32 = 0.8;
-/// Evidence (cue units) that a comment on a code comment line of the diff is about docs.
-const COMMENT_LINE_CUE: f32 = 0.4;
 
 /// Words opening a "could you …?" request: asking for a change, not asking a question.
 const REQUEST_VERBS: &[&str] = &[
@@ -131,49 +118,4 @@ fn sentence_evidence(text: &Text, evidence: &mut [f32; Label::ALL.len()]) {
     if rhetorical {
         evidence[Label::Bug as usize] += RHETORICAL_BUG_CUE;
     }
-}
-
-/// Test files and docs files.
-fn path_evidence(path: &str, evidence: &mut [f32; Label::ALL.len()]) {
-    let name = path.rsplit('/').next().unwrap_or_default();
-    let in_dir = |dirs: &[&str]| {
-        path.rsplit('/')
-            .skip(1)
-            .any(|dir| dirs.iter().any(|d| dir.eq_ignore_ascii_case(d)))
-    };
-    let name = name.to_ascii_lowercase();
-    let stem = name.split('.').next().unwrap_or_default();
-    let is_test = in_dir(&["tests", "test", "__tests__", "spec", "testdata"])
-        || stem.starts_with("test_")
-        || stem.ends_with("_test")
-        || (stem.ends_with("test") && name.ends_with(".java"))
-        || [".test.", ".spec."]
-            .iter()
-            .any(|marker| name.contains(marker));
-    if is_test {
-        evidence[Label::Testing as usize] += TEST_PATH_CUE;
-    }
-    let is_docs = in_dir(&["docs", "doc"])
-        || [".md", ".rst", ".adoc"]
-            .iter()
-            .any(|ext| name.ends_with(ext))
-        || stem == "readme"
-        || stem == "changelog";
-    if is_docs {
-        evidence[Label::Documentation as usize] += DOCS_PATH_CUE;
-    }
-}
-
-/// Whether the line the comment is on (the hunk's last line) is a code comment.
-fn ends_on_code_comment(hunk: &str) -> bool {
-    let Some(line) = hunk.lines().next_back() else {
-        return false;
-    };
-    let code = line.get(1..).unwrap_or_default().trim_start();
-    code.starts_with("//")
-        || code.starts_with("/*")
-        || code.starts_with("* ")
-        || code.starts_with("\"\"\"")
-        || code.starts_with("-- ")
-        || (code.starts_with("# ") || code == "#")
 }

@@ -46,6 +46,11 @@ pub struct Options {
     pub min_groups: usize,
     /// Weights below this (absolute, on every label) are dropped from the stored model.
     pub prune_below: f32,
+    /// The weight a rule's evidence for a label starts at and is regularized towards.
+    pub rule_prior: f32,
+    /// Thresholds maximize F-beta: 1 weighs precision and recall alike, below 1 favours
+    /// precision.
+    pub beta: f32,
 }
 
 impl Default for Options {
@@ -53,9 +58,11 @@ impl Default for Options {
         Options {
             epochs: 30,
             learning_rate: 0.1,
-            l2: 0.003,
-            min_groups: 2,
+            l2: 0.2,
+            min_groups: 3,
             prune_below: 0.01,
+            beta: 1.0,
+            rule_prior: 3.0,
         }
     }
 }
@@ -64,7 +71,7 @@ impl Default for Options {
 /// predictions.
 pub fn train(examples: &[Example], outputs: &[&str], options: Options) -> Model {
     let probabilities = out_of_fold(examples, outputs, options);
-    let thresholds = best_thresholds(examples, &probabilities, outputs.len());
+    let thresholds = best_thresholds(examples, &probabilities, outputs.len(), options.beta);
     let mut model = fit(examples, outputs, options);
     model.thresholds = thresholds;
     model
@@ -105,8 +112,15 @@ pub fn out_of_fold(examples: &[Example], outputs: &[&str], options: Options) -> 
     probabilities
 }
 
-/// Per output, the threshold that maximizes F1 over `probabilities` (0.5 for an unseen output).
-pub fn best_thresholds(examples: &[Example], probabilities: &[Vec<f32>], n: usize) -> Vec<f32> {
+/// Per output, the threshold that maximizes F-beta over `probabilities` (0.5 for an unseen
+/// output).
+pub fn best_thresholds(
+    examples: &[Example],
+    probabilities: &[Vec<f32>],
+    n: usize,
+    beta: f32,
+) -> Vec<f32> {
+    let b2 = beta * beta;
     let mut thresholds = vec![0.5; n];
     for l in 0..n {
         let mut best = (0.0_f32, 0.5_f32);
@@ -124,7 +138,8 @@ pub fn best_thresholds(examples: &[Example], probabilities: &[Vec<f32>], n: usiz
             let f1 = if tp == 0 {
                 0.0
             } else {
-                2.0 * tp as f32 / (2 * tp + fp + fn_) as f32
+                let tp = tp as f32;
+                (1.0 + b2) * tp / ((1.0 + b2) * tp + b2 * fn_ as f32 + fp as f32)
             };
             let closer = (threshold - 0.5).abs() < (best.1 - 0.5).abs();
             if f1 > best.0 + 1e-6 || ((f1 - best.0).abs() <= 1e-6 && closer) {
@@ -164,7 +179,15 @@ pub fn fit(examples: &[Example], outputs: &[&str], options: Options) -> Model {
             row
         })
         .collect();
-    let mut weights = vec![0.0_f32; vocabulary.len() * n];
+    // The rules' evidence for an output starts as (and is pulled towards) a clear cue for it, so
+    // that a label the corpus has few examples of keeps what the rules know.
+    let mut prior = vec![0.0_f32; vocabulary.len() * n];
+    for (l, output) in outputs.iter().enumerate() {
+        if let Some(&at) = vocabulary.get(&format!("r:{output}")) {
+            prior[at * n + l] = options.rule_prior;
+        }
+    }
+    let mut weights = prior.clone();
     let mut squares = vec![1e-8_f32; vocabulary.len() * n];
     let mut bias = vec![0.0_f32; n];
     let mut bias_squares = vec![1e-8_f32; n];
@@ -194,7 +217,7 @@ pub fn fit(examples: &[Example], outputs: &[&str], options: Options) -> Model {
             for &(feature, value) in row {
                 for (l, e) in error.iter().enumerate() {
                     let at = feature * n + l;
-                    let gradient = e * value + options.l2 * weights[at];
+                    let gradient = e * value + options.l2 * (weights[at] - prior[at]);
                     squares[at] += gradient * gradient;
                     weights[at] -= options.learning_rate * gradient / squares[at].sqrt();
                 }
@@ -304,7 +327,7 @@ mod tests {
                 p[0] = 0.3;
             }
         }
-        let thresholds = best_thresholds(&examples, &probabilities, 4);
+        let thresholds = best_thresholds(&examples, &probabilities, 4, 1.0);
         let bug = thresholds[0];
         assert!(bug > 0.1 && bug <= 0.3, "{bug}");
     }
