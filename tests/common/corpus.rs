@@ -59,10 +59,10 @@ pub const THEMES: [[&str; 8]; 5] = [
 pub const UNRELATED: [&str; 8] = [
     "Rebased onto main to pick up the CI fix.",
     "What's the rollout plan for existing installations?",
-    "I'll look at the dashboard colours tomorrow morning.",
+    "Is the staging cluster still running the old kernel?",
     "Closing in favour of the approach discussed in the planning meeting.",
     "The Windows runner image changed last week, which explains the flaky download.",
     "Who owns the billing integration these days?",
-    "Thanks, the screenshots in the description were really helpful.",
+    "Who signs off on the holiday rota this year?",
     "Can we schedule the migration for a weekend with low traffic?",
 ];
