@@ -9,7 +9,9 @@ use std::path::Path;
 
 use anyhow::Result;
 
+use crate::ingest;
 use crate::knowledge::exclude::Exclusions;
+use crate::knowledge::filter::NoiseRules;
 use crate::knowledge::findings::{Category, Finding, Staleness};
 use crate::knowledge::history::HistoryReport;
 use crate::knowledge::synthesize::{self, Input, Limits, LlmSynthesizer, Synthesizer};
@@ -37,6 +39,8 @@ pub struct Request<'a> {
     pub window_end: i64,
     /// The LLM and embedder, when configured and allowed by the repo config.
     pub models: Models<'a>,
+    /// Who is a bot and who is gitlore, for comments the current classifier has not read yet.
+    pub rules: &'a NoiseRules,
 }
 
 /// What an analysis found, as the outputs need it.
@@ -68,6 +72,15 @@ pub fn window_start(end: i64, months: u32) -> i64 {
 pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
     let analysis = &request.config.analysis;
     let window_start = window_start(request.window_end, analysis.window_months);
+    let reclassified = store
+        .write_derived(|tx| ingest::refresh_classifications(tx, request.repo_id, request.rules))?;
+    if reclassified > 0 {
+        tracing::info!(
+            repo = request.repo,
+            comments = reclassified,
+            "comments reclassified by the current built-in classifier"
+        );
+    }
     let newest_comment = newest_comment_id(store, request.repo_id)?;
     let models = if analysis.llm {
         Models {
@@ -92,7 +105,7 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
     .await?;
     let mut comments =
         stored::load_source_comments(&store.reader()?, request.repo_id, window_start)?;
-    comments.retain(|_, c| !exclusions.excludes_comment(&c.author, c.path.as_deref()));
+    comments.retain(|_, c| !exclusions.excludes_comment(&c.author, c.path.as_deref(), &c.body));
     let history = exclusions.filter_history(request.history);
     let history = &history;
     let settings = synthesize::Settings {

@@ -12,7 +12,7 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::commands::{self, Command};
-use crate::domain::{Comment, CommentKind, PullRequest, Repo};
+use crate::domain::{Author, Comment, CommentKind, PullRequest, Repo};
 use crate::events::{Event, Installation, InstallationChange, Origin};
 use crate::knowledge::classify::{self, BUILTIN_NAME, CommentText};
 use crate::knowledge::filter::{self, NoiseRules};
@@ -389,7 +389,8 @@ impl Ingest<'_, '_> {
             Upserted::Tombstoned => return Ok(Applied::Ignored("comment was deleted".into())),
         };
         let labels = serde_json::to_string(&reading.labels)?;
-        comments::set_classification(self.conn, id, BUILTIN_NAME, &hash, &labels)?;
+        let key = classification_key(&hash);
+        comments::set_classification(self.conn, id, BUILTIN_NAME, &key, &labels)?;
         if self.run_commands
             && comment.kind == CommentKind::Conversation
             && noise.is_none_or(|n| n == filter::Noise::Trivial)
@@ -475,7 +476,46 @@ fn done(what: &str) -> Applied {
     Applied::Done(what.to_string())
 }
 
-/// sha256 of a comment body, hex: the key that decides whether a comment needs reclassifying.
+/// Reclassifies (noise and labels) the comments of `repo_id` that the current built-in classifier
+/// has not read yet: after an upgrade, once each. Returns how many it read.
+pub fn refresh_classifications(
+    conn: &Connection,
+    repo_id: i64,
+    rules: &NoiseRules,
+) -> Result<usize> {
+    let stale = comments::unclassified(conn, repo_id, BUILTIN_NAME, classify::builtin::version())?;
+    for comment in &stale {
+        let text = filter::analysable_text(&comment.body);
+        let reading = classify::builtin::read(&CommentText {
+            body: &text,
+            path: comment.path.as_deref(),
+            diff_hunk: comment.diff_hunk.as_deref(),
+        });
+        let author = Author {
+            login: comment.author_login.clone(),
+            is_bot_account: comment.author_is_bot,
+            ..Author::default()
+        };
+        let by_pr_author = comment
+            .pr_author
+            .as_deref()
+            .is_some_and(|pr_author| pr_author.eq_ignore_ascii_case(&comment.author_login));
+        let noise = rules.classify(&author, &text, by_pr_author, reading.content_free);
+        comments::set_noise(conn, comment.id, noise.map(filter::Noise::as_str))?;
+        let labels = serde_json::to_string(&reading.labels)?;
+        let key = classification_key(&comment.body_hash);
+        comments::set_classification(conn, comment.id, BUILTIN_NAME, &key, &labels)?;
+    }
+    Ok(stale.len())
+}
+
+/// The stored key of a built-in classification: the classifier's version and the body's hash.
+fn classification_key(body_hash: &str) -> String {
+    format!("{}:{body_hash}", classify::builtin::version())
+}
+
+/// sha256 of a comment body, hex: with the classifier's version, the key that decides whether a
+/// comment needs reclassifying.
 pub fn body_hash(body: &str) -> String {
     hex::encode(Sha256::digest(body.as_bytes()))
 }

@@ -59,6 +59,9 @@ pub struct Analysis {
     pub ignore_paths: Vec<String>,
     /// Logins whose comments are left out.
     pub ignore_authors: Vec<String>,
+    /// This repository's own bot and CI commands, besides the built-in ones (`@bors r+`,
+    /// `/retest`, …): a comment made only of lines starting with one of these is left out.
+    pub noise_commands: Vec<String>,
     /// Reviewers who do not want a "reviewer focus" finding about them.
     pub reviewer_opt_out: Vec<String>,
     /// Finding categories to show; empty means all.
@@ -100,6 +103,7 @@ impl Default for Analysis {
             window_months: 12,
             ignore_paths: Vec::new(),
             ignore_authors: Vec::new(),
+            noise_commands: Vec::new(),
             reviewer_opt_out: Vec::new(),
             categories: Vec::new(),
             llm: true,

@@ -505,3 +505,43 @@ async fn ignored_authors_and_paths_are_left_out_of_the_themes() {
             .all(|t| !t.terms.contains(&"unwrap".to_string()))
     );
 }
+
+#[test]
+fn a_new_classifier_reclassifies_each_comment_once() {
+    let lgtm = comment(
+        5000,
+        "LGTM, merging once CI is green",
+        400,
+        "ana",
+        "src/lib.rs",
+        0,
+    );
+    let bug = comment(5001, OFF_BY_ONE, 400, "bob", "src/lib.rs", 1);
+    let (_dir, store) = store_with(&[lgtm, bug]);
+    let rules = NoiseRules::new(Some(APP_ID), Some("gitlore"), &[]);
+    let refresh = || {
+        store
+            .write(|tx| ingest::refresh_classifications(tx, REPO, &rules))
+            .unwrap()
+    };
+    assert_eq!(
+        refresh(),
+        0,
+        "ingestion classified both with the current version"
+    );
+    // What an older classifier left: other keys, and the chatter taken for a remark.
+    store
+        .write(|tx| {
+            tx.execute(
+                "UPDATE classifications SET body_hash = 'old:' || body_hash",
+                [],
+            )?;
+            tx.execute("UPDATE comments SET noise = NULL", [])?;
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(refresh(), 2);
+    assert_eq!(refresh(), 0, "an unchanged comment is read once");
+    let run = run_themes(&store, REPO, 0, NOW).unwrap();
+    assert_eq!(run.comments, 1, "the chatter is noise again");
+}

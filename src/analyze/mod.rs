@@ -188,6 +188,7 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
         .clone()
         .map(RemoteEmbedder::new)
         .transpose()?;
+    let rules = app::noise_rules(settings);
     let request = Request {
         repo_id,
         repo: display_name.as_str(),
@@ -200,6 +201,7 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
             llm: llm.as_ref(),
             embedder: embedder.as_ref(),
         },
+        rules: &rules,
     };
     eprintln!("analyze: finding themes and writing findings");
     let analysed_at = Instant::now();

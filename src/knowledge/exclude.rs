@@ -1,5 +1,6 @@
 //! What a repository's config leaves out of the analysis (SPEC §4): comments by some authors,
-//! and comments on and history of paths matching glob patterns.
+//! comments made only of the repository's own bot commands, and comments on and history of paths
+//! matching glob patterns.
 //!
 //! Globs: `*` matches within one path segment, `**` across segments, `?` one character; a
 //! pattern ending in `/` matches everything under that directory; a pattern without `/` matches
@@ -7,6 +8,7 @@
 
 use std::collections::HashSet;
 
+use crate::knowledge::filter;
 use crate::knowledge::history::HistoryReport;
 use crate::repo_config::Analysis;
 
@@ -15,6 +17,8 @@ use crate::repo_config::Analysis;
 pub struct Exclusions {
     /// Lower-cased logins.
     authors: HashSet<String>,
+    /// Lower-cased command prefixes.
+    commands: Vec<String>,
     paths: Vec<String>,
 }
 
@@ -27,6 +31,12 @@ impl Exclusions {
                 .iter()
                 .map(|login| login.trim().trim_start_matches('@').to_ascii_lowercase())
                 .collect(),
+            commands: analysis
+                .noise_commands
+                .iter()
+                .map(|command| command.trim().to_lowercase())
+                .filter(|command| !command.is_empty())
+                .collect(),
             paths: analysis
                 .ignore_paths
                 .iter()
@@ -38,13 +48,15 @@ impl Exclusions {
 
     /// Whether nothing is excluded.
     pub fn is_empty(&self) -> bool {
-        self.authors.is_empty() && self.paths.is_empty()
+        self.authors.is_empty() && self.paths.is_empty() && self.commands.is_empty()
     }
 
-    /// Whether a comment by `author` (on `path`, for inline comments) is left out.
-    pub fn excludes_comment(&self, author: &str, path: Option<&str>) -> bool {
+    /// Whether a comment by `author` saying `body` (on `path`, for inline comments) is left out.
+    pub fn excludes_comment(&self, author: &str, path: Option<&str>, body: &str) -> bool {
         self.authors.contains(&author.to_ascii_lowercase())
             || path.is_some_and(|p| self.excludes_path(p))
+            || (!self.commands.is_empty()
+                && filter::is_trivial(&filter::analysable_text(body), false, &self.commands))
     }
 
     /// Whether `path` matches one of the ignored patterns.
@@ -136,9 +148,23 @@ mod tests {
             ..Analysis::default()
         };
         let exclusions = Exclusions::from_config(&analysis);
-        assert!(exclusions.excludes_comment("renovate-helper", None));
-        assert!(exclusions.excludes_comment("ana", Some("vendor/x.rs")));
-        assert!(!exclusions.excludes_comment("ana", Some("src/x.rs")));
+        assert!(exclusions.excludes_comment("renovate-helper", None, "x"));
+        assert!(exclusions.excludes_comment("ana", Some("vendor/x.rs"), "x"));
+        assert!(!exclusions.excludes_comment("ana", Some("src/x.rs"), "x"));
+    }
+
+    #[test]
+    fn a_repositorys_own_commands_are_left_out() {
+        let analysis = Analysis {
+            noise_commands: vec!["!Deploy".into(), " ".into()],
+            ..Analysis::default()
+        };
+        let exclusions = Exclusions::from_config(&analysis);
+        assert!(exclusions.excludes_comment("ana", None, "!deploy staging"));
+        assert!(exclusions.excludes_comment("ana", None, "Thanks!\n!deploy prod"));
+        let remark = "!deploy staging\nThe lock leaks when a deploy fails halfway.";
+        assert!(!exclusions.excludes_comment("ana", None, remark));
+        assert!(!Exclusions::default().excludes_comment("ana", None, "!deploy staging"));
         assert!(Exclusions::default().is_empty());
     }
 

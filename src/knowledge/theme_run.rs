@@ -124,7 +124,7 @@ pub async fn run_themes_with(
     exclusions: &Exclusions,
 ) -> Result<ThemeRun> {
     let (mut corpus, previous) = load(store, repo_id, window_start)?;
-    corpus.retain(|c| !exclusions.excludes_comment(&c.author_login, c.path.as_deref()));
+    corpus.retain(|c| !exclusions.excludes_comment(&c.author_login, c.path.as_deref(), &c.body));
     let mut notes = Vec::new();
     if let Some(client) = models.llm {
         relabel(store, client, &mut corpus, &mut notes).await?;

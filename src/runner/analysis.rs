@@ -85,6 +85,7 @@ impl RepoJob<'_> {
                 llm: runner.models.llm.as_ref(),
                 embedder: runner.models.embedder.as_ref(),
             },
+            rules: &runner.rules,
         };
         let mut outcome = analysis::run(&runner.store, &request).await?;
         if history.failure.is_some() {

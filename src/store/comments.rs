@@ -4,7 +4,7 @@
 //! a delete leaves a tombstone that no late create or edit revives, and thread resolution lives in
 //! its own table so that it applies to comments whichever arrives first.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::domain::{Comment, CommentKind, is_pr_author};
@@ -203,6 +203,62 @@ pub fn set_classification(
             SET body_hash = excluded.body_hash, labels = excluded.labels",
     )?
     .execute(params![comment_id, classifier, body_hash, labels_json])?;
+    Ok(())
+}
+
+/// A live comment whose stored classification is not of the current classifier (or of an older
+/// body): what reclassifying it needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unclassified {
+    pub id: i64,
+    pub body: String,
+    pub body_hash: String,
+    pub path: Option<String>,
+    pub diff_hunk: Option<String>,
+    pub author_login: String,
+    pub author_is_bot: bool,
+    /// Who opened the pull request, when known.
+    pub pr_author: Option<String>,
+}
+
+/// The live comments of `repo_id` (not gitlore's own) whose `classifier` row is missing or was
+/// made for another key than `{version}:{body_hash}`.
+pub fn unclassified(
+    conn: &Connection,
+    repo_id: i64,
+    classifier: &str,
+    version: &str,
+) -> Result<Vec<Unclassified>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT c.id, c.body, c.body_hash, c.path, c.diff_hunk, c.author_login,
+                c.author_is_bot, p.author_login
+           FROM comments c
+           LEFT JOIN pull_requests p ON p.repo_id = c.repo_id AND p.number = c.pr_number
+           LEFT JOIN classifications k ON k.comment_id = c.id AND k.classifier = ?2
+          WHERE c.repo_id = ?1 AND c.deleted = 0 AND c.body_hash IS NOT NULL
+            AND (c.noise IS NULL OR c.noise != 'own')
+            AND (k.body_hash IS NULL OR k.body_hash != ?3 || ':' || c.body_hash)",
+    )?;
+    let rows = stmt.query_map(params![repo_id, classifier, version], |row| {
+        Ok(Unclassified {
+            id: row.get(0)?,
+            body: row.get(1)?,
+            body_hash: row.get(2)?,
+            path: row.get(3)?,
+            diff_hunk: row.get(4)?,
+            author_login: row.get(5)?,
+            author_is_bot: row.get(6)?,
+            pr_author: row.get(7)?,
+        })
+    })?;
+    rows.collect::<rusqlite::Result<_>>()
+        .with_context(|| format!("Cannot read the comments of repository {repo_id} to reclassify"))
+}
+
+/// Sets a comment's noise class.
+pub fn set_noise(conn: &Connection, comment_id: i64, noise: Option<&str>) -> Result<()> {
+    conn.prepare_cached("UPDATE comments SET noise = ?2 WHERE id = ?1")?
+        .execute(params![comment_id, noise])?;
     Ok(())
 }
 

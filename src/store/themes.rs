@@ -46,6 +46,7 @@ impl CorpusComment {
 
 /// The comments of `repo_id` to analyse: not deleted, not noise, created at or after `since`
 /// (unix s), ordered by kind and GitHub id (an order that does not depend on insertion order).
+/// Labels count when they were made for the current body (the key ends with its hash).
 pub fn load_corpus(conn: &Connection, repo_id: i64, since: i64) -> Result<Vec<CorpusComment>> {
     let mut stmt = conn.prepare(&format!(
         "SELECT c.id, c.kind, c.github_id, c.pr_number, c.author_login, c.path, c.body,
@@ -53,7 +54,7 @@ pub fn load_corpus(conn: &Connection, repo_id: i64, since: i64) -> Result<Vec<Co
            FROM comments c
            LEFT JOIN classifications cl
              ON cl.comment_id = c.id AND cl.classifier = '{BUILTIN_NAME}'
-            AND cl.body_hash = c.body_hash
+            AND substr(cl.body_hash, -64) = c.body_hash
            LEFT JOIN pull_requests p ON p.repo_id = c.repo_id AND p.number = c.pr_number
           WHERE c.repo_id = ?1 AND c.deleted = 0 AND c.noise IS NULL
             AND coalesce(c.created_at, c.updated_at) >= ?2

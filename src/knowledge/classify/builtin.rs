@@ -14,10 +14,32 @@ mod rules;
 mod text;
 pub mod train;
 
+use std::sync::LazyLock;
+
+use sha2::{Digest, Sha256};
+
 use super::{Classification, CommentText, Label, Scored};
 use features::Hashed;
 use model::{LABELS, Model, NOISE};
 use text::{Text, Zone};
+
+/// Bumped whenever a rule of the noise filter or the lexicon changes what it decides; the model
+/// files are part of [`version`] by their contents.
+const RULES_REVISION: &str = "rules-2";
+
+/// The built-in classifier's version: its rules' revision and a digest of both model files. A
+/// stored classification made by another version is redone once (the version is part of the
+/// stored key, with the body's hash).
+pub fn version() -> &'static str {
+    static VERSION: LazyLock<String> = LazyLock::new(|| {
+        let mut digest = Sha256::new();
+        digest.update(model::LABELS_TSV.as_bytes());
+        digest.update(model::NOISE_TSV.as_bytes());
+        let hex = hex::encode(digest.finalize());
+        format!("{RULES_REVISION}-{}", &hex[..12])
+    });
+    &VERSION
+}
 
 /// What the built-in models read in one comment.
 #[derive(Debug, Clone, PartialEq)]

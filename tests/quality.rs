@@ -1,0 +1,99 @@
+//! The noise filter and the classifier on the labelled corpus of real review comments
+//! (`tests/fixtures/corpus/`): floors a little below the figures `gitlore-bench quality` prints,
+//! on the test split that nothing is tuned on and by leaving each training repository out; and
+//! the shipped model files are exactly what `gitlore-bench train` makes of the training split.
+
+use std::path::Path;
+
+use gitlore::knowledge::classify::builtin::model::{LABELS_TSV, Model, NOISE_TSV};
+use gitlore::knowledge::classify::builtin::train::Options;
+use gitlore::knowledge::corpus::{Corpus, Split};
+use gitlore::knowledge::quality::{self, Models};
+
+/// Measured on the test split: macro-F1 0.465, noise precision 0.962 and recall 0.822, 94.9 %
+/// of substantive comments labelled. Short of the targets (0.75, 0.95, 0.92, 97 %); see the
+/// corpus README.
+const TEST_MACRO_F1: f64 = 0.42;
+const TEST_NOISE_PRECISION: f64 = 0.93;
+const TEST_NOISE_RECALL: f64 = 0.78;
+const TEST_LABELLED: f64 = 0.92;
+/// Measured: 0.484 pooled over the twelve training repositories, each left out in turn.
+const LEAVE_ONE_OUT_MACRO_F1: f64 = 0.44;
+
+fn corpus() -> Corpus {
+    Corpus::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus"))
+        .expect("the corpus loads and passes its checks")
+}
+
+#[test]
+fn the_corpus_is_large_varied_and_split_by_repository() {
+    let corpus = corpus();
+    assert!(corpus.records.len() >= 1_500, "{}", corpus.records.len());
+    assert!(corpus.repos().len() >= 12);
+    assert!(corpus.themes.len() >= 40);
+    let test: Vec<&str> = corpus
+        .repos()
+        .into_iter()
+        .filter(|repo| corpus.split_of(repo) == Split::Test)
+        .collect();
+    assert!(test.len() >= 4, "{test:?}");
+    for reserved in [
+        "django/django",
+        "rust-lang/rust",
+        "rust-lang/cargo",
+        "tinygrad/tinygrad",
+    ] {
+        assert!(
+            !corpus.repos().contains(&reserved),
+            "{reserved} is reserved"
+        );
+    }
+    assert!(!corpus.repos().contains(&"kubernetes/kubernetes"));
+}
+
+#[test]
+fn the_test_split_stays_above_its_floors() {
+    let corpus = corpus();
+    let scores = quality::score(&corpus.split(Split::Test), Models::shipped());
+    let figures = format!(
+        "macro-F1 {:.3}, noise P {:.3} R {:.3}, labelled {:.3}",
+        scores.macro_f1(),
+        scores.noise.precision(),
+        scores.noise.recall(),
+        scores.labelled_share()
+    );
+    assert!(scores.macro_f1() >= TEST_MACRO_F1, "{figures}");
+    assert!(
+        scores.noise.precision() >= TEST_NOISE_PRECISION,
+        "{figures}"
+    );
+    assert!(scores.noise.recall() >= TEST_NOISE_RECALL, "{figures}");
+    assert!(scores.labelled_share() >= TEST_LABELLED, "{figures}");
+}
+
+#[test]
+fn a_repository_left_out_of_training_stays_above_its_floor() {
+    let corpus = corpus();
+    let (pooled, _) = quality::leave_one_repo_out(&corpus.split(Split::Train), Options::default());
+    assert!(
+        pooled.macro_f1() >= LEAVE_ONE_OUT_MACRO_F1,
+        "{:.3}",
+        pooled.macro_f1()
+    );
+}
+
+#[test]
+fn the_shipped_models_are_what_training_makes_of_the_training_split() {
+    let corpus = corpus();
+    let (labels, noise) = quality::train_models(&corpus.split(Split::Train), Options::default());
+    let shipped_labels = Model::parse(LABELS_TSV).unwrap();
+    let shipped_noise = Model::parse(NOISE_TSV).unwrap();
+    assert!(
+        labels.to_tsv("") == shipped_labels.to_tsv(""),
+        "labels.tsv is stale: run `gitlore-bench train`"
+    );
+    assert!(
+        noise.to_tsv("") == shipped_noise.to_tsv(""),
+        "noise.tsv is stale: run `gitlore-bench train`"
+    );
+}
