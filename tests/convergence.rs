@@ -245,7 +245,12 @@ async fn a_comment_edited_from_trivial_to_substantive_is_reclassified() {
         hash_before, hash_after,
         "classification recomputed for the new body"
     );
-    assert_eq!(hash_after, gitlore::ingest::body_hash(&after.body));
+    let version = gitlore::knowledge::classify::builtin::version();
+    assert_eq!(
+        hash_after,
+        format!("{version}:{}", gitlore::ingest::body_hash(&after.body)),
+        "the key is the classifier's version and the body's hash"
+    );
 }
 
 #[tokio::test]
