@@ -1,0 +1,243 @@
+//! The findings scorecard on the labelled corpus: each repository's comments go through the App's
+//! own ingestion and analysis (built-in components, the whole window, no history), and what comes
+//! out is compared with the corpus's gold themes and labels.
+//!
+//! - A gold theme is recovered by a theme that holds two or more of its comments, and by a
+//!   finding that cites two or more of them.
+//! - A cited comment is precise when it belongs to the gold theme the finding recovers best, or is
+//!   substantive (not noise in the corpus) and about one of the finding's files.
+//! - A finding is wrong outright when it cites a comment the corpus calls noise, or one that does
+//!   not exist.
+
+use std::collections::{HashMap, HashSet};
+
+use anyhow::{Context, Result};
+use serde_json::json;
+
+use crate::analysis::{self, Request};
+use crate::analyze::reviews;
+use crate::ingest::{self, Memo};
+use crate::knowledge::corpus::{GoldTheme, Record};
+use crate::knowledge::filter::NoiseRules;
+use crate::knowledge::findings::{EvidenceKind, Finding};
+use crate::knowledge::history::HistoryReport;
+use crate::knowledge::theme_run::Models;
+use crate::repo_config::RepoConfig;
+use crate::store::{self, Store, inputs, repos};
+
+/// What one repository's analysis got right and wrong.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RepoScore {
+    pub repo: String,
+    pub gold_themes: usize,
+    /// Gold themes with two or more comments in one theme.
+    pub by_theme: usize,
+    /// Gold themes with two or more comments cited by one finding.
+    pub by_finding: usize,
+    pub themes: usize,
+    pub findings: usize,
+    /// Cited comments, and how many of them are precise.
+    pub cited: usize,
+    pub precise: usize,
+    /// Findings citing a comment that is noise or does not exist.
+    pub citing_noise: usize,
+}
+
+impl RepoScore {
+    /// Adds `other`'s counts to these.
+    pub fn add(&mut self, other: &RepoScore) {
+        self.gold_themes += other.gold_themes;
+        self.by_theme += other.by_theme;
+        self.by_finding += other.by_finding;
+        self.themes += other.themes;
+        self.findings += other.findings;
+        self.cited += other.cited;
+        self.precise += other.precise;
+        self.citing_noise += other.citing_noise;
+    }
+
+    /// Share (0..=1) of gold themes recovered by a finding; 0 without gold themes.
+    pub fn recovered_share(&self) -> f64 {
+        ratio(self.by_finding, self.gold_themes)
+    }
+
+    /// Share (0..=1) of cited comments that are precise; 1 when nothing is cited.
+    pub fn evidence_precision(&self) -> f64 {
+        if self.cited == 0 {
+            1.0
+        } else {
+            ratio(self.precise, self.cited)
+        }
+    }
+}
+
+fn ratio(part: usize, whole: usize) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
+    }
+}
+
+/// What one repository's analysis published, in corpus ids.
+#[derive(Debug, Clone, Default)]
+pub struct Published {
+    /// Per theme, its members' corpus ids.
+    pub themes: Vec<Vec<String>>,
+    /// The active findings, with the corpus ids of the comments each cites (`None` for an id that
+    /// is no comment of the repository).
+    pub findings: Vec<(Finding, Vec<Option<String>>)>,
+}
+
+/// Runs the App's ingestion and analysis on `records` (one repository's) in a throw-away store.
+pub fn publish(records: &[&Record], rules: &NoiseRules) -> Result<Published> {
+    let dir = tempfile::tempdir().context("Cannot create a temporary directory")?;
+    let store = Store::open(&store::database_path(dir.path()))?;
+    let name = records.first().map_or("corpus", |r| r.repo.as_str());
+    let repo = reviews::local_repo(name);
+    store.write_derived(|tx| repos::upsert_repo(tx, &repo, None, false))?;
+    let mut parsed = reviews::parse(&reviews_file(records)?, &repo)?;
+    let now = parsed.newest_at.unwrap_or(0) + 1;
+    parsed.date_undated(now);
+    store.write_derived(|tx| {
+        let mut memo = Memo::default();
+        for event in &parsed.events {
+            ingest::apply_with_memo(tx, rules, event, "corpus", now * 1000, &mut memo)?;
+        }
+        Ok(())
+    })?;
+    let mut config = RepoConfig::default();
+    config.analysis.window_months = 0;
+    let history = HistoryReport::default();
+    let request = Request {
+        repo_id: repo.id,
+        repo: name,
+        config: &config,
+        history: &history,
+        repo_path: None,
+        now,
+        window_end: now,
+        models: Models::default(),
+        rules,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .context("Cannot start the async runtime")?;
+    let outcome = runtime.block_on(analysis::run(&store, &request))?;
+    let corpus_ids: HashMap<i64, String> = inputs::list(&store.reader()?, repo.id)?
+        .into_iter()
+        .filter_map(|c| {
+            let id = parsed.input_id(c.kind, c.github_id)?.to_string();
+            Some((c.id, id))
+        })
+        .collect();
+    let named = |id: &i64| corpus_ids.get(id).cloned();
+    Ok(Published {
+        themes: outcome
+            .themes
+            .themes
+            .iter()
+            .map(|t| t.members.iter().filter_map(named).collect())
+            .collect(),
+        findings: outcome
+            .listing
+            .active
+            .into_iter()
+            .map(|finding| {
+                let cited = finding
+                    .evidence
+                    .iter()
+                    .filter(|e| e.kind == EvidenceKind::Comment)
+                    .map(|e| e.id.parse::<i64>().ok().and_then(|id| named(&id)))
+                    .collect();
+                (finding, cited)
+            })
+            .collect(),
+    })
+}
+
+/// The records as a `--reviews` file.
+fn reviews_file(records: &[&Record]) -> Result<String> {
+    let mut text = String::new();
+    for r in records {
+        let line = json!({
+            "id": r.id, "pr": r.pr, "kind": r.kind, "author": r.author,
+            "author_type": r.author_type, "body": r.body, "path": r.path, "line": r.line,
+            "diff_hunk": r.diff_hunk, "created_at": r.created_at.as_deref().map(timestamp),
+            "url": r.url,
+            "pr_author": r.pr_author,
+        });
+        text.push_str(&serde_json::to_string(&line)?);
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+/// A corpus date as RFC 3339: a date alone is that day's midnight UTC.
+fn timestamp(date: &str) -> String {
+    if date.len() == 10 {
+        format!("{date}T00:00:00Z")
+    } else {
+        date.to_string()
+    }
+}
+
+/// Scores what was published for one repository against its records and gold themes.
+pub fn score(
+    repo: &str,
+    records: &[&Record],
+    gold: &[&GoldTheme],
+    published: &Published,
+) -> RepoScore {
+    let by_id: HashMap<&str, &Record> = records.iter().map(|r| (r.id.as_str(), *r)).collect();
+    let holds = |ids: &HashSet<&str>, theme: &GoldTheme| {
+        theme
+            .comment_ids
+            .iter()
+            .filter(|id| ids.contains(id.as_str()))
+            .count()
+    };
+    let theme_sets: Vec<HashSet<&str>> = published
+        .themes
+        .iter()
+        .map(|t| t.iter().map(String::as_str).collect())
+        .collect();
+    let finding_sets: Vec<HashSet<&str>> = published
+        .findings
+        .iter()
+        .map(|(_, cited)| cited.iter().flatten().map(String::as_str).collect())
+        .collect();
+    let mut result = RepoScore {
+        repo: repo.to_string(),
+        gold_themes: gold.len(),
+        themes: published.themes.len(),
+        findings: published.findings.len(),
+        ..RepoScore::default()
+    };
+    for theme in gold {
+        result.by_theme += usize::from(theme_sets.iter().any(|s| holds(s, theme) >= 2));
+        result.by_finding += usize::from(finding_sets.iter().any(|s| holds(s, theme) >= 2));
+    }
+    for ((finding, cited), set) in published.findings.iter().zip(&finding_sets) {
+        let best = gold
+            .iter()
+            .max_by_key(|theme| holds(set, theme))
+            .filter(|theme| holds(set, theme) > 0);
+        let files: HashSet<&str> = finding.files.iter().map(String::as_str).collect();
+        let mut noisy = false;
+        for id in cited {
+            result.cited += 1;
+            let Some(record) = id.as_deref().and_then(|id| by_id.get(id)) else {
+                noisy = true;
+                continue;
+            };
+            noisy |= record.noise.is_some();
+            let in_theme = best.is_some_and(|t| t.comment_ids.contains(&record.id));
+            let about_files =
+                record.noise.is_none() && record.path.as_deref().is_some_and(|p| files.contains(p));
+            result.precise += usize::from(in_theme || about_files);
+        }
+        result.citing_noise += usize::from(noisy);
+    }
+    result
+}
