@@ -53,7 +53,7 @@ pub async fn publish(
         .collect();
     let couplings = publications::couplings(&store.reader()?, repo_id)?;
     let applicable = render::applicable_findings(input.findings, &changed, &couplings);
-    let annotations = render::annotations(input.past_comments, &changed, input.links);
+    let annotations = render::annotations(input.past_comments, &changed);
     let output = render::render_check_run(&CheckRunView {
         applicable: &applicable,
         annotations: &annotations,

@@ -271,7 +271,7 @@ pub fn annotation_title(comments: usize) -> String {
     format!("Reviewers often comment here ({comments})")
 }
 
-/// The message of an annotation: how many past comments, and one of them (already escaped).
+/// The message of an annotation (plain text): how many past comments, and one of them.
 pub fn annotation_message(comments: usize, example: &str) -> String {
     format!(
         "{} on these lines in past pull requests, e.g.: “{example}”",
