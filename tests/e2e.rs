@@ -1194,3 +1194,111 @@ async fn a_repo_config_github_cannot_serve_is_retried_not_replaced_by_the_defaul
         story.issue_body()
     );
 }
+
+/// Collects what gitlore logs on this thread while the guard lives.
+fn capture_logs() -> (
+    Arc<std::sync::Mutex<Vec<u8>>>,
+    tracing::subscriber::DefaultGuard,
+) {
+    #[derive(Clone)]
+    struct Sink(Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Sink {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let logs = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = Sink(logs.clone());
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || sink.clone())
+        .with_ansi(false)
+        .finish();
+    (logs, tracing::subscriber::set_default(subscriber))
+}
+
+/// The state and attempts of every analysis job.
+fn analysis_jobs(story: &Story) -> Vec<(String, i64)> {
+    let db = story.app.db();
+    let mut query = db
+        .prepare("SELECT state, attempts FROM jobs WHERE kind = 'analysis'")
+        .unwrap();
+    query
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+#[tokio::test]
+async fn a_repo_config_that_is_not_utf8_is_shown_with_the_defaults_at_once() {
+    let story = Story::new().await;
+    let utf16: Vec<u8> = "\u{FEFF}[publish]\ncheck-run = false\n"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    story.gh.seed(|m| {
+        m.repo_mut(REPO)
+            .binary_files
+            .insert(".github/gitlore.toml".into(), utf16);
+    });
+    let (logs, _guard) = capture_logs();
+    story.install().await;
+    let body = story.issue_body();
+    assert!(
+        body.contains("**Config problem:**") && body.contains("UTF-8"),
+        "{body}"
+    );
+    assert!(
+        analysis_jobs(&story)
+            .iter()
+            .all(|(state, _)| state == "done"),
+        "{:?}",
+        analysis_jobs(&story)
+    );
+    let logs = String::from_utf8(logs.lock().unwrap().clone()).unwrap();
+    assert!(logs.contains("UTF-8"), "{logs}");
+}
+
+#[tokio::test]
+async fn a_config_over_a_megabyte_and_one_excluding_everything_are_shown() {
+    let too_big = format!("# {}\n", "x".repeat(1_100_000));
+    let cases = [
+        (too_big.as_str(), "larger than"),
+        ("[analysis]\nignore-paths = [\"**\"]\n", "leaves out every"),
+        (
+            "[analysis]\nignore-authors = [\"alice\", \"bob\", \"carol\", \"dana\", \"erin\"]\n",
+            "leaves out every",
+        ),
+    ];
+    for (config, says) in cases {
+        let story = Story::new().await;
+        story.gh.seed(|m| {
+            let files = &mut m.repo_mut(REPO).files;
+            files.insert(".github/gitlore.toml".into(), config.to_string());
+        });
+        story.install().await;
+        let body = story.issue_body();
+        assert!(body.contains(says), "{says:?} not in {body}");
+    }
+}
+
+#[tokio::test]
+async fn a_config_problem_is_logged_as_well_as_shown() {
+    let story = Story::new().await;
+    story.gh.seed(|m| {
+        let files = &mut m.repo_mut(REPO).files;
+        let config = "[publish]\nissue = false\n[analysis]\nwindow-months = \"twelve\"\n";
+        files.insert(".github/gitlore.toml".into(), config.into());
+    });
+    let (logs, _guard) = capture_logs();
+    story.install().await;
+    let logs = String::from_utf8(logs.lock().unwrap().clone()).unwrap();
+    assert!(
+        logs.contains("acme/widgets:.github/gitlore.toml line 4"),
+        "{logs}"
+    );
+}

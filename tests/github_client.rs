@@ -12,7 +12,7 @@ use gitlore::clock::ManualClock;
 use gitlore::config::Secret;
 use gitlore::domain::RepoName;
 use gitlore::github::auth::AppKey;
-use gitlore::github::client::{GitHub, NewIssue, Pause};
+use gitlore::github::client::{FileContent, GitHub, NewIssue, Pause};
 
 const APP_ID: i64 = 4242;
 
@@ -214,15 +214,16 @@ async fn a_missing_file_is_none_and_an_existing_one_is_its_text() {
             "[schedule]\nmin-new-comments = 5\n".into(),
         );
     });
-    let text = s
+    let content = s
         .client
-        .file_text(7, &widgets(), ".github/gitlore.toml", "main")
+        .file(7, &widgets(), ".github/gitlore.toml", "main")
         .await
         .unwrap();
-    assert_eq!(text.as_deref(), Some("[schedule]\nmin-new-comments = 5\n"));
+    let text = b"[schedule]\nmin-new-comments = 5\n".to_vec();
+    assert_eq!(content, Some(FileContent::Bytes(text)));
     assert_eq!(
         s.client
-            .file_text(7, &widgets(), "nope.toml", "main")
+            .file(7, &widgets(), "nope.toml", "main")
             .await
             .unwrap(),
         None

@@ -18,7 +18,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow};
 use base64::Engine;
 use base64::prelude::BASE64_STANDARD;
 use http::{HeaderMap, Method};
@@ -95,6 +95,16 @@ impl Reply {
             })
         })
     }
+}
+
+/// A file as the contents API serves it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileContent {
+    Bytes(Vec<u8>),
+    /// Over the 1 MB the contents API serves: only its size is known.
+    TooLarge {
+        size: u64,
+    },
 }
 
 /// An issue as the bot needs it.
@@ -237,14 +247,15 @@ impl GitHub {
             .to_string())
     }
 
-    /// A file's text on `git_ref`, or `None` when the file does not exist.
-    pub async fn file_text(
+    /// A file's content on `git_ref`, or `None` when the file does not exist. A file over 1 MB
+    /// comes without its content (GitHub's contents API serves none).
+    pub async fn file(
         &self,
         installation: i64,
         repo: &RepoName,
         path: &str,
         git_ref: &str,
-    ) -> Result<Option<String>> {
+    ) -> Result<Option<FileContent>> {
         let url = format!("/repos/{repo}/contents/{path}?ref={git_ref}");
         match self
             .call(
@@ -258,6 +269,10 @@ impl GitHub {
         {
             Ok(reply) => {
                 let body = reply.json()?;
+                if body["encoding"] == "none" {
+                    let size = body["size"].as_u64().unwrap_or_default();
+                    return Ok(Some(FileContent::TooLarge { size }));
+                }
                 let encoded: String = body["content"]
                     .as_str()
                     .context("the file has no content")?
@@ -266,9 +281,7 @@ impl GitHub {
                 let bytes = BASE64_STANDARD
                     .decode(encoded)
                     .context("the file's content is not base64")?;
-                Ok(Some(
-                    String::from_utf8(bytes).context("the file is not UTF-8 text")?,
-                ))
+                Ok(Some(FileContent::Bytes(bytes)))
             }
             Err(error) if is_not_found(&error) => Ok(None),
             Err(error) => Err(error.context(format!("Cannot read {path} of {repo}"))),
@@ -449,10 +462,11 @@ impl GitHub {
             }
             if let Some(wait) = rate_limit_wait(&reply, graphql_limited, self.clock.now_ms()) {
                 if wait > MAX_RATE_LIMIT_WAIT || attempt >= MAX_ATTEMPTS {
-                    bail!(
-                        "GitHub rate limit: asked to wait {wait:?} ({} {url})",
-                        reply.status
-                    );
+                    return Err(anyhow!(RateLimited {
+                        wait,
+                        status: reply.status,
+                        url,
+                    }));
                 }
                 tracing::info!(?wait, status = reply.status, "GitHub rate limit; waiting");
                 self.pause.pause(wait).await;
@@ -612,6 +626,23 @@ pub struct HttpError {
 #[error("GitHub GraphQL error: {}", messages.join("; "))]
 pub struct GraphQlError {
     pub messages: Vec<String>,
+}
+
+/// GitHub's rate limit asked for a longer wait than a request takes.
+#[derive(Debug, thiserror::Error)]
+#[error("GitHub rate limit: asked to wait {wait:?} ({status} {url})")]
+struct RateLimited {
+    wait: Duration,
+    status: u16,
+    url: String,
+}
+
+/// Whether an error is GitHub not answering for now — no HTTP answer at all, a 5xx, or a rate
+/// limit — so that the same request may well succeed later. Any other failure (a 4xx, an
+/// answer gitlore cannot use) would fail again.
+pub fn is_transient(error: &anyhow::Error) -> bool {
+    error.downcast_ref::<RetryableError>().is_some()
+        || error.downcast_ref::<RateLimited>().is_some()
 }
 
 /// Marks an error after which the request may or may not have been applied.

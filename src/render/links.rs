@@ -417,7 +417,11 @@ mod tests {
             "!\\[t\\](`https://tracker.example/p.gif`) \\[Click to dismiss\\](`https://evil.example/x`)."
         );
         assert_eq!(
-            untrusted("\\[a\\](b) see www.evil.example or HTTP://@alice", &style, 500),
+            untrusted(
+                "\\[a\\](b) see www.evil.example or HTTP://@alice",
+                &style,
+                500
+            ),
             "\\\\\\[a\\\\\\](b) see `www.evil.example` or `HTTP://@alice`"
         );
         assert_eq!(
