@@ -341,3 +341,27 @@ async fn a_spent_graphql_limit_is_waited_out_until_its_reset() {
         "{waits:?}"
     );
 }
+
+#[tokio::test]
+async fn a_page_linking_to_another_host_never_gets_the_token() {
+    let s = setup().await;
+    let foreign = FakeGitHub::start().await;
+    // The configured host as user info in front of the foreign one.
+    let disguised = foreign
+        .base_url()
+        .replace("http://", &format!("{}@", s.gh.origin()));
+    for next in [
+        format!("{}/repos/acme/widgets/issues?page=2", foreign.base_url()),
+        format!("{disguised}/repos/acme/widgets/issues?page=3"),
+    ] {
+        s.gh.inject(
+            Target::rest("GET", "/repos/acme/widgets/issues"),
+            Fault::NextPageAt(next),
+            1,
+        );
+        let listed = s.client.issues_with_label(7, &widgets(), "lore").await;
+        let error = format!("{:#}", listed.unwrap_err());
+        assert!(error.contains("another host"), "{error}");
+    }
+    assert_eq!(foreign.requests().len(), 0, "{:?}", foreign.requests());
+}

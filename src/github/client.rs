@@ -8,7 +8,7 @@
 //!   when the primary limit is spent (a request refused for a rate limit was not processed, so
 //!   repeating it is safe even for a create);
 //! - keeps content-creating requests under 80 per minute;
-//! - sends every page's request, `Link` URLs included, to the configured host with the token.
+//! - sends a token only to the configured API: a `Link` URL elsewhere is refused, not followed.
 //!
 //! Time and waiting come in through `Clock` and `Pause`, so tests need no real sleeping.
 
@@ -18,7 +18,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, anyhow, bail};
 use base64::Engine;
 use base64::prelude::BASE64_STANDARD;
 use http::{HeaderMap, Method};
@@ -412,6 +412,11 @@ impl GitHub {
         idempotent: bool,
     ) -> Result<Reply> {
         let url = if path.starts_with("http://") || path.starts_with("https://") {
+            // A pagination link is GitHub's answer, not ours: a token goes nowhere but the
+            // configured API.
+            if !self.is_api_url(path) {
+                bail!("GitHub's answer links to another host ({path}); not following it");
+            }
             path.to_string()
         } else {
             format!("{}{path}", self.api_url)
@@ -500,6 +505,16 @@ impl GitHub {
                 error
             });
         }
+    }
+
+    /// Whether `url` is on the configured API: the GraphQL endpoint, or under the REST base
+    /// (`…/` follows it, so `https://api.github.com.evil.example` or a `user@host` prefix does
+    /// not pass).
+    fn is_api_url(&self, url: &str) -> bool {
+        url == self.graphql_url
+            || url
+                .strip_prefix(&self.api_url)
+                .is_some_and(|rest| rest.starts_with('/'))
     }
 
     async fn send(
