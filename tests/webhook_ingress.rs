@@ -140,7 +140,14 @@ async fn malformed_payloads_fail_for_good_with_their_error() {
             .await,
         StatusCode::ACCEPTED
     );
-    assert_eq!(app.drain().failed, 2);
+    let mut dotted = fixture("pull_request_review_comment.created.1.json");
+    dotted["repository"]["full_name"] = serde_json::json!("acme/..");
+    assert_eq!(
+        app.send_as("dot-dot", "pull_request_review_comment", &dotted)
+            .await,
+        StatusCode::ACCEPTED
+    );
+    assert_eq!(app.drain().failed, 3);
     let failed = gitlore::store::deliveries::list_failed(&app.db()).unwrap();
     let errors: Vec<_> = failed
         .iter()
@@ -156,6 +163,7 @@ async fn malformed_payloads_fail_for_good_with_their_error() {
             .contains("not valid JSON for a `issue_comment` event"),
         "{errors:?}"
     );
+    assert!(errors[2].1.contains("acme/.."), "{errors:?}");
 }
 
 #[tokio::test]
