@@ -136,7 +136,15 @@ mod tests {
             RepoName::parse("Acme/Widgets.rs").map(|r| r.to_string()),
             Some("acme/widgets.rs".to_string())
         );
-        for bad in ["acme/.", "acme/..", "../x", "acme/a\\b", "acme/a%2f", "acme/a\nb", "/x"] {
+        for bad in [
+            "acme/.",
+            "acme/..",
+            "../x",
+            "acme/a\\b",
+            "acme/a%2f",
+            "acme/a\nb",
+            "/x",
+        ] {
             assert_eq!(RepoName::parse(bad), None, "{bad:?}");
         }
     }

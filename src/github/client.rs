@@ -669,7 +669,8 @@ pub(super) fn is_retryable(error: &anyhow::Error) -> bool {
     error.downcast_ref::<RetryableError>().is_some()
 }
 
-pub(super) fn is_not_found(error: &anyhow::Error) -> bool {
+/// Whether GitHub answered 404: the thing is gone (or was never there).
+pub fn is_not_found(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| {
         cause
             .downcast_ref::<HttpError>()
