@@ -17,6 +17,7 @@ use crate::events::{Event, Installation, InstallationChange, Origin};
 use crate::knowledge::classify::{self, BUILTIN_NAME, CommentText};
 use crate::knowledge::filter::{self, NoiseRules};
 use crate::store::comments::{self, Upserted};
+use crate::store::deliveries;
 use crate::store::jobs::{self, JobKind};
 use crate::store::repos::{self, RepoStatus};
 
@@ -282,8 +283,10 @@ impl Ingest<'_, '_> {
         match change {
             InstallationChange::Deleted => {
                 let removed = repos::delete_installation(self.conn, installation.id)?;
+                // The raw bodies it sent hold comment text: they go too.
+                let bodies = deliveries::delete_installation_bodies(self.conn, installation.id)?;
                 Ok(done(&format!(
-                    "installation deleted with {removed} repositories"
+                    "installation deleted with {removed} repositories and {bodies} delivery bodies"
                 )))
             }
             InstallationChange::Suspended => {

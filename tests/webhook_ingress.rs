@@ -228,3 +228,30 @@ async fn metrics_count_by_state_and_name_no_repository() {
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn uninstalling_deletes_the_installations_raw_bodies() {
+    let app = TestApp::new();
+    let comment = fixture("pull_request_review_comment.created.1.json");
+    let mut other = comment.clone();
+    other["installation"]["id"] = serde_json::json!(9);
+    other["comment"]["id"] = serde_json::json!(424242);
+    for (id, payload) in [("ours", &comment), ("theirs", &other)] {
+        let sent = app.send_as(id, "pull_request_review_comment", payload);
+        assert_eq!(sent.await, StatusCode::ACCEPTED);
+    }
+    let mut uninstall = fixture("installation.deleted.0.json");
+    uninstall["installation"]["id"] = comment["installation"]["id"].clone();
+    assert_eq!(
+        app.send_as("bye", "installation", &uninstall).await,
+        StatusCode::ACCEPTED
+    );
+    app.drain();
+    let body_of = |id: &str| {
+        app.count(&format!(
+            "SELECT count(*) FROM delivery_bodies JOIN deliveries USING (seq) WHERE id = '{id}'"
+        ))
+    };
+    assert_eq!((body_of("ours"), body_of("bye")), (0, 0));
+    assert_eq!(body_of("theirs"), 1, "another installation's body stays");
+}
