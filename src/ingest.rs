@@ -235,8 +235,10 @@ impl Ingest<'_, '_> {
                 self.register_origin(origin)?;
                 let default = repos::default_branch(self.conn, origin.repo.id)?;
                 if default.is_some_and(|branch| *git_ref == format!("refs/heads/{branch}")) {
-                    repos::mark_mirror_stale(self.conn, origin.repo.id)?;
-                    Ok(done("default branch pushed: mirror stale"))
+                    repos::record_default_branch_push(self.conn, origin.repo.id, self.now_ms)?;
+                    Ok(done(
+                        "default branch pushed: mirror stale, a change to analyse",
+                    ))
                 } else {
                     Ok(Applied::Ignored(format!("push to {git_ref}")))
                 }

@@ -1350,3 +1350,16 @@ async fn a_config_problem_is_logged_as_well_as_shown() {
         "{logs}"
     );
 }
+
+#[tokio::test]
+async fn a_push_to_the_default_branch_makes_the_scheduled_run_due() {
+    let story = Story::installed().await;
+    story.advance(25 * HOUR_MS);
+    assert_eq!(story.scheduled_run().await, 0, "nothing changed yet");
+    let mut p = story.ours(fixture("push.none.0.json"));
+    p["ref"] = json!("refs/heads/main");
+    p["repository"]["default_branch"] = json!("main");
+    story.deliver("push", &p).await;
+    assert_eq!(story.scheduled_run().await, 1, "the push is a change");
+    assert_eq!(story.scheduled_run().await, 0, "and counted once");
+}
