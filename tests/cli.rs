@@ -134,3 +134,17 @@ fn sigterm_stops_serve_cleanly() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn the_command_the_shortened_issue_points_to_exists() {
+    let notice = gitlore::render::wording::shortening_notice(3, 1, 2, "acme/widgets", None);
+    let command = notice
+        .split('`')
+        .find(|part| part.starts_with("gitlore "))
+        .unwrap_or_else(|| panic!("no command in: {notice}"));
+    let dir = tempfile::tempdir().unwrap();
+    let mut args: Vec<&str> = command.split(' ').skip(1).collect();
+    args.push("--help");
+    let out = gitlore(dir.path(), &args);
+    assert!(out.status.success(), "{command}: {}", text(&out.stderr));
+}

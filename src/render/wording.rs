@@ -202,14 +202,13 @@ pub fn shortening_notice(
             count(findings_left_out, "finding", "findings")
         ));
     }
+    let command = format!("`gitlore analyze --github {repo} --format json`");
     let everything = match dashboard_url {
-        Some(url) => {
-            format!("[the dashboard]({url}) or `gitlore export --repo {repo} --format md`")
-        }
-        None => format!("`gitlore export --repo {repo} --format md`"),
+        Some(url) => format!("[the dashboard]({url}), or run {command} in a clone"),
+        None => format!("run {command} in a clone"),
     };
     format!(
-        "**Shortened to fit GitHub's size limit:** {}. See everything in {everything}.",
+        "**Shortened to fit GitHub's size limit:** {}. For every finding in full, {everything}.",
         cuts.join("; ")
     )
 }
