@@ -82,8 +82,8 @@ pub struct AnalyzeArgs {
 enum Input {
     /// The history alone.
     HistoryOnly,
-    /// A `--reviews` file and its text.
-    Reviews { file: PathBuf, text: String },
+    /// A `--reviews` file and its bytes.
+    Reviews { file: PathBuf, text: Vec<u8> },
     /// `--github`, with the token.
     GitHub { repo: RepoName, token: Secret },
 }
@@ -259,7 +259,7 @@ fn read_input(args: &AnalyzeArgs) -> Result<Input> {
     }
     match &args.reviews {
         Some(file) => {
-            let text = std::fs::read_to_string(file)
+            let text = std::fs::read(file)
                 .with_context(|| format!("Cannot read the reviews file {}", file.display()))?;
             Ok(Input::Reviews {
                 file: file.clone(),
