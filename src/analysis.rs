@@ -105,8 +105,21 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
     .await?;
     let mut comments =
         stored::load_source_comments(&store.reader()?, request.repo_id, window_start)?;
+    let before = Counted::of(&comments);
     comments.retain(|_, c| !exclusions.excludes_comment(&c.author, c.path.as_deref(), &c.body));
     let history = exclusions.filter_history(request.history);
+    let excluded_everything = excluded_everything(
+        &before,
+        &Counted::of(&comments),
+        !request.history.files_at_head.is_empty() && history.files_at_head.is_empty(),
+    );
+    if let Some(note) = excluded_everything {
+        tracing::warn!(
+            repo = request.repo,
+            note,
+            "the repo config leaves out everything"
+        );
+    }
     let history = &history;
     let settings = synthesize::Settings {
         window_start,
@@ -162,7 +175,11 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
         .filter(|f| f.first_seen == request.now)
         .map(|f| f.id.clone())
         .collect();
-    let mut notes = themes.notes.clone();
+    let mut notes: Vec<String> = excluded_everything
+        .map(str::to_string)
+        .into_iter()
+        .collect();
+    notes.extend(themes.notes.iter().cloned());
     notes.extend(synthesis.notes);
     Ok(Outcome {
         themes,
@@ -172,6 +189,46 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
         notes,
         window_start,
     })
+}
+
+/// The note when the repo config leaves out every review comment of the window.
+pub const EVERY_COMMENT_EXCLUDED: &str = "The repo config (`ignore-authors`, `ignore-paths`, \
+     `noise-commands`) leaves out every review comment in the window, so there is nothing to \
+     learn from; check `.github/gitlore.toml`.";
+
+/// The note when the repo config's `ignore-paths` leaves out every file.
+pub const EVERY_FILE_EXCLUDED: &str = "The repo config's `ignore-paths` leaves out every file, so \
+     no finding can point at code; check `.github/gitlore.toml`.";
+
+/// Review comments of the window, and those of them on a file.
+struct Counted {
+    comments: usize,
+    on_files: usize,
+}
+
+impl Counted {
+    fn of(comments: &BTreeMap<i64, SourceComment>) -> Counted {
+        Counted {
+            comments: comments.len(),
+            on_files: comments.values().filter(|c| c.path.is_some()).count(),
+        }
+    }
+}
+
+/// What to say when the repo config leaves out every review comment, or every file (each file
+/// at the head, or each file commented on): nothing is left to learn from or point at.
+fn excluded_everything(
+    before: &Counted,
+    after: &Counted,
+    every_file_at_head: bool,
+) -> Option<&'static str> {
+    if before.comments > 0 && after.comments == 0 {
+        Some(EVERY_COMMENT_EXCLUDED)
+    } else if every_file_at_head || (before.on_files > 0 && after.on_files == 0) {
+        Some(EVERY_FILE_EXCLUDED)
+    } else {
+        None
+    }
 }
 
 /// The newest comment id of the repository: what this run has read, for the scheduler.

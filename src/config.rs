@@ -28,6 +28,8 @@ pub enum ConfigError {
     Unreadable { path: PathBuf, reason: String },
     #[error("{path} is not a valid gitlore.toml: {reason}")]
     File { path: PathBuf, reason: String },
+    #[error("the private key in {origin} is invalid: {reason}")]
+    PrivateKey { origin: String, reason: String },
 }
 
 /// A secret value: never printed, never logged.
@@ -150,23 +152,38 @@ impl Settings {
             ),
             None => file_config.app_id,
         };
-        let private_key =
-            match var(&["GITLORE_PRIVATE_KEY", "PRIVATE_KEY"]) {
-                Some(pem) => Some(pem),
-                None => match var(&["GITLORE_PRIVATE_KEY_PATH", "PRIVATE_KEY_PATH"])
-                    .map(PathBuf::from)
-                    .or(file_config.private_key_path.clone())
-                {
-                    Some(path) => Some(std::fs::read_to_string(&path).map_err(|e| {
-                        ConfigError::Unreadable {
-                            path,
-                            reason: e.to_string(),
-                        }
-                    })?),
-                    None => file_config.private_key.clone(),
-                },
-            };
-        let private_key = private_key.map(check_private_key).transpose()?;
+        // The key and where it came from, for an error that says which setting to fix.
+        let in_file = |key: &str| match file {
+            Some(path) => format!("`{key}` of {}", path.display()),
+            None => format!("`{key}`"),
+        };
+        let key_var = ["GITLORE_PRIVATE_KEY", "PRIVATE_KEY"]
+            .into_iter()
+            .find_map(|name| var(&[name]).map(|pem| (pem, name.to_string())));
+        let key_path = ["GITLORE_PRIVATE_KEY_PATH", "PRIVATE_KEY_PATH"]
+            .into_iter()
+            .find_map(|name| var(&[name]).map(|path| (PathBuf::from(path), name.to_string())))
+            .or_else(|| {
+                let path = file_config.private_key_path.clone()?;
+                Some((path, in_file("private_key_path")))
+            });
+        let private_key = match (key_var, key_path) {
+            (Some(found), _) => Some(found),
+            (None, Some((path, setting))) => {
+                let pem = std::fs::read_to_string(&path).map_err(|e| ConfigError::Unreadable {
+                    path: path.clone(),
+                    reason: e.to_string(),
+                })?;
+                Some((pem, format!("{} (from {setting})", path.display())))
+            }
+            (None, None) => file_config
+                .private_key
+                .clone()
+                .map(|pem| (pem, in_file("private_key"))),
+        };
+        let private_key = private_key
+            .map(|(pem, source)| check_private_key(pem, source))
+            .transpose()?;
         let listen = listen_address(
             var(&["GITLORE_LISTEN"]).or(file_config.listen.clone()),
             var(&["PORT"]),
@@ -242,9 +259,11 @@ impl Settings {
             public_url,
             link_redirect_url,
             bot_logins,
-            log_filter: var(&["GITLORE_LOG"])
-                .or(file_config.log.clone())
-                .unwrap_or_else(|| "info".to_string()),
+            log_filter: check_log_filter(
+                var(&["GITLORE_LOG"])
+                    .or(file_config.log.clone())
+                    .unwrap_or_else(|| "info".to_string()),
+            )?,
             log_json,
             worker,
             llm: llm_settings(&var, &file_config)?,
@@ -359,20 +378,39 @@ fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
     })
 }
 
-/// A PEM private key, as GitHub issues them (PKCS#1 `RSA PRIVATE KEY`) or PKCS#8.
-fn check_private_key(pem: String) -> Result<Secret, ConfigError> {
+/// A PEM RSA private key, as GitHub issues them (PKCS#1 `RSA PRIVATE KEY`) or as `openssl
+/// genrsa` writes them (PKCS#8 `PRIVATE KEY`); `source` names where it came from.
+fn check_private_key(pem: String, source: String) -> Result<Secret, ConfigError> {
     // Some platforms store multi-line secrets with literal `\n`.
     let pem = pem.replace("\\n", "\n");
     let trimmed = pem.trim_start();
-    if trimmed.starts_with("-----BEGIN RSA PRIVATE KEY-----")
-        || trimmed.starts_with("-----BEGIN PRIVATE KEY-----")
+    let invalid = |reason: &str| ConfigError::PrivateKey {
+        origin: source.clone(),
+        reason: reason.to_string(),
+    };
+    if !(trimmed.starts_with("-----BEGIN RSA PRIVATE KEY-----")
+        || trimmed.starts_with("-----BEGIN PRIVATE KEY-----"))
     {
-        Ok(Secret::new(pem))
-    } else {
-        Err(ConfigError::Invalid {
-            name: "GITLORE_PRIVATE_KEY",
-            reason: "it is not a PEM private key (expected `-----BEGIN RSA PRIVATE KEY-----`, as GitHub issues them)".into(),
-        })
+        return Err(invalid(
+            "it is not a PEM private key (expected `-----BEGIN RSA PRIVATE KEY-----`, as GitHub issues them, or `-----BEGIN PRIVATE KEY-----`)",
+        ));
+    }
+    jsonwebtoken::EncodingKey::from_rsa_pem(pem.as_bytes()).map_err(|_| {
+        invalid("it is not a valid RSA key (download a new one from the App's settings)")
+    })?;
+    Ok(Secret::new(pem))
+}
+
+/// A log filter `tracing` understands (`info`, `warn,gitlore=debug`, …).
+fn check_log_filter(filter: String) -> Result<String, ConfigError> {
+    match tracing_subscriber::EnvFilter::try_new(&filter) {
+        Ok(_) => Ok(filter),
+        Err(error) => Err(ConfigError::Invalid {
+            name: "GITLORE_LOG",
+            reason: format!(
+                "`{filter}` is not a log filter ({error}); try `info` or `warn,gitlore=debug`"
+            ),
+        }),
     }
 }
 
@@ -417,7 +455,7 @@ mod tests {
 
     use super::*;
 
-    const KEY: &str = "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\n";
+    const KEY: &str = include_str!("../tests/fixtures/test-app-key.pem");
 
     fn settings(vars: &[(&str, &str)], file: Option<&Path>) -> Result<Settings, ConfigError> {
         let map: HashMap<String, String> = vars
@@ -541,5 +579,53 @@ mod tests {
             message.starts_with("cannot read /nonexistent/key.pem"),
             "{message}"
         );
+        let message = settings(&[("GITLORE_LOG", "warn,gitlore=loud")], None)
+            .unwrap_err()
+            .to_string();
+        assert!(message.starts_with("GITLORE_LOG is invalid"), "{message}");
+    }
+
+    #[test]
+    fn a_private_key_error_names_where_the_key_came_from() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = dir.path().join("key.pem");
+        std::fs::write(
+            &key,
+            "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n",
+        )
+        .unwrap();
+        let path = key.to_str().unwrap();
+        let message = settings(&[("GITLORE_PRIVATE_KEY_PATH", path)], None)
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains(path), "{message}");
+        let config = dir.path().join("gitlore.toml");
+        std::fs::write(&config, "private_key = \"hunter2\"\n").unwrap();
+        let message = settings(&[], Some(&config)).unwrap_err().to_string();
+        assert!(
+            message.contains("private_key") && message.contains("gitlore.toml"),
+            "{message}"
+        );
+        assert!(!message.contains("hunter2"), "{message}");
+    }
+
+    #[test]
+    fn a_pkcs8_key_as_openssl_writes_it_signs() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/test-app-key.pkcs8.pem"
+        );
+        let settings = settings(
+            &[
+                ("GITLORE_APP_ID", "7"),
+                ("GITLORE_PRIVATE_KEY_PATH", path),
+                ("GITLORE_WEBHOOK_SECRET", "s"),
+            ],
+            None,
+        )
+        .unwrap();
+        let credentials = settings.app_credentials().unwrap();
+        let key = crate::github::auth::AppKey::new(7, &credentials.private_key).unwrap();
+        assert!(!key.jwt(1_000_000).unwrap().expose().is_empty());
     }
 }

@@ -8,10 +8,16 @@ use std::fmt;
 pub struct RepoName(String);
 
 impl RepoName {
-    /// Parses `owner/name`; anything else is rejected.
+    /// Parses `owner/name` as GitHub allows them (letters, digits, `-`, `_`, `.`; never `.` or
+    /// `..`, which would name a directory in a path); anything else is rejected.
     pub fn parse(full_name: &str) -> Option<RepoName> {
         let (owner, name) = full_name.trim().split_once('/')?;
-        let valid = |part: &str| !part.is_empty() && !part.contains(['/', ' ']);
+        let valid = |part: &str| {
+            !matches!(part, "" | "." | "..")
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        };
         (valid(owner) && valid(name)).then(|| RepoName(full_name.trim().to_ascii_lowercase()))
     }
 
@@ -117,5 +123,29 @@ impl Comment {
     /// The GitHub id of the first comment of this comment's review thread (inline comments only).
     pub fn thread_root(&self) -> Option<i64> {
         (self.kind == CommentKind::Inline).then(|| self.in_reply_to.unwrap_or(self.github_id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repo_names_are_githubs_not_paths() {
+        assert_eq!(
+            RepoName::parse("Acme/Widgets.rs").map(|r| r.to_string()),
+            Some("acme/widgets.rs".to_string())
+        );
+        for bad in [
+            "acme/.",
+            "acme/..",
+            "../x",
+            "acme/a\\b",
+            "acme/a%2f",
+            "acme/a\nb",
+            "/x",
+        ] {
+            assert_eq!(RepoName::parse(bad), None, "{bad:?}");
+        }
     }
 }

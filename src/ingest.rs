@@ -17,6 +17,7 @@ use crate::events::{Event, Installation, InstallationChange, Origin};
 use crate::knowledge::classify::{self, BUILTIN_NAME, CommentText};
 use crate::knowledge::filter::{self, NoiseRules};
 use crate::store::comments::{self, Upserted};
+use crate::store::deliveries;
 use crate::store::jobs::{self, JobKind};
 use crate::store::repos::{self, RepoStatus};
 
@@ -234,8 +235,10 @@ impl Ingest<'_, '_> {
                 self.register_origin(origin)?;
                 let default = repos::default_branch(self.conn, origin.repo.id)?;
                 if default.is_some_and(|branch| *git_ref == format!("refs/heads/{branch}")) {
-                    repos::mark_mirror_stale(self.conn, origin.repo.id)?;
-                    Ok(done("default branch pushed: mirror stale"))
+                    repos::record_default_branch_push(self.conn, origin.repo.id, self.now_ms)?;
+                    Ok(done(
+                        "default branch pushed: mirror stale, a change to analyse",
+                    ))
                 } else {
                     Ok(Applied::Ignored(format!("push to {git_ref}")))
                 }
@@ -282,8 +285,10 @@ impl Ingest<'_, '_> {
         match change {
             InstallationChange::Deleted => {
                 let removed = repos::delete_installation(self.conn, installation.id)?;
+                // The raw bodies it sent hold comment text: they go too.
+                let bodies = deliveries::delete_installation_bodies(self.conn, installation.id)?;
                 Ok(done(&format!(
-                    "installation deleted with {removed} repositories"
+                    "installation deleted with {removed} repositories and {bodies} delivery bodies"
                 )))
             }
             InstallationChange::Suspended => {

@@ -28,6 +28,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run the GitHub App: webhook receiver and worker.
+    #[command(after_help = SERVE_ENVIRONMENT)]
     Serve,
     /// Feed saved webhook payloads (files or directories of `<event>.….json`) through ingestion.
     Replay {
@@ -56,6 +57,28 @@ enum Command {
     /// Analyse a local git repository (and its review comments) and print the findings.
     Analyze(analyze::AnalyzeArgs),
 }
+
+/// The settings `serve` reads from the environment (each overrides `--config`).
+const SERVE_ENVIRONMENT: &str = "\
+Environment (overrides --config):
+  GITLORE_APP_ID              the GitHub App's id (Probot's APP_ID works too)
+  GITLORE_PRIVATE_KEY         the App's PEM private key (or PRIVATE_KEY)
+  GITLORE_PRIVATE_KEY_PATH    a file holding it instead (or PRIVATE_KEY_PATH)
+  GITLORE_WEBHOOK_SECRET      the webhook secret (or WEBHOOK_SECRET)
+  GITLORE_APP_SLUG            the App's slug, to tell its own comments
+  GITLORE_LISTEN, PORT        where to listen (default 0.0.0.0:3000)
+  GITLORE_WEBHOOK_PATH        the webhook's path (default /webhook)
+  GITLORE_PUBLIC_URL          the public URL GitHub reaches gitlore at
+  GITLORE_DATA_DIR            the store's directory (default ./gitlore-data)
+  GITLORE_GITHUB_API_URL      GitHub's REST API (default https://api.github.com)
+  GITLORE_LINK_REDIRECT_URL   a redirector for links on GitHub Enterprise Server
+  GITLORE_BOT_LOGINS          more bot logins whose comments are noise, comma-separated
+  GITLORE_WORKER_LEASE_SECS   how long a worker holds a delivery
+  GITLORE_LOG                 the log filter (default info, e.g. warn,gitlore=debug)
+  GITLORE_LOG_FORMAT          text or json
+  GITLORE_LLM_PROVIDER        openai or anthropic, to use an LLM
+  GITLORE_LLM_BASE_URL, GITLORE_LLM_MODEL, GITLORE_LLM_API_KEY
+  GITLORE_EMBED_BASE_URL, GITLORE_EMBED_MODEL, GITLORE_EMBED_API_KEY";
 
 #[derive(Debug, Subcommand)]
 enum DeliveriesAction {
@@ -122,6 +145,17 @@ fn replay_files(settings: &Settings, paths: &[PathBuf]) -> Result<()> {
         "store {}: {all} comments ({live} live, {analysable} not noise)",
         store.path().display()
     );
+    let unapplied = processed.failed + processed.retried;
+    anyhow::ensure!(
+        unapplied == 0,
+        "{} not applied; `gitlore deliveries` lists {} with the error",
+        if unapplied == 1 {
+            "1 delivery failed and was".to_string()
+        } else {
+            format!("{unapplied} deliveries failed and were")
+        },
+        if unapplied == 1 { "it" } else { "them" }
+    );
     Ok(())
 }
 
@@ -148,6 +182,19 @@ fn deliveries_command(settings: &Settings, action: Option<DeliveriesAction>) -> 
                 all || !ids.is_empty(),
                 "name the deliveries to retry, or pass --all"
             );
+            let reader = store.reader()?;
+            for id in &ids {
+                match deliveries::state_of(&reader, id)?.as_deref() {
+                    Some("failed") => {}
+                    Some(state) => {
+                        anyhow::bail!("delivery {id} is {state}, not failed: nothing to retry")
+                    }
+                    None => anyhow::bail!(
+                        "no delivery {id} in {}; `gitlore deliveries` lists the failed ones",
+                        store.path().display()
+                    ),
+                }
+            }
             let now = SystemClock.now_ms();
             let count = store.write(|tx| deliveries::retry_failed(tx, &ids, now))?;
             println!("{count} deliveries queued again; a running `gitlore serve` picks them up");

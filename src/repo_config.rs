@@ -8,6 +8,8 @@
 
 use serde::Deserialize;
 
+use crate::github::client::FileContent;
+
 /// Where gitlore reads a repository's configuration from.
 pub const CONFIG_PATH: &str = ".github/gitlore.toml";
 
@@ -169,7 +171,8 @@ pub fn resolve(org: Option<(&str, &str)>, repo: Option<(&str, &str)>) -> Resolve
 /// Reads a repository's configuration from GitHub: `.github/gitlore.toml` on the default branch
 /// (never a pull request's head) and the org's defaults from the same file in the owner's
 /// `.github` repository. Missing files mean defaults; an unreadable org file (no access, no such
-/// repository) is not an error, since most owners have none.
+/// repository) is not an error, since most owners have none. A file that is not UTF-8 or too
+/// large for GitHub to serve is a problem like any other: the defaults stand in for it.
 pub async fn fetch(
     github: &crate::github::client::GitHub,
     installation: i64,
@@ -177,29 +180,84 @@ pub async fn fetch(
 ) -> anyhow::Result<Resolved> {
     let branch = github.default_branch(installation, repo).await?;
     let own = github
-        .file_text(installation, repo, CONFIG_PATH, &branch)
+        .file(installation, repo, CONFIG_PATH, &branch)
         .await?;
     let owner = repo.as_str().split('/').next().unwrap_or_default();
     let org_repo = crate::domain::RepoName::parse(&format!("{owner}/.github"));
     let org = match org_repo.filter(|org| org != repo) {
         Some(org_repo) => match github.default_branch(installation, &org_repo).await {
             Ok(org_branch) => github
-                .file_text(installation, &org_repo, CONFIG_PATH, &org_branch)
+                .file(installation, &org_repo, CONFIG_PATH, &org_branch)
                 .await
                 .ok()
                 .flatten()
-                .map(|text| (format!("{org_repo}:{CONFIG_PATH}"), text)),
+                .map(|content| (format!("{org_repo}:{CONFIG_PATH}"), content)),
             Err(_) => None,
         },
         None => None,
     };
-    let own = own.map(|text| (format!("{repo}:{CONFIG_PATH}"), text));
-    Ok(resolve(
+    let own = own.map(|content| (format!("{repo}:{CONFIG_PATH}"), content));
+    let mut problems = Vec::new();
+    let mut text_of = |file: Option<(String, FileContent)>| {
+        let (source, content) = file?;
+        match decode(&source, content) {
+            Ok(text) => Some((source, text)),
+            Err(problem) => {
+                problems.push(problem);
+                None
+            }
+        }
+    };
+    let (org, own) = (text_of(org), text_of(own));
+    let mut resolved = resolve(
         org.as_ref()
             .map(|(source, text)| (source.as_str(), text.as_str())),
         own.as_ref()
             .map(|(source, text)| (source.as_str(), text.as_str())),
-    ))
+    );
+    problems.append(&mut resolved.problems);
+    resolved.problems = problems;
+    Ok(resolved)
+}
+
+/// A config file as GitHub served it, as text.
+fn decode(source: &str, content: FileContent) -> Result<String, ConfigProblem> {
+    match content {
+        FileContent::Bytes(bytes) => text_of(source, bytes),
+        FileContent::TooLarge { size } => Err(ConfigProblem {
+            source: source.to_string(),
+            line: None,
+            reason: format!(
+                "is {size} bytes, larger than the 1 MB GitHub serves, so it cannot be read"
+            ),
+        }),
+    }
+}
+
+/// A config file's text: UTF-8, without a byte-order mark; anything else is a problem naming
+/// the line where the text stops being UTF-8.
+pub fn text_of(source: &str, bytes: Vec<u8>) -> Result<String, ConfigProblem> {
+    match String::from_utf8(bytes) {
+        Ok(text) if text.starts_with('\u{FEFF}') => Ok(text['\u{FEFF}'.len_utf8()..].to_string()),
+        Ok(text) => Ok(text),
+        Err(error) => Err(ConfigProblem {
+            source: source.to_string(),
+            line: Some(line_of_bytes(
+                error.as_bytes(),
+                error.utf8_error().valid_up_to(),
+            )),
+            reason: "is not UTF-8 text (TOML must be UTF-8; was it saved as UTF-16?)".into(),
+        }),
+    }
+}
+
+/// The 1-based line of a byte offset in bytes that may not be text.
+fn line_of_bytes(bytes: &[u8], offset: usize) -> usize {
+    bytes[..offset.min(bytes.len())]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+        + 1
 }
 
 /// Parses and validates one file; on success returns its table for merging.
@@ -327,5 +385,14 @@ mod tests {
         );
         let problem = &resolve(None, Some(("r", "not toml at all = = ="))).problems[0];
         assert_eq!(problem.line, Some(1));
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_dropped_and_utf16_is_a_problem_on_its_line() {
+        let text = text_of("r", b"\xEF\xBB\xBF[publish]\nissue = false\n".to_vec());
+        assert_eq!(text.as_deref(), Ok("[publish]\nissue = false\n"));
+        let problem = text_of("r", b"[publish]\n\xFF\xFEi".to_vec()).unwrap_err();
+        assert_eq!(problem.line, Some(2));
+        assert!(problem.reason.contains("not UTF-8"), "{problem}");
     }
 }

@@ -113,6 +113,7 @@ struct Callback {
 /// Starts the local page. Fails at once if `options.out` exists (without `force`) or the
 /// options are unusable, before anything is registered.
 pub async fn start(options: SetupOptions, github: GitHub) -> Result<RunningSetup> {
+    check_webhook_url(&options.webhook_url)?;
     config_file::check_writable(&options.out, options.force)?;
     let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, options.port))
         .await
@@ -293,9 +294,14 @@ async fn callback(
     }
 }
 
-/// Exchanges the code and writes the config.
+/// Exchanges the code and writes the config. The code is a one-time credential: no error
+/// shown or logged repeats it.
 async fn register(flow: &Flow, code: &str) -> Result<Registered> {
-    let app = flow.github.convert_manifest(code).await?;
+    let app = flow
+        .github
+        .convert_manifest(code)
+        .await
+        .map_err(|error| anyhow::anyhow!("{}", format!("{error:#}").replace(code, "…")))?;
     let options = &flow.options;
     config_file::write(&options.out, &app, &options.api_url, options.force).with_context(|| {
         format!(
@@ -309,6 +315,22 @@ async fn register(flow: &Flow, code: &str) -> Result<Registered> {
         slug: app.slug,
         config: options.out.clone(),
     })
+}
+
+/// Refuses a webhook URL GitHub could not deliver to: it must be an absolute `https://` or
+/// `http://` URL with a host, and no spaces.
+fn check_webhook_url(url: &str) -> Result<()> {
+    let host = ["https://", "http://"]
+        .into_iter()
+        .find_map(|scheme| url.strip_prefix(scheme))
+        .map(|rest| rest.split(['/', '?', '#']).next().unwrap_or_default());
+    let usable = host.is_some_and(|host| !host.is_empty() && !host.starts_with(':'))
+        && !url.chars().any(|c| c.is_whitespace() || c.is_control());
+    anyhow::ensure!(
+        usable,
+        "--webhook-url {url:?} is not a URL GitHub can deliver to; pass an absolute one such as https://your-host/webhook"
+    );
+    Ok(())
 }
 
 /// A random hex string from the operating system's generator.

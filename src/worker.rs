@@ -378,6 +378,9 @@ impl Worker {
         now: i64,
         memo: &mut Memo,
     ) -> Result<Applied> {
+        if let Some(installation) = event.installation_id() {
+            deliveries::record_installation(conn, claimed.seq, installation)?;
+        }
         let applied = ingest::apply_with_memo(conn, &self.rules, event, &claimed.id, now, memo)?;
         let (ignored, outcome) = match &applied {
             Applied::Done(what) => (false, what.as_str()),

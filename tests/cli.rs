@@ -134,3 +134,72 @@ fn sigterm_stops_serve_cleanly() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn the_command_the_shortened_issue_points_to_exists() {
+    let notice = gitlore::render::wording::shortening_notice(3, 1, 2, "acme/widgets", None);
+    let command = notice
+        .split('`')
+        .find(|part| part.starts_with("gitlore "))
+        .unwrap_or_else(|| panic!("no command in: {notice}"));
+    let dir = tempfile::tempdir().unwrap();
+    let mut args: Vec<&str> = command.split(' ').skip(1).collect();
+    args.push("--help");
+    let out = gitlore(dir.path(), &args);
+    assert!(out.status.success(), "{command}: {}", text(&out.stderr));
+}
+
+#[test]
+fn a_replay_with_failed_deliveries_and_a_retry_of_an_unknown_id_exit_non_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("issue_comment.broken.json");
+    std::fs::write(&file, "{not json").unwrap();
+    let out = gitlore(dir.path(), &["replay", file.to_str().unwrap()]);
+    assert!(!out.status.success(), "{}", text(&out.stdout));
+    let stderr = text(&out.stderr);
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(last.starts_with("error: 1 delivery failed"), "{stderr}");
+
+    let out = gitlore(dir.path(), &["deliveries", "retry", "no-such-delivery"]);
+    assert!(!out.status.success(), "{}", text(&out.stdout));
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("no-such-delivery"), "{stderr}");
+}
+
+#[test]
+fn an_invalid_log_filter_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gitlore"))
+        .args(["deliveries"])
+        .env_clear()
+        .env("GITLORE_DATA_DIR", dir.path())
+        .env("GITLORE_LOG", "warn,gitlore=loud")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("GITLORE_LOG is invalid"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn serve_help_lists_the_environment_variables() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = gitlore(dir.path(), &["serve", "--help"]);
+    let help = text(&out.stdout);
+    for name in [
+        "GITLORE_APP_ID",
+        "GITLORE_PRIVATE_KEY",
+        "GITLORE_PRIVATE_KEY_PATH",
+        "GITLORE_WEBHOOK_SECRET",
+        "GITLORE_DATA_DIR",
+        "GITLORE_LISTEN",
+        "GITLORE_LOG",
+        "GITLORE_LLM_PROVIDER",
+    ] {
+        assert!(help.contains(name), "{name} missing from: {help}");
+    }
+}

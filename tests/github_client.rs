@@ -12,7 +12,7 @@ use gitlore::clock::ManualClock;
 use gitlore::config::Secret;
 use gitlore::domain::RepoName;
 use gitlore::github::auth::AppKey;
-use gitlore::github::client::{GitHub, NewIssue, Pause};
+use gitlore::github::client::{FileContent, GitHub, NewIssue, Pause};
 
 const APP_ID: i64 = 4242;
 
@@ -214,15 +214,16 @@ async fn a_missing_file_is_none_and_an_existing_one_is_its_text() {
             "[schedule]\nmin-new-comments = 5\n".into(),
         );
     });
-    let text = s
+    let content = s
         .client
-        .file_text(7, &widgets(), ".github/gitlore.toml", "main")
+        .file(7, &widgets(), ".github/gitlore.toml", "main")
         .await
         .unwrap();
-    assert_eq!(text.as_deref(), Some("[schedule]\nmin-new-comments = 5\n"));
+    let text = b"[schedule]\nmin-new-comments = 5\n".to_vec();
+    assert_eq!(content, Some(FileContent::Bytes(text)));
     assert_eq!(
         s.client
-            .file_text(7, &widgets(), "nope.toml", "main")
+            .file(7, &widgets(), "nope.toml", "main")
             .await
             .unwrap(),
         None
@@ -339,4 +340,28 @@ async fn a_spent_graphql_limit_is_waited_out_until_its_reset() {
         waits[0] >= Duration::from_secs(29) && waits[0] <= Duration::from_secs(31),
         "{waits:?}"
     );
+}
+
+#[tokio::test]
+async fn a_page_linking_to_another_host_never_gets_the_token() {
+    let s = setup().await;
+    let foreign = FakeGitHub::start().await;
+    // The configured host as user info in front of the foreign one.
+    let disguised = foreign
+        .base_url()
+        .replace("http://", &format!("{}@", s.gh.origin()));
+    for next in [
+        format!("{}/repos/acme/widgets/issues?page=2", foreign.base_url()),
+        format!("{disguised}/repos/acme/widgets/issues?page=3"),
+    ] {
+        s.gh.inject(
+            Target::rest("GET", "/repos/acme/widgets/issues"),
+            Fault::NextPageAt(next),
+            1,
+        );
+        let listed = s.client.issues_with_label(7, &widgets(), "lore").await;
+        let error = format!("{:#}", listed.unwrap_err());
+        assert!(error.contains("another host"), "{error}");
+    }
+    assert_eq!(foreign.requests().len(), 0, "{:?}", foreign.requests());
 }

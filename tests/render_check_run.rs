@@ -188,18 +188,14 @@ fn past_comments_that_cluster_become_annotations() {
         comment(
             "src/cache/lru.rs",
             10,
-            "Eviction here races with @bob's refresh task",
+            "Eviction here <details>races</details> with @bob's refresh\u{202E} task",
         ),
         comment("src/cache/lru.rs", 12, "lock order?"),
         comment("src/cache/lru.rs", 40, "a lone comment"),
         comment("src/billing/charge.rs", 5, "not changed in this PR"),
         comment("src/billing/charge.rs", 6, "not changed in this PR"),
     ];
-    let found = annotations(
-        &past,
-        &changed(&["src/cache/lru.rs"]),
-        &LinkStyle::github_com(),
-    );
+    let found = annotations(&past, &changed(&["src/cache/lru.rs"]));
     assert_eq!(
         found,
         vec![Annotation {
@@ -208,7 +204,7 @@ fn past_comments_that_cluster_become_annotations() {
             end_line: 18,
             annotation_level: "notice",
             message: "3 review comments on these lines in past pull requests, e.g.: “Eviction \
-                      here races with @&#8203;bob's refresh task”"
+                      here <details>races</details> with @bob's refresh task”"
                 .into(),
             title: "Reviewers often comment here (3)".into(),
         }]

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::findings::{evidence, finding, realistic_view};
+use common::findings::{evidence, finding, outside_code_and_own_links, realistic_view};
 use expect_test::expect;
 use gitlore::ingest::FINDINGS_MARKER;
 use gitlore::knowledge::findings::{Category, EvidenceKind, Severity};
@@ -51,7 +51,7 @@ fn a_realistic_issue_reads_well() {
         <details><summary>Evidence (4)</summary>
 
         - [review comment](https://redirect.github.com/acme/widgets/pull/1288#discussion_r1523456701): Please wrap this: a bare `?` here gives "database is locked" with no hint which order.
-        - [review comment](https://redirect.github.com/acme/widgets/pull/1301#discussion_r1523456702): Same as in https://redirect.github.com/acme/widgets/pull/1288 – add the key to the error.
+        - [review comment](https://redirect.github.com/acme/widgets/pull/1301#discussion_r1523456702): Same as in `https://redirect.github.com/acme/widgets/pull/1288` – add the key to the error.
         - [review comment](https://redirect.github.com/acme/widgets/pull/1342#discussion_r1523456717): &lt;details&gt;nit&lt;/details&gt; context please, otherwise the on-call has nothing to grep for
         - figure: 14 PRs, 6 reviewers, 80% of threads resolved
 
@@ -172,7 +172,7 @@ fn a_huge_issue_fits_keeps_the_marker_and_says_what_was_shortened() {
         "{body}"
     );
     assert!(body.contains("left out (the least severe)"));
-    assert!(body.contains("`gitlore export --repo acme/widgets --format md`"));
+    assert!(body.contains("`gitlore analyze --github acme/widgets --format json`"));
     let shown: Vec<&str> = body
         .lines()
         .filter(|line| line.starts_with("### Finding number"))
@@ -276,4 +276,29 @@ fn only_findings_first_seen_in_this_run_are_new() {
     assert_eq!(render_issue(&view).matches("**new**").count(), 1);
     view.new_ids.clear();
     assert!(!render_issue(&view).contains("**new**"));
+}
+
+/// Review text written to deceive: a tracking image, a fake dismiss link, a linked image, a bare
+/// and a `www.` link, hidden characters; and a config value that would mention someone.
+const HOSTILE: &str = "![t](https://tracker.example/p.gif) [Click to dismiss all findings](https://evil.example/x) \
+     [![b](https://tracker.example/b.png)](https://evil.example/y) https://evil.example/z www.evil.example \
+     \\[x\\](https://evil.example/w) ad\u{202E}nim\u{200B}";
+
+#[test]
+fn hostile_review_text_renders_as_inert_text() {
+    let mut view = realistic_view();
+    view.findings[0].title = HOSTILE.into();
+    view.findings[0].insight = HOSTILE.into();
+    view.findings[0].evidence[0].text = HOSTILE.into();
+    view.config_problems[0].reason = "`issue.label` \"http://@alice\" is not a string".into();
+    let body = render_issue(&view);
+    let open = outside_code_and_own_links(&body);
+    for needle in ["://", "www.", "](", "![", "@alice", "\u{202E}", "\u{200B}"] {
+        assert!(!open.contains(needle), "{needle:?} outside code in: {open}");
+    }
+    let ours = ["[ ] Dismiss", "[review comment]", "[ ]"];
+    let foreign_bracket = open
+        .match_indices('[')
+        .any(|(at, _)| !ours.iter().any(|own| open[at..].starts_with(own)));
+    assert!(!foreign_bracket, "a link could open in: {open}");
 }

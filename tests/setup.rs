@@ -195,3 +195,52 @@ async fn an_organisation_gets_its_form_and_an_existing_config_is_kept() {
     };
     assert!(setup::start(forced, client(&gh)).await.is_ok());
 }
+
+#[tokio::test]
+async fn a_failed_exchange_never_shows_the_one_time_code() {
+    let gh = fake_with_code().await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("gitlore.toml");
+    let running = setup::start(options(&gh, &out, None), client(&gh))
+        .await
+        .unwrap();
+    let base = running.url().to_string();
+    let html = reqwest::get(format!("{base}/"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let action = attribute(&html, "action");
+    let state = action.rsplit("state=").next().unwrap().to_string();
+    let unknown = "b290c2b4e374d92cd7552e8c0a1cbf38e5d21780";
+    let answer = reqwest::get(format!("{base}/callback?code={unknown}&state={state}"))
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 502);
+    let page = answer.text().await.unwrap();
+    assert!(page.contains("Setup failed"), "{page}");
+    assert!(!page.contains(unknown), "{page}");
+    assert!(!out.exists());
+}
+
+#[tokio::test]
+async fn a_webhook_url_that_is_not_an_absolute_web_url_is_refused() {
+    let gh = FakeGitHub::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("gitlore.toml");
+    for bad in [
+        "gitlore.acme.example/webhook",
+        "ftp://gitlore.acme.example/webhook",
+        "https://",
+        "https://gitlore.acme.example/web hook",
+    ] {
+        let options = SetupOptions {
+            webhook_url: bad.to_string(),
+            ..options(&gh, &out, None)
+        };
+        let refused = setup::start(options, client(&gh)).await;
+        let error = format!("{:#}", refused.err().expect(bad));
+        assert!(error.contains("--webhook-url"), "{error}");
+    }
+}

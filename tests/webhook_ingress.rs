@@ -140,7 +140,14 @@ async fn malformed_payloads_fail_for_good_with_their_error() {
             .await,
         StatusCode::ACCEPTED
     );
-    assert_eq!(app.drain().failed, 2);
+    let mut dotted = fixture("pull_request_review_comment.created.1.json");
+    dotted["repository"]["full_name"] = serde_json::json!("acme/..");
+    assert_eq!(
+        app.send_as("dot-dot", "pull_request_review_comment", &dotted)
+            .await,
+        StatusCode::ACCEPTED
+    );
+    assert_eq!(app.drain().failed, 3);
     let failed = gitlore::store::deliveries::list_failed(&app.db()).unwrap();
     let errors: Vec<_> = failed
         .iter()
@@ -156,6 +163,7 @@ async fn malformed_payloads_fail_for_good_with_their_error() {
             .contains("not valid JSON for a `issue_comment` event"),
         "{errors:?}"
     );
+    assert!(errors[2].1.contains("acme/.."), "{errors:?}");
 }
 
 #[tokio::test]
@@ -219,4 +227,31 @@ async fn metrics_count_by_state_and_name_no_repository() {
         !text.contains("secret-project") && !text.contains("acme"),
         "{text}"
     );
+}
+
+#[tokio::test]
+async fn uninstalling_deletes_the_installations_raw_bodies() {
+    let app = TestApp::new();
+    let comment = fixture("pull_request_review_comment.created.1.json");
+    let mut other = comment.clone();
+    other["installation"]["id"] = serde_json::json!(9);
+    other["comment"]["id"] = serde_json::json!(424242);
+    for (id, payload) in [("ours", &comment), ("theirs", &other)] {
+        let sent = app.send_as(id, "pull_request_review_comment", payload);
+        assert_eq!(sent.await, StatusCode::ACCEPTED);
+    }
+    let mut uninstall = fixture("installation.deleted.0.json");
+    uninstall["installation"]["id"] = comment["installation"]["id"].clone();
+    assert_eq!(
+        app.send_as("bye", "installation", &uninstall).await,
+        StatusCode::ACCEPTED
+    );
+    app.drain();
+    let body_of = |id: &str| {
+        app.count(&format!(
+            "SELECT count(*) FROM delivery_bodies JOIN deliveries USING (seq) WHERE id = '{id}'"
+        ))
+    };
+    assert_eq!((body_of("ours"), body_of("bye")), (0, 0));
+    assert_eq!(body_of("theirs"), 1, "another installation's body stays");
 }

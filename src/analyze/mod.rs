@@ -82,8 +82,8 @@ pub struct AnalyzeArgs {
 enum Input {
     /// The history alone.
     HistoryOnly,
-    /// A `--reviews` file and its text.
-    Reviews { file: PathBuf, text: String },
+    /// A `--reviews` file and its bytes.
+    Reviews { file: PathBuf, text: Vec<u8> },
     /// `--github`, with the token.
     GitHub { repo: RepoName, token: Secret },
 }
@@ -259,7 +259,7 @@ fn read_input(args: &AnalyzeArgs) -> Result<Input> {
     }
     match &args.reviews {
         Some(file) => {
-            let text = std::fs::read_to_string(file)
+            let text = std::fs::read(file)
                 .with_context(|| format!("Cannot read the reviews file {}", file.display()))?;
             Ok(Input::Reviews {
                 file: file.clone(),
@@ -290,10 +290,20 @@ fn data_dir(given: Option<&Path>) -> Result<(Option<tempfile::TempDir>, PathBuf)
     }
 }
 
-/// `.github/gitlore.toml` of PATH's working tree, or the defaults when there is none.
+/// `.github/gitlore.toml` of PATH's working tree, or the defaults when there is none (or it is
+/// not UTF-8 text, which is then a problem the report shows).
 fn local_config(path: &Path) -> Resolved {
-    let text = std::fs::read_to_string(path.join(CONFIG_FILE)).ok();
-    repo_config::resolve(None, text.as_deref().map(|text| (CONFIG_FILE, text)))
+    let text = std::fs::read(path.join(CONFIG_FILE))
+        .ok()
+        .map(|bytes| repo_config::text_of(CONFIG_FILE, bytes));
+    match text {
+        Some(Err(problem)) => Resolved {
+            config: Default::default(),
+            problems: vec![problem],
+        },
+        Some(Ok(text)) => repo_config::resolve(None, Some((CONFIG_FILE, &text))),
+        None => repo_config::resolve(None, None),
+    }
 }
 
 /// Writes the reviews' comments through the webhooks' ingest path, in one transaction.

@@ -12,9 +12,9 @@ use serde::Deserialize;
 use crate::domain::{Author, Comment, CommentKind, PullRequest, Repo, RepoName};
 use crate::events::{Event, Origin};
 
-/// One line of the file. Only `id`, `pr`, `author` and `body` are required.
+/// One line of the file. Only `id`, `pr`, `author` and `body` are required; other fields
+/// (exports carry more, e.g. reactions) are ignored.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct Line {
     id: String,
     pr: i64,
@@ -75,10 +75,20 @@ impl Reviews {
     }
 }
 
-/// Parses a reviews file's text for `repo`. A bad line is an error naming its line number; a
-/// duplicate id too (it would silently merge two comments), and a `pr_author` that differs from
-/// the one an earlier line gave the same pull request.
-pub fn parse(text: &str, repo: &Repo) -> Result<Reviews> {
+/// Parses a reviews file for `repo`: UTF-8 (a byte-order mark is skipped). A bad line is an
+/// error naming its line number (once); a duplicate id too (it would silently merge two
+/// comments), and a `pr_author` that differs from the one an earlier line gave the same pull
+/// request.
+pub fn parse(bytes: &[u8], repo: &Repo) -> Result<Reviews> {
+    let bytes = bytes.strip_prefix("\u{FEFF}".as_bytes()).unwrap_or(bytes);
+    let text = std::str::from_utf8(bytes).map_err(|error| {
+        let line = bytes[..error.valid_up_to()]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count()
+            + 1;
+        anyhow::anyhow!("line {line}: not UTF-8 text (save the file as UTF-8)")
+    })?;
     let origin = Origin {
         installation_id: None,
         repo: repo.clone(),
@@ -90,8 +100,17 @@ pub fn parse(text: &str, repo: &Repo) -> Result<Reviews> {
         if raw.trim().is_empty() {
             continue;
         }
-        let line: Line = serde_json::from_str(raw)
-            .with_context(|| format!("line {}: not a review comment object", index + 1))?;
+        let line: Line = serde_json::from_str(raw).map_err(|error| {
+            // serde_json says "at line 1 column N" of the one line: the column is what helps.
+            let position = format!(" at line {} column {}", error.line(), error.column());
+            let message = error.to_string();
+            let message = message.strip_suffix(&position).unwrap_or(&message);
+            anyhow::anyhow!(
+                "line {}: not a review comment object: {message} (column {})",
+                index + 1,
+                error.column()
+            )
+        })?;
         let number = numbers.len() as i64 + 1;
         if numbers.insert(line.id.clone(), number).is_some() {
             bail!("line {}: the id `{}` appears twice", index + 1, line.id);
@@ -129,11 +148,11 @@ pub fn parse(text: &str, repo: &Repo) -> Result<Reviews> {
             ))),
         };
         let created_at = match &line.created_at {
-            Some(text) => Some(
-                chrono::DateTime::parse_from_rfc3339(text)
-                    .with_context(|| at(&format!("created_at `{text}` is not RFC 3339")))?
-                    .timestamp(),
-            ),
+            Some(text) => Some(timestamp(text).with_context(|| {
+                at(&format!(
+                    "created_at `{text}` is not RFC 3339 (2025-01-02T03:04:05Z) or a date (2025-01-02)"
+                ))
+            })?),
             None => None,
         };
         let in_reply_to = match &line.in_reply_to {
@@ -185,6 +204,18 @@ pub fn parse(text: &str, repo: &Repo) -> Result<Reviews> {
     Ok(reviews)
 }
 
+/// Unix seconds of an RFC 3339 time, or of midnight UTC of a date.
+fn timestamp(text: &str) -> Option<i64> {
+    let text = text.trim();
+    match chrono::DateTime::parse_from_rfc3339(text) {
+        Ok(time) => Some(time.timestamp()),
+        Err(_) => chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+            .ok()
+            .and_then(|date| date.and_hms_opt(0, 0, 0))
+            .map(|time| time.and_utc().timestamp()),
+    }
+}
+
 /// The repository `analyze` files its input under: a fixed id, named after the directory.
 pub fn local_repo(name: &str) -> Repo {
     let name = RepoName::parse(&format!("local/{name}"))
@@ -214,7 +245,7 @@ mod tests {
 
 {"id": "b", "pr": 3, "kind": "inline", "author": "bo", "author_type": "Bot", "body": "x", "path": "src/x.rs", "line": 4, "created_at": "2025-01-02T03:04:05Z", "in_reply_to": "a"}
 "#;
-        let reviews = parse(text, &local_repo("demo")).unwrap();
+        let reviews = parse(text.as_bytes(), &local_repo("demo")).unwrap();
         assert_eq!(reviews.events.len(), 2);
         let first = comment(&reviews.events[0]);
         assert_eq!(first.kind, CommentKind::Conversation);
@@ -234,7 +265,7 @@ mod tests {
         let text = r#"{"id": "a", "pr": 3, "author": "ana", "body": "Use a guard here."}
 {"id": "b", "pr": 3, "author": "bo", "body": "x", "created_at": "2025-01-02T03:04:05Z"}
 "#;
-        let mut reviews = parse(text, &local_repo("demo")).unwrap();
+        let mut reviews = parse(text.as_bytes(), &local_repo("demo")).unwrap();
         reviews.date_undated(1_800_000_000);
         let dates: Vec<_> = reviews
             .events
@@ -254,18 +285,45 @@ mod tests {
     fn bad_lines_are_reported_with_their_number() {
         let repo = local_repo("demo");
         let missing = r#"{"id": "a", "pr": 3, "body": "no author"}"#;
-        let error = format!("{:#}", parse(missing, &repo).unwrap_err());
+        let error = format!("{:#}", parse(missing.as_bytes(), &repo).unwrap_err());
         assert!(error.starts_with("line 1:"), "{error}");
         let twice = "{\"id\": \"a\", \"pr\": 1, \"author\": \"x\", \"body\": \"y\"}\n".repeat(2);
-        let error = format!("{:#}", parse(&twice, &repo).unwrap_err());
+        let error = format!("{:#}", parse(twice.as_bytes(), &repo).unwrap_err());
         assert!(
             error.contains("line 2: the id `a` appears twice"),
             "{error}"
         );
         let kind = r#"{"id": "a", "pr": 3, "author": "x", "body": "y", "kind": "issue"}"#;
-        assert!(format!("{:#}", parse(kind, &repo).unwrap_err()).contains("kind `issue`"));
+        assert!(
+            format!("{:#}", parse(kind.as_bytes(), &repo).unwrap_err()).contains("kind `issue`")
+        );
         let date = r#"{"id": "a", "pr": 3, "author": "x", "body": "y", "created_at": "yesterday"}"#;
-        assert!(format!("{:#}", parse(date, &repo).unwrap_err()).contains("not RFC 3339"));
+        assert!(
+            format!("{:#}", parse(date.as_bytes(), &repo).unwrap_err()).contains("not RFC 3339")
+        );
+    }
+
+    #[test]
+    fn exports_with_a_bom_extra_fields_and_dates_are_read() {
+        let text = "\u{FEFF}{\"id\": \"a\", \"pr\": 3, \"author\": \"ana\", \"body\": \"x\", \
+                    \"reactions\": {\"+1\": 2}, \"created_at\": \"2025-01-02\"}\n";
+        let reviews = parse(text.as_bytes(), &local_repo("demo")).unwrap();
+        assert_eq!(comment(&reviews.events[0]).created_at, Some(1_735_776_000));
+    }
+
+    #[test]
+    fn each_error_names_one_line() {
+        let repo = local_repo("demo");
+        let text = b"{\"id\": \"a\", \"pr\": 3, \"author\": \"x\", \"body\": \"y\"}\n{\"id\": \"b\", \"pr\": 3, \"author\": \"x\", \"body\": \"caf\xE9\"}\n";
+        let error = format!("{:#}", parse(text, &repo).unwrap_err());
+        assert!(error.starts_with("line 2: not UTF-8"), "{error}");
+        let text = "{\"id\": \"a\", \"pr\": 3}\n\n{\"id\": 7}";
+        let error = format!("{:#}", parse(text.as_bytes(), &repo).unwrap_err());
+        assert_eq!(error.matches("line").count(), 1, "{error}");
+        assert!(
+            error.starts_with("line 1: ") && error.contains("(column "),
+            "{error}"
+        );
     }
 
     #[test]
@@ -275,7 +333,7 @@ mod tests {
 {"id": "d", "pr": 3, "author": "ana", "body": "z", "pr_author": "Ana"}
 {"id": "c", "pr": 4, "author": "ana", "body": "y"}
 "#;
-        let reviews = parse(text, &local_repo("demo")).unwrap();
+        let reviews = parse(text.as_bytes(), &local_repo("demo")).unwrap();
         let authors: Vec<_> = reviews
             .events
             .iter()
@@ -295,7 +353,10 @@ mod tests {
         );
         let conflict = r#"{"id": "a", "pr": 3, "author": "bo", "body": "x", "pr_author": "ana"}
 {"id": "b", "pr": 3, "author": "ana", "body": "y", "pr_author": "bo"}"#;
-        let error = format!("{:#}", parse(conflict, &local_repo("demo")).unwrap_err());
+        let error = format!(
+            "{:#}",
+            parse(conflict.as_bytes(), &local_repo("demo")).unwrap_err()
+        );
         assert!(error.starts_with("line 2: pr_author `bo`"), "{error}");
     }
 }

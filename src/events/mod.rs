@@ -125,6 +125,25 @@ pub enum Event {
     Ignored(String),
 }
 
+impl Event {
+    /// The installation the event came through, when it names one.
+    pub fn installation_id(&self) -> Option<i64> {
+        match self {
+            Event::Installation { installation, .. }
+            | Event::ReposAdded { installation, .. }
+            | Event::ReposRemoved { installation, .. } => Some(installation.id),
+            Event::CommentUpserted { origin, .. }
+            | Event::CommentDeleted { origin, .. }
+            | Event::ThreadResolution { origin, .. }
+            | Event::PullRequestChanged { origin, .. }
+            | Event::IssueEdited { origin, .. }
+            | Event::CheckRunAction { origin, .. }
+            | Event::Push { origin, .. } => origin.installation_id,
+            Event::Ping | Event::Ignored(_) => None,
+        }
+    }
+}
+
 /// Reads a delivery's body given its `X-GitHub-Event` name.
 pub fn parse(event: &str, body: &[u8]) -> Result<Event, ParseError> {
     if !is_handled(event) {

@@ -8,7 +8,7 @@
 //!   when the primary limit is spent (a request refused for a rate limit was not processed, so
 //!   repeating it is safe even for a create);
 //! - keeps content-creating requests under 80 per minute;
-//! - sends every page's request, `Link` URLs included, to the configured host with the token.
+//! - sends a token only to the configured API: a `Link` URL elsewhere is refused, not followed.
 //!
 //! Time and waiting come in through `Clock` and `Pause`, so tests need no real sleeping.
 
@@ -95,6 +95,16 @@ impl Reply {
             })
         })
     }
+}
+
+/// A file as the contents API serves it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileContent {
+    Bytes(Vec<u8>),
+    /// Over the 1 MB the contents API serves: only its size is known.
+    TooLarge {
+        size: u64,
+    },
 }
 
 /// An issue as the bot needs it.
@@ -237,14 +247,15 @@ impl GitHub {
             .to_string())
     }
 
-    /// A file's text on `git_ref`, or `None` when the file does not exist.
-    pub async fn file_text(
+    /// A file's content on `git_ref`, or `None` when the file does not exist. A file over 1 MB
+    /// comes without its content (GitHub's contents API serves none).
+    pub async fn file(
         &self,
         installation: i64,
         repo: &RepoName,
         path: &str,
         git_ref: &str,
-    ) -> Result<Option<String>> {
+    ) -> Result<Option<FileContent>> {
         let url = format!("/repos/{repo}/contents/{path}?ref={git_ref}");
         match self
             .call(
@@ -258,6 +269,10 @@ impl GitHub {
         {
             Ok(reply) => {
                 let body = reply.json()?;
+                if body["encoding"] == "none" {
+                    let size = body["size"].as_u64().unwrap_or_default();
+                    return Ok(Some(FileContent::TooLarge { size }));
+                }
                 let encoded: String = body["content"]
                     .as_str()
                     .context("the file has no content")?
@@ -266,9 +281,7 @@ impl GitHub {
                 let bytes = BASE64_STANDARD
                     .decode(encoded)
                     .context("the file's content is not base64")?;
-                Ok(Some(
-                    String::from_utf8(bytes).context("the file is not UTF-8 text")?,
-                ))
+                Ok(Some(FileContent::Bytes(bytes)))
             }
             Err(error) if is_not_found(&error) => Ok(None),
             Err(error) => Err(error.context(format!("Cannot read {path} of {repo}"))),
@@ -399,6 +412,11 @@ impl GitHub {
         idempotent: bool,
     ) -> Result<Reply> {
         let url = if path.starts_with("http://") || path.starts_with("https://") {
+            // A pagination link is GitHub's answer, not ours: a token goes nowhere but the
+            // configured API.
+            if !self.is_api_url(path) {
+                bail!("GitHub's answer links to another host ({path}); not following it");
+            }
             path.to_string()
         } else {
             format!("{}{path}", self.api_url)
@@ -449,10 +467,11 @@ impl GitHub {
             }
             if let Some(wait) = rate_limit_wait(&reply, graphql_limited, self.clock.now_ms()) {
                 if wait > MAX_RATE_LIMIT_WAIT || attempt >= MAX_ATTEMPTS {
-                    bail!(
-                        "GitHub rate limit: asked to wait {wait:?} ({} {url})",
-                        reply.status
-                    );
+                    return Err(anyhow!(RateLimited {
+                        wait,
+                        status: reply.status,
+                        url,
+                    }));
                 }
                 tracing::info!(?wait, status = reply.status, "GitHub rate limit; waiting");
                 self.pause.pause(wait).await;
@@ -486,6 +505,16 @@ impl GitHub {
                 error
             });
         }
+    }
+
+    /// Whether `url` is on the configured API: the GraphQL endpoint, or under the REST base
+    /// (`…/` follows it, so `https://api.github.com.evil.example` or a `user@host` prefix does
+    /// not pass).
+    fn is_api_url(&self, url: &str) -> bool {
+        url == self.graphql_url
+            || url
+                .strip_prefix(&self.api_url)
+                .is_some_and(|rest| rest.starts_with('/'))
     }
 
     async fn send(
@@ -614,6 +643,23 @@ pub struct GraphQlError {
     pub messages: Vec<String>,
 }
 
+/// GitHub's rate limit asked for a longer wait than a request takes.
+#[derive(Debug, thiserror::Error)]
+#[error("GitHub rate limit: asked to wait {wait:?} ({status} {url})")]
+struct RateLimited {
+    wait: Duration,
+    status: u16,
+    url: String,
+}
+
+/// Whether an error is GitHub not answering for now — no HTTP answer at all, a 5xx, or a rate
+/// limit — so that the same request may well succeed later. Any other failure (a 4xx, an
+/// answer gitlore cannot use) would fail again.
+pub fn is_transient(error: &anyhow::Error) -> bool {
+    error.downcast_ref::<RetryableError>().is_some()
+        || error.downcast_ref::<RateLimited>().is_some()
+}
+
 /// Marks an error after which the request may or may not have been applied.
 #[derive(Debug, thiserror::Error)]
 #[error("the request may not have been applied")]
@@ -623,7 +669,8 @@ pub(super) fn is_retryable(error: &anyhow::Error) -> bool {
     error.downcast_ref::<RetryableError>().is_some()
 }
 
-pub(super) fn is_not_found(error: &anyhow::Error) -> bool {
+/// Whether GitHub answered 404: the thing is gone (or was never there).
+pub fn is_not_found(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| {
         cause
             .downcast_ref::<HttpError>()

@@ -53,7 +53,7 @@ pub async fn publish(
         .collect();
     let couplings = publications::couplings(&store.reader()?, repo_id)?;
     let applicable = render::applicable_findings(input.findings, &changed, &couplings);
-    let annotations = render::annotations(input.past_comments, &changed, input.links);
+    let annotations = render::annotations(input.past_comments, &changed);
     let output = render::render_check_run(&CheckRunView {
         applicable: &applicable,
         annotations: &annotations,
@@ -74,11 +74,7 @@ pub async fn publish(
         .annotations
         .iter()
         .zip(&hash.annotations)
-        .filter(|(_, h)| {
-            known_hash
-                .as_ref()
-                .is_none_or(|k| !k.annotations.contains(h))
-        })
+        .filter(|(_, place)| known_hash.as_ref().is_none_or(|k| !k.shows(place)))
         .map(|(annotation, _)| annotation.clone())
         .collect();
     let action = render::refresh_action();
@@ -157,16 +153,62 @@ fn fields<'a>(
     }
 }
 
-/// Hashes of what a check run shows, to skip unchanged updates: its text (title, summary,
-/// details), and each annotation, stored as `TEXT:A1,A2,…`.
+/// What a check run shows, to skip unchanged updates: the hash of its text (title, summary,
+/// details), and the place of each annotation, stored as `TEXT:P1,P2,…`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct OutputHash {
     text: String,
-    annotations: Vec<String>,
+    annotations: Vec<Place>,
 }
 
-/// Hex digits kept of an annotation's hash: short, and enough to tell a few hundred apart.
-const ANNOTATION_HASH_LEN: usize = 16;
+/// Where an annotation sits: a short hash of its file and its lines. GitHub keeps every
+/// annotation ever sent and cannot change one, so a place annotated once is never annotated
+/// again, even when its cluster of comments grew (a new one would show twice).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Place {
+    path: String,
+    start_line: u32,
+    end_line: u32,
+}
+
+/// Hex digits kept of a path's hash: short, and enough to tell a few hundred apart.
+const PATH_HASH_LEN: usize = 16;
+
+impl Place {
+    fn of(annotation: &Annotation) -> Place {
+        let mut path = hex::encode(Sha256::digest(annotation.path.as_bytes()));
+        path.truncate(PATH_HASH_LEN);
+        Place {
+            path,
+            start_line: annotation.start_line,
+            end_line: annotation.end_line,
+        }
+    }
+
+    /// Whether the two share a file and at least one line.
+    fn overlaps(&self, other: &Place) -> bool {
+        self.path == other.path
+            && self.start_line <= other.end_line
+            && other.start_line <= self.end_line
+    }
+
+    /// `PATH@START-END`; `None` for anything else (a hash stored in an older form).
+    fn parse(stored: &str) -> Option<Place> {
+        let (path, lines) = stored.split_once('@')?;
+        let (start, end) = lines.split_once('-')?;
+        Some(Place {
+            path: path.to_string(),
+            start_line: start.parse().ok()?,
+            end_line: end.parse().ok()?,
+        })
+    }
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}@{}-{}", self.path, self.start_line, self.end_line)
+    }
+}
 
 impl OutputHash {
     fn of(output: &CheckRunOutput) -> OutputHash {
@@ -176,30 +218,22 @@ impl OutputHash {
             text.update([0]);
         }
         text.update(output.text.as_deref().unwrap_or("").as_bytes());
-        let annotations = output
-            .annotations
-            .iter()
-            .map(|annotation| {
-                let json = serde_json::to_vec(annotation).unwrap_or_default();
-                let mut hex = hex::encode(Sha256::digest(json));
-                hex.truncate(ANNOTATION_HASH_LEN);
-                hex
-            })
-            .collect();
         OutputHash {
             text: hex::encode(text.finalize()),
-            annotations,
+            annotations: output.annotations.iter().map(Place::of).collect(),
         }
     }
 
+    /// Whether a check run published as `self` already has an annotation at `place` (or on
+    /// one of its lines).
+    fn shows(&self, place: &Place) -> bool {
+        self.annotations.iter().any(|shown| shown.overlaps(place))
+    }
+
     /// Whether a check run published as `self` shows `other`: the same text, and every
-    /// annotation of `other` already there (GitHub keeps every annotation ever sent).
+    /// annotation place of `other` already annotated (GitHub keeps every annotation ever sent).
     fn covers(&self, other: &OutputHash) -> bool {
-        self.text == other.text
-            && other
-                .annotations
-                .iter()
-                .all(|h| self.annotations.contains(h))
+        self.text == other.text && other.annotations.iter().all(|place| self.shows(place))
     }
 
     /// What the check run shows once `self` is published over `before`: this text, and the
@@ -218,18 +252,15 @@ impl OutputHash {
         let (text, annotations) = stored.split_once(':').unwrap_or((stored, ""));
         OutputHash {
             text: text.to_string(),
-            annotations: annotations
-                .split(',')
-                .filter(|h| !h.is_empty())
-                .map(str::to_string)
-                .collect(),
+            annotations: annotations.split(',').filter_map(Place::parse).collect(),
         }
     }
 }
 
 impl std::fmt::Display for OutputHash {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}", self.text, self.annotations.join(","))
+        let places: Vec<String> = self.annotations.iter().map(Place::to_string).collect();
+        write!(f, "{}:{}", self.text, places.join(","))
     }
 }
 
@@ -237,31 +268,51 @@ impl std::fmt::Display for OutputHash {
 mod tests {
     use super::*;
 
-    fn hash(text: &str, annotations: &[&str]) -> OutputHash {
+    fn place(path: &str, start_line: u32, end_line: u32) -> Place {
+        Place {
+            path: path.into(),
+            start_line,
+            end_line,
+        }
+    }
+
+    fn hash(text: &str, annotations: &[Place]) -> OutputHash {
         OutputHash {
             text: text.into(),
-            annotations: annotations.iter().map(|a| a.to_string()).collect(),
+            annotations: annotations.to_vec(),
         }
     }
 
     #[test]
     fn a_stored_hash_reads_back() {
-        let stored = hash("t", &["a1", "a2"]);
+        let stored = hash("t", &[place("a", 1, 3), place("b", 7, 7)]);
         assert_eq!(OutputHash::parse(&stored.to_string()), stored);
         assert_eq!(OutputHash::parse("t:"), hash("t", &[]));
+        assert_eq!(OutputHash::parse("t:0123abcd"), hash("t", &[]));
         assert!(!OutputHash::parse("old-form").covers(&hash("t", &[])));
     }
 
     #[test]
-    fn annotations_ever_sent_count_as_shown() {
-        let published = hash("t", &["a1", "a2"]);
+    fn a_place_annotated_once_counts_as_shown_even_when_its_cluster_grew() {
+        let published = hash("t", &[place("a", 10, 17), place("b", 1, 2)]);
         assert!(
-            published.covers(&hash("t", &["a2"])),
+            published.covers(&hash("t", &[place("b", 1, 2)])),
             "one went away: nothing to send"
         );
-        assert!(!published.covers(&hash("t", &["a2", "a3"])));
-        assert!(!published.covers(&hash("u", &["a1"])));
-        let next = hash("u", &["a3", "a1"]).published_over(Some(published));
-        assert_eq!(next, hash("u", &["a3", "a1", "a2"]));
+        assert!(
+            published.covers(&hash("t", &[place("a", 8, 17)])),
+            "grew at its start: still the same lines"
+        );
+        assert!(!published.covers(&hash("t", &[place("a", 30, 31)])));
+        assert!(!published.covers(&hash("t", &[place("c", 10, 17)])));
+        assert!(!published.covers(&hash("u", &[place("b", 1, 2)])));
+        let next = hash("u", &[place("c", 5, 6)]).published_over(Some(published));
+        assert_eq!(
+            next,
+            hash(
+                "u",
+                &[place("c", 5, 6), place("a", 10, 17), place("b", 1, 2)]
+            )
+        );
     }
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::knowledge::findings::{Category, Finding, Status};
 use crate::knowledge::history::Coupling;
 use crate::render::evidence::{Sources, evidence_line, files_list};
-use crate::render::links::{LinkStyle, code_span, untrusted};
+use crate::render::links::{LinkStyle, code_span, plain, untrusted};
 use crate::render::wording;
 
 /// GitHub's limit on a check run's `summary` and on its `text`, in characters (counted here in
@@ -200,11 +200,7 @@ fn parent(path: &str) -> Option<&str> {
 /// Annotations where past review comments on `changed_files` cluster: comments at most
 /// [`NEARBY_LINES`] apart form one, and it takes [`MIN_CLUSTER_COMMENTS`]. In file and line
 /// order.
-pub fn annotations(
-    past: &[PastComment],
-    changed_files: &[String],
-    links: &LinkStyle,
-) -> Vec<Annotation> {
+pub fn annotations(past: &[PastComment], changed_files: &[String]) -> Vec<Annotation> {
     let mut relevant: Vec<&PastComment> = past
         .iter()
         .filter(|comment| comment.line > 0 && changed_files.contains(&comment.path))
@@ -228,7 +224,8 @@ pub fn annotations(
         .filter(|cluster| cluster.len() >= MIN_CLUSTER_COMMENTS)
         .map(|cluster| {
             let (first, last) = (cluster[0], cluster[cluster.len() - 1]);
-            let example = untrusted(&first.excerpt, links, ANNOTATION_EXCERPT_CHARS);
+            // GitHub shows an annotation's message as plain text: nothing to escape.
+            let example = plain(&first.excerpt, ANNOTATION_EXCERPT_CHARS);
             Annotation {
                 path: first.path.clone(),
                 start_line: first.line,

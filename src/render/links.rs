@@ -7,9 +7,13 @@
 //! - `@login` is written `@&#8203;login` (a zero-width space after the `@`, as Dependabot and
 //!   Renovate write it): it reads the same and notifies nobody. `#123`, `owner/repo#123` and
 //!   `GH-123` get the same treatment, so they link and reference nothing.
-//! - Untrusted text is flattened to one line, capped in length, and its HTML (`<details>`,
-//!   comments, entities) escaped, so it can neither break the layout nor forge a dismiss box.
-//!   Its code spans stay as written: markdown shows them literally.
+//! - Untrusted text is flattened to one line, capped in length, stripped of invisible and
+//!   direction-changing characters, and its HTML (`<details>`, comments, entities) and markdown
+//!   link syntax escaped, so it can neither break the layout, forge a dismiss box, show an image
+//!   nor link anywhere: URLs in it are shown as code. Its code spans stay as written: markdown
+//!   shows them literally.
+//! - Text for plain-text fields (check-run annotations) is only flattened, capped and stripped
+//!   of invisible characters: GitHub shows it as is.
 
 /// Where links point and how they are made quiet.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,9 +76,10 @@ impl LinkStyle {
 }
 
 /// Untrusted text made safe to publish: one line, at most `max_chars` characters of the original
-/// (an ellipsis marks a cut), links quiet, mentions and references defused, HTML escaped, and no
-/// markdown block syntax at its start. Code spans are kept as written (markdown shows them
-/// literally: no HTML, no mention, no reference inside), only their links made quiet.
+/// (an ellipsis marks a cut), no invisible characters, URLs shown as code (never a link or an
+/// image), mentions and references defused, HTML and link syntax escaped, and no markdown block
+/// syntax at its start. Code spans are kept as written (markdown shows them literally: no HTML,
+/// no link, no mention, no reference inside), only their URLs made quiet.
 pub fn untrusted(text: &str, style: &LinkStyle, max_chars: usize) -> String {
     let mut flat = truncate(&flatten(text, max_chars.saturating_add(1)), max_chars);
     // A backslash before a backtick escapes it in markdown; dropping such backslashes makes every
@@ -95,7 +100,7 @@ pub fn untrusted(text: &str, style: &LinkStyle, max_chars: usize) -> String {
                 safe.push_str(&rest[open..open + run]);
                 rest = &after[close + run..];
             }
-            // No closing run: the backticks are plain text.
+            // No closing run: the backticks are plain text (escaped in `safe_word`).
             None => {
                 safe.push_str(&safe_words(&rest[..open + run], style, true));
                 rest = after;
@@ -179,8 +184,38 @@ pub fn truncate(text: &str, max_chars: usize) -> String {
     }
 }
 
-/// Whitespace runs (newlines included) as single spaces, control characters dropped; stops at
-/// `max_chars` characters (so a long text costs no more than its kept part).
+/// Untrusted text for a field GitHub shows as plain text: one line, invisible characters dropped,
+/// at most `max_chars` characters. Nothing is escaped (an entity would show as typed).
+pub fn plain(text: &str, max_chars: usize) -> String {
+    truncate(&flatten(text, max_chars.saturating_add(1)), max_chars)
+}
+
+/// Characters that show nothing or reorder what follows: zero-width spaces and joiners, bidi
+/// marks, embeddings, overrides and isolates, the byte-order mark and their kin.
+fn invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{061C}'
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{17B4}'
+            | '\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}'
+            | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{FFF0}'..='\u{FFF8}'
+    )
+}
+
+/// Whitespace runs (newlines included) as single spaces, control and invisible characters
+/// dropped; stops at `max_chars` characters (so a long text costs no more than its kept part).
 fn flatten(text: &str, max_chars: usize) -> String {
     let mut flat = String::with_capacity(text.len().min(max_chars.saturating_mul(4)));
     let mut space = false;
@@ -191,7 +226,7 @@ fn flatten(text: &str, max_chars: usize) -> String {
         }
         if c.is_whitespace() {
             space = !flat.is_empty();
-        } else if !c.is_control() {
+        } else if !c.is_control() && !invisible(c) {
             if space {
                 flat.push(' ');
                 space = false;
@@ -204,27 +239,62 @@ fn flatten(text: &str, max_chars: usize) -> String {
     flat
 }
 
-/// One whitespace-free word: a URL part keeps its shape (made quiet), the text before it is
+/// One whitespace-free word made inert: a link in it (`scheme://…`, `www.…`) is shown as code
+/// (made quiet, so that even a copy of it records no reference), the text around it escaped and
 /// defused.
 fn safe_word(word: &str, style: &LinkStyle) -> String {
-    if !word.contains(['&', '<', '>', '@', '#', '-', ':']) {
+    if !word.contains(['&', '<', '>', '@', '#', '-', ':', '.', '[', ']', '\\', '`']) {
         return word.to_string();
     }
-    match url_start(word) {
-        Some(start) => format!(
-            "{}{}",
-            defuse(&escape_html(&word[..start])),
-            escape_html(&style.quiet_url(&word[start..]))
-        ),
-        None => defuse(&escape_html(word)),
+    match link_start(word) {
+        Some(start) => {
+            let link = &word[start..];
+            let end = link.trim_end_matches(TRAILING_PUNCTUATION).len().max(1);
+            format!(
+                "{}{}{}",
+                defuse(&escape_markdown(&word[..start])),
+                code_span(&style.quiet_url(&link[..end])),
+                defuse(&escape_markdown(&link[end..]))
+            )
+        }
+        None => defuse(&escape_markdown(word)),
     }
 }
 
-/// `&`, `<` and `>` as entities, so no tag, comment or entity of the original survives.
-fn escape_html(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+/// What ends a sentence rather than a URL, as GitHub's autolinker reads it.
+const TRAILING_PUNCTUATION: &[char] = &['.', ',', ':', ';', '!', '?', '"', '\'', ')', ']'];
+
+/// Where something GitHub would turn into a link starts in `word`: a `scheme://` (any scheme) or
+/// `www.`, case-insensitive.
+fn link_start(word: &str) -> Option<usize> {
+    let lower = word.to_ascii_lowercase();
+    let scheme = lower.find("://").map(|colon| {
+        lower[..colon]
+            .trim_end_matches(|c: char| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+            .len()
+    });
+    let www = lower.find("www.");
+    scheme.into_iter().chain(www).min()
+}
+
+/// HTML made text (`&`, `<` and `>` as entities, so no tag, comment or entity of the original
+/// survives) and markdown's link and code syntax (`[`, `]`, backticks, backslashes) escaped, so
+/// no link, image or code span opens.
+fn escape_markdown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '[' | ']' | '`' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// A zero-width space after every `@` before a name, every `#` before a digit, and inside every
@@ -314,11 +384,11 @@ mod tests {
         assert_eq!(
             untrusted(text, &style, 500),
             "\\# Heading @&#8203;alice see #&#8203;12, o/r#&#8203;3, gh&#8203;-4 and \
-             &lt;details&gt; &amp;#&#8203;64;bob ``` code"
+             &lt;details&gt; &amp;#&#8203;64;bob \\`\\`\\` code"
         );
         assert_eq!(
             untrusted("(@carol,https://github.com/o/r/pull/9)", &style, 500),
-            "(@&#8203;carol,https://redirect.github.com/o/r/pull/9)"
+            "(@&#8203;carol,`https://redirect.github.com/o/r/pull/9`)"
         );
         assert_eq!(untrusted("12. step", &style, 500), "\\12. step");
         assert_eq!(
@@ -331,8 +401,46 @@ mod tests {
         );
         assert_eq!(
             untrusted("\\`<b>` and ``<i>`", &style, 500),
-            "`<b>` and ``&lt;i&gt;`"
+            "`<b>` and \\`\\`&lt;i&gt;\\`"
         );
+    }
+
+    #[test]
+    fn quoted_markdown_is_inert_text() {
+        let style = LinkStyle::github_com();
+        assert_eq!(
+            untrusted(
+                "![t](https://tracker.example/p.gif) [Click to dismiss](https://evil.example/x).",
+                &style,
+                500
+            ),
+            "!\\[t\\](`https://tracker.example/p.gif`) \\[Click to dismiss\\](`https://evil.example/x`)."
+        );
+        assert_eq!(
+            untrusted(
+                "\\[a\\](b) see www.evil.example or HTTP://@alice",
+                &style,
+                500
+            ),
+            "\\\\\\[a\\\\\\](b) see `www.evil.example` or `HTTP://@alice`"
+        );
+        assert_eq!(
+            untrusted("` https://evil.example/x", &style, 500),
+            "\\` `https://evil.example/x`"
+        );
+        assert_eq!(
+            untrusted("ad\u{202E}min\u{200B}\u{2066}s \u{FEFF}ok", &style, 500),
+            "admins ok"
+        );
+    }
+
+    #[test]
+    fn plain_text_is_flattened_capped_and_visible() {
+        assert_eq!(
+            plain("<details>x</details>\n@bob \u{202E}done", 500),
+            "<details>x</details> @bob done"
+        );
+        assert_eq!(plain("abcdef", 4), "abc…");
     }
 
     #[test]

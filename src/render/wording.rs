@@ -202,14 +202,13 @@ pub fn shortening_notice(
             count(findings_left_out, "finding", "findings")
         ));
     }
+    let command = format!("`gitlore analyze --github {repo} --format json`");
     let everything = match dashboard_url {
-        Some(url) => {
-            format!("[the dashboard]({url}) or `gitlore export --repo {repo} --format md`")
-        }
-        None => format!("`gitlore export --repo {repo} --format md`"),
+        Some(url) => format!("[the dashboard]({url}), or run {command} in a clone"),
+        None => format!("run {command} in a clone"),
     };
     format!(
-        "**Shortened to fit GitHub's size limit:** {}. See everything in {everything}.",
+        "**Shortened to fit GitHub's size limit:** {}. For every finding in full, {everything}.",
         cuts.join("; ")
     )
 }
@@ -271,7 +270,7 @@ pub fn annotation_title(comments: usize) -> String {
     format!("Reviewers often comment here ({comments})")
 }
 
-/// The message of an annotation: how many past comments, and one of them (already escaped).
+/// The message of an annotation (plain text): how many past comments, and one of them.
 pub fn annotation_message(comments: usize, example: &str) -> String {
     format!(
         "{} on these lines in past pull requests, e.g.: “{example}”",

@@ -7,7 +7,7 @@ use super::RepoJob;
 use crate::analysis::{self, Request};
 use crate::github::backfill::cli::DEFAULT_WINDOW_MONTHS;
 use crate::github::backfill::{BackfillRequest, Backfiller};
-use crate::github::client::{As, HttpError};
+use crate::github::client::{As, is_transient};
 use crate::knowledge::theme_run::Models;
 use crate::publish::{self, IssueContext, issue};
 use crate::render::issue::render_issue;
@@ -117,37 +117,31 @@ impl RepoJob<'_> {
         Ok(resolved)
     }
 
-    /// The repo config. GitHub failing to answer (5xx, network) is an error, so the job runs
-    /// again later instead of publishing the defaults for one run; a config GitHub refuses to
-    /// serve (other statuses) means the defaults, and the issue says why.
+    /// The repo config. GitHub failing to answer for now (a network error, a 5xx, a rate limit)
+    /// is an error, so the job runs again later instead of publishing the defaults for one run;
+    /// anything else wrong with the config (refused, not UTF-8, too large, invalid) means the
+    /// defaults for what could not be used, and the issue says why. Every problem is logged,
+    /// since the issue may be turned off.
     pub(super) async fn repo_config(&self) -> Result<Resolved> {
         let runner = self.runner;
-        match repo_config::fetch(&runner.github, self.installation, &self.repo).await {
-            Ok(resolved) => Ok(resolved),
+        let resolved = match repo_config::fetch(&runner.github, self.installation, &self.repo).await
+        {
+            Ok(resolved) => resolved,
             Err(error) if is_transient(&error) => {
-                Err(error.context(format!("Cannot read the repo config of {}", self.repo)))
+                return Err(error.context(format!("Cannot read the repo config of {}", self.repo)));
             }
-            Err(error) => {
-                tracing::warn!(repo = %self.repo, error = %format!("{error:#}"), "cannot read the repo config: using the defaults");
-                Ok(Resolved {
-                    config: Default::default(),
-                    problems: vec![ConfigProblem {
-                        source: format!("{}:{CONFIG_PATH}", self.repo),
-                        line: None,
-                        reason: format!("could not be read, so the defaults apply ({error:#})"),
-                    }],
-                })
-            }
+            Err(error) => Resolved {
+                config: Default::default(),
+                problems: vec![ConfigProblem {
+                    source: format!("{}:{CONFIG_PATH}", self.repo),
+                    line: None,
+                    reason: format!("could not be read, so the defaults apply ({error:#})"),
+                }],
+            },
+        };
+        for problem in &resolved.problems {
+            tracing::warn!(repo = %self.repo, %problem, "repo config problem: using the defaults for what could not be used");
         }
+        Ok(resolved)
     }
-}
-
-/// Whether an error is GitHub not answering (a 5xx, or no HTTP answer at all) rather than an
-/// answer that refuses.
-fn is_transient(error: &anyhow::Error) -> bool {
-    !error.chain().any(|cause| {
-        cause
-            .downcast_ref::<HttpError>()
-            .is_some_and(|e| e.status < 500)
-    })
 }

@@ -7,6 +7,7 @@
 use anyhow::{Context, Result};
 
 use super::{RepoJob, number, text};
+use crate::github::client::is_not_found;
 use crate::github::ops::comments::{Reaction, ReactionTarget};
 use crate::render::wording;
 use crate::store::{publications, repos};
@@ -47,11 +48,11 @@ impl RepoJob<'_> {
         }
     }
 
-    /// `/gitlore refresh`: 👀, the permission and cooldown checks, the analysis with the issue
-    /// and this pull request's check run, then 🚀.
+    /// `/gitlore refresh`: the permission and cooldown checks (a refusal is answered with one
+    /// reply and nothing else), then 👀, the analysis with the issue and this pull request's
+    /// check run, then 🚀.
     async fn refresh(&self, source: Source, author: &str) -> Result<()> {
         let runner = self.runner;
-        self.react(source, Reaction::Eyes).await?;
         let allowed = runner
             .permissions
             .can_write(
@@ -72,6 +73,7 @@ impl RepoJob<'_> {
                 .reply(source, &wording::cooldown(self.cooldown_minutes_left()?))
                 .await;
         }
+        self.react(source, Reaction::Eyes).await?;
         let resolved = self.analyse_and_publish(true).await?;
         if let Some((pr, sha)) = self.refreshed_head(source)? {
             self.publish_check_run(&resolved.config, pr, &sha).await?;
@@ -123,11 +125,13 @@ impl RepoJob<'_> {
         }
     }
 
+    /// Reacts to the command comment; a comment deleted meanwhile (404) is no reason to stop.
     async fn react(&self, source: Source, reaction: Reaction) -> Result<()> {
         let Source::Comment { comment_id, .. } = source else {
             return Ok(());
         };
-        self.runner
+        let reacted = self
+            .runner
             .github
             .create_reaction(
                 self.installation,
@@ -135,7 +139,14 @@ impl RepoJob<'_> {
                 ReactionTarget::IssueComment(comment_id),
                 reaction,
             )
-            .await
+            .await;
+        match reacted {
+            Err(error) if is_not_found(&error) => {
+                tracing::info!(repo = %self.repo, comment_id, "the command comment is gone: no reaction");
+                Ok(())
+            }
+            other => other,
+        }
     }
 
     /// Replies once to the command comment; the Refresh button gets no reply.

@@ -133,6 +133,23 @@ pub fn decompress(stored: &[u8]) -> Result<Vec<u8>, String> {
         .map_err(|error| format!("the stored body cannot be read: {error}"))
 }
 
+/// Records the installation a claimed delivery came through.
+pub fn record_installation(conn: &Connection, seq: i64, installation_id: i64) -> Result<()> {
+    conn.prepare_cached("UPDATE deliveries SET installation_id = ?1 WHERE seq = ?2")?
+        .execute(params![installation_id, seq])?;
+    Ok(())
+}
+
+/// Deletes the raw bodies of every delivery an installation sent (their rows stay, for the
+/// counts); returns how many.
+pub fn delete_installation_bodies(conn: &Connection, installation_id: i64) -> Result<usize> {
+    Ok(conn.execute(
+        "DELETE FROM delivery_bodies WHERE seq IN (SELECT seq FROM deliveries
+          WHERE installation_id = ?1)",
+        [installation_id],
+    )?)
+}
+
 /// Marks a claimed delivery processed (`done` or `ignored`). Returns false when the lease was
 /// lost to another worker, in which case the caller must roll back its effects.
 pub fn complete(

@@ -38,6 +38,8 @@ const MIGRATION_LIST: &[M<'static>] = &[
     M::up(include_str!("migrations/0006_history.sql")),
     M::up(include_str!("migrations/0007_publications.sql")),
     M::up(include_str!("migrations/0008_pr_author.sql")),
+    M::up(include_str!("migrations/0009_delivery_installation.sql")),
+    M::up(include_str!("migrations/0010_default_branch_push.sql")),
 ];
 
 /// The schema version a fully migrated database has.

@@ -125,7 +125,8 @@ pub struct RepoActivity {
     pub last_run_at: Option<i64>,
     /// Analysable comments stored since the last analysis.
     pub new_comments: i64,
-    /// Whether any comment was stored, edited or deleted since the last analysis.
+    /// Whether any comment was stored, edited or deleted, or the default branch pushed to,
+    /// since the last analysis.
     pub changed: bool,
     /// The repo config's schedule as the last analysis read it; `None` for the defaults.
     pub interval_hours: Option<u32>,
@@ -139,10 +140,11 @@ pub fn activity(conn: &Connection) -> Result<Vec<RepoActivity>> {
                 (SELECT count(*) FROM comments c
                   WHERE c.repo_id = r.id AND c.id > coalesce(a.last_comment_id, 0)
                     AND c.deleted = 0 AND c.noise IS NULL),
-                EXISTS (SELECT 1 FROM comments c
-                         WHERE c.repo_id = r.id
-                           AND (c.id > coalesce(a.last_comment_id, 0)
-                                OR c.updated_at * 1000 > coalesce(a.last_run_at, 0))),
+                coalesce(r.pushed_at > a.last_run_at, r.pushed_at IS NOT NULL)
+                OR EXISTS (SELECT 1 FROM comments c
+                            WHERE c.repo_id = r.id
+                              AND (c.id > coalesce(a.last_comment_id, 0)
+                                   OR c.updated_at * 1000 > coalesce(a.last_run_at, 0))),
                 a.interval_hours, a.min_new_comments
            FROM repos r LEFT JOIN analysis_runs a ON a.repo_id = r.id
           WHERE r.removed = 0 AND r.installation_id IS NOT NULL

@@ -166,6 +166,14 @@ pub fn default_branch(conn: &Connection, repo_id: i64) -> Result<Option<String>>
 }
 
 /// Marks the repository's git mirror as needing a fetch before the next analysis.
+/// Records a push to the repository's default branch at `now_ms`: its mirror is stale, and the
+/// scheduler counts it as a change.
+pub fn record_default_branch_push(conn: &Connection, repo_id: i64, now_ms: i64) -> Result<()> {
+    conn.prepare_cached("UPDATE repos SET mirror_stale = 1, pushed_at = ?2 WHERE id = ?1")?
+        .execute(params![repo_id, now_ms])?;
+    Ok(())
+}
+
 pub fn mark_mirror_stale(conn: &Connection, repo_id: i64) -> Result<()> {
     conn.prepare_cached("UPDATE repos SET mirror_stale = 1 WHERE id = ?1")?
         .execute([repo_id])?;

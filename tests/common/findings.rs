@@ -219,3 +219,42 @@ pub fn realistic_view() -> IssueView {
         dashboard_url: None,
     }
 }
+
+/// The body with gitlore's own link targets, code spans and backslash-escaped characters taken
+/// out: what markdown could still turn into a link or an image.
+pub fn outside_code_and_own_links(body: &str) -> String {
+    let own = "](https://redirect.github.com/acme/widgets/";
+    let mut rest = body.to_string();
+    while let Some(at) = rest.find(own) {
+        let end = rest[at..].find(')').map_or(rest.len(), |e| at + e + 1);
+        rest.replace_range(at..end, "]");
+    }
+    let chars: Vec<char> = rest.chars().collect();
+    let mut open = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let run = chars[i..].iter().take_while(|c| **c == '`').count();
+        if chars[i] == '\\' {
+            open.push('_');
+            i += 2;
+        } else if run > 0 {
+            let fence: String = "`".repeat(run);
+            let after: String = chars[i + run..].iter().collect();
+            let close = (0..after.len())
+                .filter(|at| after.is_char_boundary(*at) && after[*at..].starts_with(&fence))
+                .find(|at| !after[at + run..].starts_with('`') && !after[..*at].ends_with('`'));
+            match close {
+                Some(at) => i += run + after[..at].chars().count() + run,
+                None => {
+                    open.push_str(&fence);
+                    i += run;
+                }
+            }
+            open.push(' ');
+        } else {
+            open.push(chars[i]);
+            i += 1;
+        }
+    }
+    open
+}

@@ -1,6 +1,6 @@
 //! Injected failures: a 5xx, a secondary rate limit (403 or 429 with `Retry-After`), an exhausted
-//! primary rate limit, or a delay before answering, for requests matching a target, a given
-//! number of times. The bodies and headers are GitHub's.
+//! primary rate limit, a delay before answering, or a page linking to another host, for
+//! requests matching a target, a given number of times. The bodies and headers are GitHub's.
 
 use std::time::Duration;
 
@@ -81,6 +81,8 @@ pub enum Fault {
     PrimaryExhausted { reset_in_s: i64 },
     /// Wait this long (real time), then answer normally (or with the next matching fault).
     Delay(Duration),
+    /// An empty page whose `Link` header sends the next page to this URL (another host, say).
+    NextPageAt(String),
 }
 
 /// A request as faults see it.
@@ -177,6 +179,9 @@ pub fn reply(fault: &Fault, graphql: bool, now_s: i64, installation: Option<i64>
         .header("Retry-After", retry_after_s.to_string()),
         Fault::PrimaryExhausted { reset_in_s } => {
             primary_exhausted(graphql, now_s + reset_in_s, installation)
+        }
+        Fault::NextPageAt(url) => {
+            Reply::json(200, json!([])).header("Link", format!("<{url}>; rel=\"next\""))
         }
         Fault::Delay(_) => unreachable!("a delay is not an answer"),
     }

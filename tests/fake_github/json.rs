@@ -11,6 +11,8 @@ use super::server::Urls;
 
 /// Characters per line of base64 in a contents answer, as GitHub wraps it.
 const BASE64_LINE: usize = 60;
+/// The largest file the contents API serves with its content: 1 MB.
+const MAX_CONTENT_BYTES: usize = 1024 * 1024;
 
 /// RFC 3339 in UTC without fractions, as GitHub writes times (`2024-01-01T00:00:00Z`).
 pub fn time(ms: i64) -> String {
@@ -406,16 +408,17 @@ pub fn check_run(urls: &Urls, repo: &Repo, run: &CheckRun, app_value: Option<Val
 }
 
 /// The git blob sha of a text, as GitHub reports it for a file.
-pub fn blob_sha(content: &str) -> String {
+pub fn blob_sha(content: impl AsRef<[u8]>) -> String {
+    let content = content.as_ref();
     let mut hasher = Sha1::new();
     hasher.update(format!("blob {}\0", content.len()).as_bytes());
-    hasher.update(content.as_bytes());
+    hasher.update(content);
     hex::encode(hasher.finalize())
 }
 
 /// GitHub's base64 of file contents: wrapped with a newline every 60 characters.
-fn wrapped_base64(content: &str) -> String {
-    let flat = base64::engine::general_purpose::STANDARD.encode(content.as_bytes());
+fn wrapped_base64(content: &[u8]) -> String {
+    let flat = base64::engine::general_purpose::STANDARD.encode(content);
     let mut out = String::with_capacity(flat.len() + flat.len() / BASE64_LINE + 1);
     for chunk in flat.as_bytes().chunks(BASE64_LINE) {
         out.push_str(std::str::from_utf8(chunk).unwrap_or_default());
@@ -442,18 +445,24 @@ fn content_links(urls: &Urls, repo: &Repo, path: &str, sha: &str, kind: &str) ->
     json!({"self": self_url, "git": git_url, "html": html_url, "url": self_url, "git_url": git_url, "html_url": html_url})
 }
 
-/// A file of the contents API.
-pub fn file_content(urls: &Urls, repo: &Repo, path: &str, content: &str) -> Value {
+/// A file of the contents API. Like GitHub, a file over 1 MB comes without its content
+/// (`"encoding": "none"`, `"content": ""`).
+pub fn file_content(urls: &Urls, repo: &Repo, path: &str, content: &[u8]) -> Value {
     let sha = blob_sha(content);
     let links = content_links(urls, repo, path, &sha, "file");
     let name = path.rsplit('/').next().unwrap_or(path);
+    let (encoding, text) = if content.len() > MAX_CONTENT_BYTES {
+        ("none", String::new())
+    } else {
+        ("base64", wrapped_base64(content))
+    };
     json!({
         "type": "file",
-        "encoding": "base64",
+        "encoding": encoding,
         "size": content.len(),
         "name": name,
         "path": path,
-        "content": wrapped_base64(content),
+        "content": text,
         "sha": sha,
         "url": links["url"],
         "git_url": links["git_url"],
@@ -500,7 +509,7 @@ pub fn dir_entry(
 /// One file of `GET /pulls/{n}/files`.
 pub fn pull_file(urls: &Urls, repo: &Repo, pull: &Pull, file: &super::model::ChangedFile) -> Value {
     let full = repo.full_name();
-    let sha = blob_sha(&format!("{}:{}", pull.head_sha, file.filename));
+    let sha = blob_sha(format!("{}:{}", pull.head_sha, file.filename));
     let mut value = json!({
         "sha": sha,
         "filename": file.filename,

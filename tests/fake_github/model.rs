@@ -123,6 +123,8 @@ pub struct Repo {
     pub default_branch: String,
     /// Files on the default branch's head, by path.
     pub files: BTreeMap<String, String>,
+    /// Files on the default branch's head that are not UTF-8 text (e.g. saved as UTF-16).
+    pub binary_files: BTreeMap<String, Vec<u8>>,
     /// Pull requests by number (numbers shared with issues).
     pub pulls: BTreeMap<u64, Pull>,
     /// Issues by number.

@@ -105,6 +105,7 @@ impl Model {
                 name: name.to_string(),
                 default_branch: "main".to_string(),
                 files: BTreeMap::new(),
+                binary_files: BTreeMap::new(),
                 pulls: BTreeMap::new(),
                 issues: BTreeMap::new(),
                 issue_comments: Vec::new(),

@@ -28,7 +28,9 @@ pub(super) fn contents(
         }
     }
     let path = path.trim_matches('/');
-    if let Some(content) = repo.files.get(path) {
+    let content = (repo.files.get(path).map(String::as_bytes))
+        .or_else(|| repo.binary_files.get(path).map(Vec::as_slice));
+    if let Some(content) = content {
         return Reply::json(200, gh::file_content(urls, repo, path, content));
     }
     let prefix = if path.is_empty() {
