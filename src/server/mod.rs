@@ -8,10 +8,12 @@ mod webhook;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::DefaultBodyLimit;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::StatusCode;
 use axum::routing::{get, post};
 
 use crate::config::Secret;
+use crate::health::Health;
 use crate::ingress::Ingress;
 use crate::store::Store;
 
@@ -25,14 +27,30 @@ pub struct AppState {
     pub ingress: Ingress,
     /// For `/metrics` (read-only connections).
     pub store: Arc<Store>,
+    /// For `/healthz`.
+    pub health: Arc<Health>,
 }
 
 /// The router: `POST <webhook_path>`, `GET /healthz` and `GET /metrics`.
 pub fn router(state: AppState, webhook_path: &str) -> Router {
     Router::new()
         .route(webhook_path, post(webhook::receive))
-        .route("/healthz", get(|| async { "ok" }))
+        .route("/healthz", get(healthz))
         .route("/metrics", get(metrics::serve))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)
+}
+
+/// `GET /healthz`: 200 while every part runs, 503 naming the parts that stopped.
+async fn healthz(State(state): State<AppState>) -> (StatusCode, String) {
+    let dead = state.health.dead();
+    if dead.is_empty() {
+        (StatusCode::OK, "ok\n".into())
+    } else {
+        let parts = dead.join(", ");
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("stopped: {parts}\n"),
+        )
+    }
 }
