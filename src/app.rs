@@ -165,10 +165,7 @@ pub async fn serve(settings: Settings) -> Result<()> {
             }
         }
     };
-    axum::serve(listener, app)
-        .with_graceful_shutdown(stop_serving)
-        .await
-        .context("The HTTP server failed")?;
+    server::serve(listener, app, server::MAX_CONNECTIONS, stop_serving).await;
     health.stopping();
     let dead = health.dead();
     if dead.is_empty() {

@@ -34,6 +34,8 @@ pub struct TestApp {
     pub clock: Arc<ManualClock>,
     pub router: axum::Router,
     pub worker: Worker,
+    /// The parts' liveness `/healthz` reports.
+    pub health: Arc<Health>,
     next_delivery: std::sync::atomic::AtomicU64,
 }
 
@@ -55,7 +57,7 @@ impl TestApp {
             webhook_secret: Arc::new(Secret::new(SECRET)),
             ingress,
             store: store.clone(),
-            health,
+            health: health.clone(),
         };
         let router = server::router(state, "/webhook");
         let rules = NoiseRules::new(Some(APP_ID), Some("gitlore"), &[]);
@@ -71,6 +73,7 @@ impl TestApp {
             clock,
             router,
             worker,
+            health,
             next_delivery: std::sync::atomic::AtomicU64::new(1),
         }
     }
