@@ -113,6 +113,9 @@ struct FileConfig {
     llm_base_url: Option<String>,
     llm_api_key: Option<String>,
     llm_model: Option<String>,
+    llm_timeout_secs: Option<i64>,
+    llm_max_tokens: Option<i64>,
+    llm_daily_tokens: Option<i64>,
     embed_base_url: Option<String>,
     embed_api_key: Option<String>,
     embed_model: Option<String>,
@@ -287,6 +290,8 @@ impl Settings {
 const MODEL_TIMEOUT: Duration = Duration::from_secs(120);
 /// Most tokens one LLM answer may have: a batch of 20 labelled comments needs far fewer.
 const LLM_MAX_TOKENS: u32 = 4096;
+/// Tokens the LLM may spend on one repository per UTC day: a few full analyses.
+const LLM_DAILY_TOKENS: u64 = 1_000_000;
 /// The longest `Retry-After` an LLM call waits for once.
 const LLM_MAX_RETRY_WAIT: Duration = Duration::from_secs(30);
 
@@ -343,9 +348,19 @@ fn llm_settings(var: &Lookup<'_>, file: &FileConfig) -> Result<Option<LlmSetting
             .or(file.llm_api_key.clone())
             .map(Secret::new),
         model,
-        timeout: MODEL_TIMEOUT,
-        max_tokens: LLM_MAX_TOKENS,
+        timeout: positive(var, "GITLORE_LLM_TIMEOUT_SECS", file.llm_timeout_secs)?
+            .map_or(MODEL_TIMEOUT, |secs| {
+                Duration::from_secs(secs.unsigned_abs())
+            }),
+        max_tokens: positive(var, "GITLORE_LLM_MAX_TOKENS", file.llm_max_tokens)?
+            .map_or(LLM_MAX_TOKENS, |tokens| {
+                u32::try_from(tokens).unwrap_or(u32::MAX)
+            }),
         max_retry_wait: LLM_MAX_RETRY_WAIT,
+        daily_tokens: Some(
+            positive(var, "GITLORE_LLM_DAILY_TOKENS", file.llm_daily_tokens)?
+                .map_or(LLM_DAILY_TOKENS, i64::unsigned_abs),
+        ),
     }))
 }
 

@@ -14,6 +14,7 @@ pub mod history;
 pub mod inputs;
 pub mod jobs;
 pub mod llm_cache;
+pub mod llm_spend;
 pub mod metrics;
 pub mod publications;
 pub mod repos;
@@ -38,6 +39,7 @@ const MIGRATION_LIST: &[M<'static>] = &[
     M::up(include_str!("migrations/0006_history.sql")),
     M::up(include_str!("migrations/0007_publications.sql")),
     M::up(include_str!("migrations/0008_pr_author.sql")),
+    M::up(include_str!("migrations/0009_llm_spend.sql")),
 ];
 
 /// The schema version a fully migrated database has.
