@@ -16,10 +16,11 @@ use crate::knowledge::findings::{Category, Finding, Staleness};
 use crate::knowledge::history::HistoryReport;
 use crate::knowledge::synthesize::{self, Input, Limits, LlmSynthesizer, Synthesizer};
 use crate::knowledge::theme_run::{Models, ThemeRun, run_themes_with};
+use crate::llm::LlmClient;
 use crate::repo_config::RepoConfig;
 use crate::store::Store;
 use crate::store::findings::{self as stored, Listing, SourceComment};
-use crate::store::publications;
+use crate::store::{llm_spend, publications};
 
 /// Seconds in an average month, for windows given in months.
 const MONTH_SECS: i64 = 2_629_746;
@@ -82,16 +83,15 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
         );
     }
     let newest_comment = newest_comment_id(store, request.repo_id)?;
-    let models = if analysis.llm {
-        Models {
-            llm: request.models.llm,
-            embedder: request.models.embedder,
-        }
-    } else {
-        Models {
-            llm: None,
-            embedder: request.models.embedder,
-        }
+    let day = llm_spend::day_of(request.now);
+    let mut budget_notes = Vec::new();
+    let metered = match request.models.llm.filter(|_| analysis.llm) {
+        Some(client) => metered_client(store, request.repo_id, &day, client, &mut budget_notes)?,
+        None => None,
+    };
+    let models = Models {
+        llm: metered.as_ref(),
+        embedder: request.models.embedder,
     };
     let exclusions = Exclusions::from_config(analysis);
     let themes = run_themes_with(
@@ -147,6 +147,13 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
         None => Synthesizer::BuiltIn,
     };
     let synthesis = synthesizer.run(&input).await;
+    if let Some(client) = &metered {
+        let used = client.tokens_used();
+        store.write_derived(|tx| llm_spend::add(tx, request.repo_id, &day, used))?;
+        if client.budget_spent() {
+            budget_notes.push(budget_note(client, true));
+        }
+    }
     let mut findings: Vec<Finding> = synthesis.findings;
     let staleness = Staleness {
         files_at_head: history
@@ -181,6 +188,7 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
         .collect();
     notes.extend(themes.notes.iter().cloned());
     notes.extend(synthesis.notes);
+    notes.extend(budget_notes);
     Ok(Outcome {
         themes,
         comments,
@@ -229,6 +237,45 @@ fn excluded_everything(
     } else {
         None
     }
+}
+
+/// The LLM client metered by what is left of the repository's budget for `day`; None (and a
+/// note) when the budget is spent.
+fn metered_client(
+    store: &Store,
+    repo_id: i64,
+    day: &str,
+    client: &LlmClient,
+    notes: &mut Vec<String>,
+) -> Result<Option<LlmClient>> {
+    let Some(budget) = client.settings().daily_tokens else {
+        return Ok(Some(client.metered(u64::MAX)));
+    };
+    let left = budget.saturating_sub(llm_spend::spent(&store.reader()?, repo_id, day)?);
+    if left == 0 {
+        tracing::info!(
+            repo_id,
+            budget,
+            "the LLM's daily token budget is spent: built-in components"
+        );
+        notes.push(budget_note(client, false));
+        return Ok(None);
+    }
+    Ok(Some(client.metered(left)))
+}
+
+/// What the findings issue says when the daily budget ran out (`during` this analysis or before).
+fn budget_note(client: &LlmClient, during: bool) -> String {
+    let budget = client.settings().daily_tokens.unwrap_or(u64::MAX);
+    let when = if during {
+        "ran out during this analysis"
+    } else {
+        "is spent"
+    };
+    format!(
+        "The LLM's daily budget for this repository ({budget} tokens) {when}: the built-in \
+         components did the rest, and the LLM takes over again tomorrow (UTC)."
+    )
 }
 
 /// The newest comment id of the repository: what this run has read, for the scheduler.

@@ -1,4 +1,5 @@
-//! Wires the parts into the running app: store, worker thread, ingress writer, HTTP server.
+//! Wires the parts into the running app: store, worker thread, ingress writer, HTTP server; a
+//! part that stops unexpectedly fails `/healthz` and ends `serve` with an error.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,6 +13,7 @@ use crate::clock::{Clock, SystemClock};
 use crate::config::Settings;
 use crate::github::auth::AppKey;
 use crate::github::client::{GitHub, TokioPause};
+use crate::health::{Health, Vigil};
 use crate::ingress::Ingress;
 use crate::knowledge::embed::remote::RemoteEmbedder;
 use crate::knowledge::filter::NoiseRules;
@@ -85,6 +87,7 @@ pub fn runner(settings: &Settings, store: Arc<Store>, clock: Arc<dyn Clock>) -> 
                 data_dir: settings.data_dir.clone(),
                 remote_base: web_url(&settings.github_api_url),
             }),
+            lease_ms: settings.job_lease_ms,
             ..RunnerSettings::default()
         },
     ))
@@ -97,16 +100,27 @@ pub async fn serve(settings: Settings) -> Result<()> {
     let shutdown = shutdown_signal();
     let store = Arc::new(Store::open(&settings.database_path())?);
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let health = Arc::new(Health::default());
     let signal = Arc::new(Signal::default());
     let stop_checkpoints = Arc::new(AtomicBool::new(false));
     let checkpointer = store.start_checkpointer(CHECKPOINT_INTERVAL, stop_checkpoints.clone())?;
-    let worker_thread = start_worker(worker(&settings, store.clone()), signal.clone())?;
-    let (ingress, writer_thread) = Ingress::start(store.clone(), clock.clone(), signal.clone())?;
+    let worker_thread = start_worker(
+        worker(&settings, store.clone()),
+        signal.clone(),
+        health.watch("delivery worker"),
+    )?;
+    let (ingress, writer_thread) = Ingress::start(
+        store.clone(),
+        clock.clone(),
+        signal.clone(),
+        health.watch("ingress writer"),
+    )?;
     let runner = runner(&settings, store.clone(), clock.clone())?;
     let state = AppState {
         webhook_secret: Arc::new(credentials.webhook_secret),
         ingress,
         store: store.clone(),
+        health: health.clone(),
     };
     let app = server::router(state, &settings.webhook_path);
     let listener = tokio::net::TcpListener::bind(settings.listen)
@@ -115,15 +129,26 @@ pub async fn serve(settings: Settings) -> Result<()> {
     let (stop_jobs, jobs_stopped) = tokio::sync::watch::channel(false);
     let runner_task = tokio::spawn({
         let stop = jobs_stopped.clone();
-        async move { runner.run(stop).await }
+        let vigil = health.watch("job runner");
+        async move {
+            runner.run(stop).await;
+            drop(vigil);
+        }
     });
-    let scheduler_task = tokio::spawn(scheduler::run(
-        store.clone(),
-        clock,
-        SCHEDULER_PERIOD,
-        settings.data_dir.clone(),
-        jobs_stopped,
-    ));
+    let scheduler_task = tokio::spawn({
+        let vigil = health.watch("scheduler");
+        let scheduled = scheduler::run(
+            store.clone(),
+            clock,
+            SCHEDULER_PERIOD,
+            settings.data_dir.clone(),
+            jobs_stopped,
+        );
+        async move {
+            scheduled.await;
+            drop(vigil);
+        }
+    });
     info!(
         listen = %settings.listen,
         webhook = format!("{}{}", settings.public_url.as_deref().unwrap_or(""), settings.webhook_path),
@@ -131,11 +156,26 @@ pub async fn serve(settings: Settings) -> Result<()> {
         database = %store.path().display(),
         "gitlore is serving"
     );
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
-        .context("The HTTP server failed")?;
-    info!("shutting down");
+    let stop_serving = {
+        let health = health.clone();
+        async move {
+            tokio::select! {
+                () = shutdown => {}
+                () = health.failure() => {}
+            }
+        }
+    };
+    server::serve(listener, app, server::MAX_CONNECTIONS, stop_serving).await;
+    health.stopping();
+    let dead = health.dead();
+    if dead.is_empty() {
+        info!("shutting down");
+    } else {
+        tracing::error!(
+            stopped = dead.join(", "),
+            "a part of gitlore stopped: shutting down"
+        );
+    }
     let _ = stop_jobs.send(true);
     let jobs_done = async { (runner_task.await, scheduler_task.await) };
     match tokio::time::timeout(JOBS_GRACE, jobs_done).await {
@@ -151,13 +191,21 @@ pub async fn serve(settings: Settings) -> Result<()> {
     join(worker_thread, "worker");
     stop_checkpoints.store(true, Ordering::SeqCst);
     join(checkpointer, "checkpointer");
+    anyhow::ensure!(
+        dead.is_empty(),
+        "gitlore stopped because its {} stopped unexpectedly",
+        dead.join(" and ")
+    );
     Ok(())
 }
 
-fn start_worker(worker: Worker, signal: Arc<Signal>) -> Result<JoinHandle<()>> {
+fn start_worker(worker: Worker, signal: Arc<Signal>, vigil: Vigil) -> Result<JoinHandle<()>> {
     std::thread::Builder::new()
         .name("delivery-worker".into())
-        .spawn(move || worker.run(&signal))
+        .spawn(move || {
+            let _vigil = vigil;
+            worker.run(&signal);
+        })
         .context("Cannot start the delivery worker thread")
 }
 

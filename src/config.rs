@@ -12,6 +12,7 @@ use thiserror::Error;
 
 use crate::knowledge::embed::remote::RemoteSettings;
 use crate::llm::{LlmSettings, Provider};
+use crate::runner::DEFAULT_JOB_LEASE_MS;
 use crate::worker::WorkerSettings;
 
 /// A configuration problem, worded for the operator.
@@ -73,6 +74,9 @@ pub struct Settings {
     pub log_filter: String,
     pub log_json: bool,
     pub worker: WorkerSettings,
+    /// How long a running job's lease lasts between renewals, in ms: after a crash, a restart
+    /// resumes the job's repository within this long.
+    pub job_lease_ms: i64,
     /// The LLM, when one is configured; `None` means the built-in components.
     pub llm: Option<LlmSettings>,
     /// The remote embedder, when one is configured; `None` means the built-in embedder.
@@ -106,10 +110,14 @@ struct FileConfig {
     log: Option<String>,
     log_format: Option<String>,
     worker_lease_secs: Option<i64>,
+    job_lease_secs: Option<i64>,
     llm_provider: Option<String>,
     llm_base_url: Option<String>,
     llm_api_key: Option<String>,
     llm_model: Option<String>,
+    llm_timeout_secs: Option<i64>,
+    llm_max_tokens: Option<i64>,
+    llm_daily_tokens: Option<i64>,
     embed_base_url: Option<String>,
     embed_api_key: Option<String>,
     embed_model: Option<String>,
@@ -230,18 +238,16 @@ impl Settings {
             None => file_config.bot_logins.clone().unwrap_or_default(),
         };
         let mut worker = WorkerSettings::default();
-        let lease_secs = match var(&["GITLORE_WORKER_LEASE_SECS"]) {
-            Some(text) => Some(text.trim().parse::<i64>().ok().filter(|s| *s > 0).ok_or(
-                ConfigError::Invalid {
-                    name: "GITLORE_WORKER_LEASE_SECS",
-                    reason: format!("`{text}` is not a positive number of seconds"),
-                },
-            )?),
-            None => file_config.worker_lease_secs,
-        };
+        let lease_secs = positive(
+            &var,
+            "GITLORE_WORKER_LEASE_SECS",
+            file_config.worker_lease_secs,
+        )?;
         if let Some(secs) = lease_secs {
             worker.lease_ms = secs.saturating_mul(1000);
         }
+        let job_lease_ms = positive(&var, "GITLORE_JOB_LEASE_SECS", file_config.job_lease_secs)?
+            .map_or(DEFAULT_JOB_LEASE_MS, |secs| secs.saturating_mul(1000));
         Ok(Settings {
             app_id,
             app_slug: var(&["GITLORE_APP_SLUG"]).or(file_config.app_slug.clone()),
@@ -266,6 +272,7 @@ impl Settings {
             )?,
             log_json,
             worker,
+            job_lease_ms,
             llm: llm_settings(&var, &file_config)?,
             embed: embed_settings(&var, &file_config)?,
         })
@@ -302,10 +309,34 @@ impl Settings {
 const MODEL_TIMEOUT: Duration = Duration::from_secs(120);
 /// Most tokens one LLM answer may have: a batch of 20 labelled comments needs far fewer.
 const LLM_MAX_TOKENS: u32 = 4096;
+/// Tokens the LLM may spend on one repository per UTC day: a few full analyses.
+const LLM_DAILY_TOKENS: u64 = 1_000_000;
 /// The longest `Retry-After` an LLM call waits for once.
 const LLM_MAX_RETRY_WAIT: Duration = Duration::from_secs(30);
 
 type Lookup<'a> = dyn Fn(&[&str]) -> Option<String> + 'a;
+
+/// A positive whole number from the environment variable `name`, else from the file.
+fn positive(
+    var: &Lookup<'_>,
+    name: &'static str,
+    file: Option<i64>,
+) -> Result<Option<i64>, ConfigError> {
+    let Some(text) = var(&[name]) else {
+        return match file {
+            Some(value) if value <= 0 => Err(ConfigError::Invalid {
+                name,
+                reason: format!("`{value}` is not a positive number"),
+            }),
+            other => Ok(other),
+        };
+    };
+    let value = text.trim().parse::<i64>().ok().filter(|value| *value > 0);
+    value.map(Some).ok_or(ConfigError::Invalid {
+        name,
+        reason: format!("`{text}` is not a positive number"),
+    })
+}
 
 /// `GITLORE_LLM_*`: unset provider means the built-in components.
 fn llm_settings(var: &Lookup<'_>, file: &FileConfig) -> Result<Option<LlmSettings>, ConfigError> {
@@ -336,9 +367,19 @@ fn llm_settings(var: &Lookup<'_>, file: &FileConfig) -> Result<Option<LlmSetting
             .or(file.llm_api_key.clone())
             .map(Secret::new),
         model,
-        timeout: MODEL_TIMEOUT,
-        max_tokens: LLM_MAX_TOKENS,
+        timeout: positive(var, "GITLORE_LLM_TIMEOUT_SECS", file.llm_timeout_secs)?
+            .map_or(MODEL_TIMEOUT, |secs| {
+                Duration::from_secs(secs.unsigned_abs())
+            }),
+        max_tokens: positive(var, "GITLORE_LLM_MAX_TOKENS", file.llm_max_tokens)?
+            .map_or(LLM_MAX_TOKENS, |tokens| {
+                u32::try_from(tokens).unwrap_or(u32::MAX)
+            }),
         max_retry_wait: LLM_MAX_RETRY_WAIT,
+        daily_tokens: Some(
+            positive(var, "GITLORE_LLM_DAILY_TOKENS", file.llm_daily_tokens)?
+                .map_or(LLM_DAILY_TOKENS, i64::unsigned_abs),
+        ),
     }))
 }
 

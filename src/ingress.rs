@@ -13,6 +13,7 @@ use tokio::sync::{mpsc, oneshot};
 use tracing::error;
 
 use crate::clock::Clock;
+use crate::health::Vigil;
 use crate::store::Store;
 use crate::store::deliveries::{self, Inserted, NewDelivery};
 use crate::worker::Signal;
@@ -35,16 +36,21 @@ pub struct Ingress {
 }
 
 impl Ingress {
-    /// Starts the writer thread. It ends when every handle is dropped.
+    /// Starts the writer thread, which holds `vigil` while it runs. It ends when every handle is
+    /// dropped.
     pub fn start(
         store: Arc<Store>,
         clock: Arc<dyn Clock>,
         signal: Arc<Signal>,
+        vigil: Vigil,
     ) -> Result<(Ingress, JoinHandle<()>)> {
         let (sender, receiver) = mpsc::channel(QUEUE_CAPACITY);
         let thread = std::thread::Builder::new()
             .name("ingress-writer".into())
-            .spawn(move || write_loop(receiver, &store, clock.as_ref(), &signal))
+            .spawn(move || {
+                let _vigil = vigil;
+                write_loop(receiver, &store, clock.as_ref(), &signal);
+            })
             .context("Cannot start the ingress writer thread")?;
         Ok((Ingress { sender }, thread))
     }

@@ -1,9 +1,11 @@
-//! LLM provider clients (SPEC §7): OpenAI-compatible chat completions (OpenAI, OpenRouter, vLLM,
+//! LLM provider clients: OpenAI-compatible chat completions (OpenAI, OpenRouter, vLLM,
 //! Ollama, llama.cpp server …) and Anthropic messages, behind one `complete` call with an explicit
-//! timeout and one polite retry on rate limits.
+//! timeout and one polite retry on rate limits, and metered clients that stop at a token budget.
 //!
 //! Nothing here decides what to do with a failure: callers fall back to the built-in components.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -52,6 +54,9 @@ pub struct LlmSettings {
     pub max_tokens: u32,
     /// The longest `Retry-After` worth waiting for once; a longer one fails the call.
     pub max_retry_wait: Duration,
+    /// Tokens (input plus output) the LLM may spend on one repository per UTC day; after that
+    /// the built-in components take over until the next day. None: no budget.
+    pub daily_tokens: Option<u64>,
 }
 
 /// A model's answer and what it cost.
@@ -106,7 +111,19 @@ impl Message {
 pub struct LlmClient {
     settings: LlmSettings,
     http: reqwest::Client,
+    /// Set on a [`LlmClient::metered`] client.
+    allowance: Option<Arc<Allowance>>,
 }
+
+/// Tokens a metered client may still spend, and has spent.
+#[derive(Debug)]
+struct Allowance {
+    left: AtomicU64,
+    used: AtomicU64,
+}
+
+/// The error of a call refused because the allowance is spent.
+pub const BUDGET_SPENT: &str = "the LLM's token budget is spent";
 
 /// Anthropic's API version header value.
 const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -117,7 +134,52 @@ impl LlmClient {
             .timeout(settings.timeout)
             .build()
             .context("Cannot build the LLM HTTP client")?;
-        Ok(LlmClient { settings, http })
+        Ok(LlmClient {
+            settings,
+            http,
+            allowance: None,
+        })
+    }
+
+    /// A client on the same connection that may spend `tokens` in all: once they are spent,
+    /// calls fail with [`BUDGET_SPENT`] (the call that crosses the line is answered).
+    pub fn metered(&self, tokens: u64) -> LlmClient {
+        LlmClient {
+            allowance: Some(Arc::new(Allowance {
+                left: AtomicU64::new(tokens),
+                used: AtomicU64::new(0),
+            })),
+            ..self.clone()
+        }
+    }
+
+    /// Tokens a metered client has spent (0 for one that is not).
+    pub fn tokens_used(&self) -> u64 {
+        self.allowance
+            .as_ref()
+            .map_or(0, |allowance| allowance.used.load(Ordering::SeqCst))
+    }
+
+    /// Whether a metered client's allowance is spent.
+    pub fn budget_spent(&self) -> bool {
+        self.allowance
+            .as_ref()
+            .is_some_and(|allowance| allowance.left.load(Ordering::SeqCst) == 0)
+    }
+
+    /// Counts what a call cost against the allowance.
+    fn spend(&self, completion: &Completion) {
+        if let Some(allowance) = &self.allowance {
+            let cost = completion
+                .input_tokens
+                .saturating_add(completion.output_tokens);
+            allowance.used.fetch_add(cost, Ordering::SeqCst);
+            let _ = allowance
+                .left
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| {
+                    Some(left.saturating_sub(cost))
+                });
+        }
     }
 
     pub fn settings(&self) -> &LlmSettings {
@@ -132,6 +194,9 @@ impl LlmClient {
     /// Sends a system prompt and a conversation (alternating turns, the first and last from the
     /// user) and returns the text of the next assistant turn.
     pub async fn chat(&self, system: &str, messages: &[Message]) -> Result<Completion> {
+        if self.budget_spent() {
+            bail!(BUDGET_SPENT);
+        }
         let (url, body) = self.request(system, messages);
         let mut retried = false;
         loop {
@@ -174,7 +239,9 @@ impl LlmClient {
             }
             let value: Value =
                 serde_json::from_str(&text).context("the model's answer is not JSON")?;
-            return self.completion(&value);
+            let completion = self.completion(&value)?;
+            self.spend(&completion);
+            return Ok(completion);
         }
     }
 
@@ -269,6 +336,7 @@ mod tests {
             timeout: Duration::from_secs(1),
             max_tokens: 10,
             max_retry_wait: Duration::ZERO,
+            daily_tokens: None,
         })
         .unwrap()
     }

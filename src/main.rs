@@ -1,6 +1,6 @@
 //! The `gitlore` command line.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -208,7 +208,8 @@ fn init_logging(settings: &Settings, filter: &str) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(gitlore::log_sink::StderrSink)
+        .log_internal_errors(false)
         .with_ansi(std::io::stderr().is_terminal());
     if settings.log_json {
         builder.json().init();
@@ -217,8 +218,9 @@ fn init_logging(settings: &Settings, filter: &str) {
     }
 }
 
-/// Prints an error as one readable message (with its causes), never a backtrace.
+/// Prints an error as one readable message (with its causes), never a backtrace; the exit code
+/// says it failed even when stderr cannot be written.
 fn fail(error: &anyhow::Error) -> ExitCode {
-    eprintln!("error: {error:#}");
+    let _ = writeln!(std::io::stderr(), "error: {error:#}");
     ExitCode::FAILURE
 }

@@ -105,6 +105,7 @@ async fn fake(provider: Provider, script: Script) -> (LlmSettings, Arc<Mutex<Vec
         timeout: Duration::from_millis(800),
         max_tokens: 1000,
         max_retry_wait: Duration::from_secs(2),
+        daily_tokens: None,
     };
     (settings, requests)
 }

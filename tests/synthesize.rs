@@ -627,6 +627,7 @@ async fn slow_fake(script: Script, delay: Duration) -> (LlmClient, Arc<Mutex<Vec
         timeout: Duration::from_secs(5),
         max_tokens: 2000,
         max_retry_wait: Duration::from_secs(1),
+        daily_tokens: None,
     })
     .unwrap();
     (client, requests)

@@ -423,6 +423,7 @@ async fn configured_models_are_used_and_their_failures_fall_back_to_builtin() {
         timeout: Duration::from_secs(5),
         max_tokens: 1000,
         max_retry_wait: Duration::from_secs(1),
+        daily_tokens: None,
     })
     .unwrap();
     let embedder = RemoteEmbedder::new(RemoteSettings {

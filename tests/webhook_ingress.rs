@@ -255,3 +255,36 @@ async fn uninstalling_deletes_the_installations_raw_bodies() {
     assert_eq!((body_of("ours"), body_of("bye")), (0, 0));
     assert_eq!(body_of("theirs"), 1, "another installation's body stays");
 }
+
+#[tokio::test]
+async fn healthz_fails_naming_a_part_that_stopped() {
+    use axum::body::Body;
+    use axum::http::Request;
+    use tower::ServiceExt;
+
+    let app = TestApp::new();
+    let healthz = || async {
+        let response = app
+            .router
+            .clone()
+            .oneshot(Request::get("/healthz").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        let status = response.status();
+        let body = http_body_util::BodyExt::collect(response.into_body())
+            .await
+            .unwrap()
+            .to_bytes();
+        (status, String::from_utf8_lossy(&body).into_owned())
+    };
+    assert_eq!(healthz().await.0, StatusCode::OK);
+    let worker = app.health.watch("delivery worker");
+    let died = std::thread::spawn(move || {
+        let _vigil = worker;
+        panic!("the worker's log write failed");
+    });
+    assert!(died.join().is_err());
+    let (status, body) = healthz().await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(body.contains("delivery worker"), "{body}");
+}

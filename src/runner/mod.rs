@@ -11,6 +11,7 @@ mod check_run;
 mod commands;
 mod dismissals;
 mod history;
+mod lease;
 mod permissions;
 
 use std::sync::Arc;
@@ -33,14 +34,19 @@ use crate::store::jobs::{self, ClaimedJob, JobKind};
 use crate::store::repos;
 
 pub use history::HistorySource;
+use lease::LeaseKeeper;
 use permissions::PermissionCache;
+
+/// A job's lease: a restart after a crash resumes its repository's work within this long.
+pub const DEFAULT_JOB_LEASE_MS: i64 = 60 * 1000;
 
 /// How the runner works.
 #[derive(Debug, Clone)]
 pub struct RunnerSettings {
     /// Jobs run at once (across repositories).
     pub workers: usize,
-    /// How long a claimed job is leased; a runner that dies releases its jobs after this.
+    /// How long a claimed job is leased at a time (renewed while it runs): a runner that dies
+    /// releases its jobs after this.
     pub lease_ms: i64,
     /// How often an idle worker looks for due jobs.
     pub poll: Duration,
@@ -60,7 +66,7 @@ impl Default for RunnerSettings {
     fn default() -> RunnerSettings {
         RunnerSettings {
             workers: 2,
-            lease_ms: 30 * 60 * 1000,
+            lease_ms: DEFAULT_JOB_LEASE_MS,
             poll: Duration::from_secs(1),
             max_attempts: 5,
             first_retry_ms: 30 * 1000,
@@ -128,7 +134,9 @@ impl Runner {
         models: Models,
         settings: RunnerSettings,
     ) -> Runner {
-        let owner = format!("runner-{}", std::process::id());
+        // Unique per process life: a restarted process (in a container, often with the same pid)
+        // never mistakes its previous life's leases for its own.
+        let owner = format!("runner-{}-{:x}", std::process::id(), clock.now_ms());
         let permissions = PermissionCache::new(settings.permission_ttl_ms);
         Runner {
             inner: Arc::new(Inner {
@@ -167,6 +175,7 @@ impl Runner {
     }
 
     /// Runs jobs as they fall due until `stop` turns true, then lets each worker finish its job.
+    /// A worker's panic ends the others and is resumed here (the caller's vigil reports it).
     pub async fn run(&self, stop: watch::Receiver<bool>) {
         let mut workers = JoinSet::new();
         for worker in 0..self.inner.settings.workers.max(1) {
@@ -183,7 +192,13 @@ impl Runner {
                 }
             });
         }
-        while workers.join_next().await.is_some() {}
+        while let Some(ended) = workers.join_next().await {
+            if let Err(error) = ended
+                && error.is_panic()
+            {
+                std::panic::resume_unwind(error.into_panic());
+            }
+        }
     }
 
     /// Claims one due job and runs it. Returns whether there was one.
@@ -197,7 +212,14 @@ impl Runner {
         let Some(job) = claimed else {
             return Ok(false);
         };
-        let outcome = self.handle_leased(&job, &owner).await;
+        let Some(outcome) = self.handle_leased(&job, &owner).await? else {
+            tracing::warn!(
+                job = job.id,
+                kind = job.kind.as_str(),
+                "the job's lease was lost while it ran: abandoned"
+            );
+            return Ok(true);
+        };
         let now = inner.clock.now_ms();
         match outcome {
             Ok(()) => {
@@ -224,28 +246,21 @@ impl Runner {
 }
 
 impl Runner {
-    /// Runs a claimed job, extending its lease every third of the lease while it runs (a long
-    /// backfill keeps its job; a runner that died does not).
-    async fn handle_leased(&self, job: &ClaimedJob, owner: &str) -> Result<()> {
+    /// Runs a claimed job while a [`LeaseKeeper`] renews its lease. Returns the job's outcome,
+    /// or None when the lease was lost (the job was abandoned at once: whoever holds the lease
+    /// now runs it).
+    async fn handle_leased(&self, job: &ClaimedJob, owner: &str) -> Result<Option<Result<()>>> {
         let inner = &self.inner;
-        let lease_ms = inner.settings.lease_ms;
-        let period = Duration::from_millis(u64::try_from(lease_ms / 3).unwrap_or(1).max(1));
-        let handling = inner.handle(job);
-        tokio::pin!(handling);
-        let mut renew = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
-        loop {
-            tokio::select! {
-                outcome = &mut handling => return outcome,
-                _ = renew.tick() => {
-                    let until = inner.clock.now_ms() + lease_ms;
-                    let held = inner
-                        .store
-                        .write_derived(|tx| jobs::extend_lease(tx, job.id, owner, until))?;
-                    if !held {
-                        tracing::warn!(job = job.id, "the job's lease was lost while it ran");
-                    }
-                }
-            }
+        let mut keeper = LeaseKeeper::start(
+            inner.store.clone(),
+            inner.clock.clone(),
+            job.id,
+            owner.to_string(),
+            inner.settings.lease_ms,
+        )?;
+        tokio::select! {
+            outcome = inner.handle(job) => Ok(Some(outcome)),
+            () = keeper.lost() => Ok(None),
         }
     }
 }

@@ -1,22 +1,35 @@
 //! The HTTP side: webhook ingress, health and metrics. Handlers do three things and return;
 //! everything slow happens behind the deliveries table.
 
+mod connections;
 mod metrics;
 pub mod signature;
 mod webhook;
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use axum::Router;
-use axum::extract::DefaultBodyLimit;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::StatusCode;
 use axum::routing::{get, post};
+use axum::{Extension, Router};
 
 use crate::config::Secret;
+use crate::health::Health;
 use crate::ingress::Ingress;
 use crate::store::Store;
 
+pub use connections::{HEADER_TIMEOUT, MAX_CONNECTIONS, serve};
+
 /// GitHub caps webhook payloads at 25 MB; a larger body is refused with 413.
 pub const MAX_BODY_BYTES: usize = 25 * 1024 * 1024;
+
+/// How long a webhook body may take to arrive. GitHub gives up on a delivery after 10 s.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Most webhook body bytes held in memory at once (bodies still arriving or being verified):
+/// a few payloads of the largest size, thousands of ordinary ones.
+pub const MAX_BODY_BYTES_IN_FLIGHT: usize = 128 * 1024 * 1024;
 
 /// What the handlers share.
 #[derive(Clone)]
@@ -25,14 +38,33 @@ pub struct AppState {
     pub ingress: Ingress,
     /// For `/metrics` (read-only connections).
     pub store: Arc<Store>,
+    /// For `/healthz`.
+    pub health: Arc<Health>,
 }
 
 /// The router: `POST <webhook_path>`, `GET /healthz` and `GET /metrics`.
 pub fn router(state: AppState, webhook_path: &str) -> Router {
     Router::new()
         .route(webhook_path, post(webhook::receive))
-        .route("/healthz", get(|| async { "ok" }))
+        .route("/healthz", get(healthz))
         .route("/metrics", get(metrics::serve))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(Extension(webhook::BodyBudget::new(
+            MAX_BODY_BYTES_IN_FLIGHT,
+        )))
         .with_state(state)
+}
+
+/// `GET /healthz`: 200 while every part runs, 503 naming the parts that stopped.
+async fn healthz(State(state): State<AppState>) -> (StatusCode, String) {
+    let dead = state.health.dead();
+    if dead.is_empty() {
+        (StatusCode::OK, "ok\n".into())
+    } else {
+        let parts = dead.join(", ");
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("stopped: {parts}\n"),
+        )
+    }
 }

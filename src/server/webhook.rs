@@ -1,22 +1,42 @@
-//! `POST /webhook`: verify, store durably, answer.
+//! `POST /webhook`: refuse early what cannot be a delivery, read within bounds, verify, store
+//! durably, answer.
 
-use axum::body::Bytes;
+use std::sync::Arc;
+
+use axum::Extension;
+use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use tracing::{debug, error, warn};
 
-use super::{AppState, signature};
+use tokio::sync::{Semaphore, SemaphorePermit};
+use tokio::time::timeout;
+
+use super::{AppState, BODY_TIMEOUT, MAX_BODY_BYTES, signature};
 use crate::store::deliveries::{Inserted, NewDelivery};
 
 /// The longest `X-GitHub-Event` / `X-GitHub-Delivery` value accepted (GitHub's are ~40 chars).
 const MAX_HEADER_CHARS: usize = 200;
 
-/// Verifies the signature on the raw body before anything else, requires the event and delivery
-/// headers, and answers only once the delivery is committed.
+/// Bytes of webhook bodies that may be held in memory at once, shared by the handlers.
+#[derive(Clone)]
+pub struct BodyBudget(Arc<Semaphore>);
+
+impl BodyBudget {
+    pub fn new(bytes: usize) -> BodyBudget {
+        BodyBudget(Arc::new(Semaphore::new(bytes)))
+    }
+}
+
+/// Refuses what is unsigned or too large before reading the body, reads the body within
+/// [`BODY_TIMEOUT`] and the memory budget, verifies the signature on the raw body before
+/// anything else, requires the event and delivery headers, and answers only once the delivery
+/// is committed.
 pub async fn receive(
     State(state): State<AppState>,
+    Extension(budget): Extension<BodyBudget>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> (StatusCode, &'static str) {
     let signature = headers
         .get("x-hub-signature-256")
@@ -24,6 +44,24 @@ pub async fn receive(
     let Some(signature) = signature else {
         warn!("webhook without X-Hub-Signature-256 refused");
         return (StatusCode::UNAUTHORIZED, "missing X-Hub-Signature-256\n");
+    };
+    // Without a length known up front (chunked), the body may take the most a body may.
+    let declared = body.size_hint().exact();
+    let size = match declared.and_then(|bytes| usize::try_from(bytes).ok()) {
+        Some(bytes) if bytes > MAX_BODY_BYTES => {
+            warn!(bytes, "webhook body over the limit refused");
+            return (StatusCode::PAYLOAD_TOO_LARGE, "body too large\n");
+        }
+        Some(bytes) => bytes,
+        None => MAX_BODY_BYTES,
+    };
+    let Ok(body) = timeout(BODY_TIMEOUT, read_body(&budget, body, size)).await else {
+        warn!("webhook body not received in time");
+        return (StatusCode::REQUEST_TIMEOUT, "body not received in time\n");
+    };
+    let (body, _permit) = match body {
+        Ok(read) => read,
+        Err(refusal) => return refusal,
     };
     if !signature::verify(state.webhook_secret.expose().as_bytes(), &body, signature) {
         warn!("webhook with a wrong signature refused");
@@ -58,6 +96,30 @@ pub async fn receive(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "cannot store the delivery now\n",
             )
+        }
+    }
+}
+
+/// Takes `size` bytes of the budget (waiting for them), then reads the body.
+async fn read_body(
+    budget: &BodyBudget,
+    body: Body,
+    size: usize,
+) -> Result<(Bytes, SemaphorePermit<'_>), (StatusCode, &'static str)> {
+    let permits = u32::try_from(size).unwrap_or(u32::MAX);
+    let permit = budget
+        .0
+        .acquire_many(permits)
+        .await
+        .map_err(|_| (StatusCode::SERVICE_UNAVAILABLE, "shutting down\n"))?;
+    match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
+        Ok(bytes) => Ok((bytes, permit)),
+        Err(error) => {
+            warn!(error = %error, "webhook body unreadable or over the limit");
+            Err((
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "body unreadable or too large\n",
+            ))
         }
     }
 }

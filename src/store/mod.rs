@@ -14,6 +14,7 @@ pub mod history;
 pub mod inputs;
 pub mod jobs;
 pub mod llm_cache;
+pub mod llm_spend;
 pub mod metrics;
 pub mod publications;
 pub mod repos;
@@ -40,6 +41,7 @@ const MIGRATION_LIST: &[M<'static>] = &[
     M::up(include_str!("migrations/0008_pr_author.sql")),
     M::up(include_str!("migrations/0009_delivery_installation.sql")),
     M::up(include_str!("migrations/0010_default_branch_push.sql")),
+    M::up(include_str!("migrations/0011_llm_spend.sql")),
 ];
 
 /// The schema version a fully migrated database has.

@@ -15,6 +15,7 @@ use tower::ServiceExt;
 
 use gitlore::clock::{Clock, ManualClock};
 use gitlore::config::Secret;
+use gitlore::health::Health;
 use gitlore::ingress::Ingress;
 use gitlore::knowledge::filter::NoiseRules;
 use gitlore::server::{self, AppState, signature};
@@ -33,6 +34,8 @@ pub struct TestApp {
     pub clock: Arc<ManualClock>,
     pub router: axum::Router,
     pub worker: Worker,
+    /// The parts' liveness `/healthz` reports.
+    pub health: Arc<Health>,
     next_delivery: std::sync::atomic::AtomicU64,
 }
 
@@ -46,11 +49,15 @@ impl TestApp {
         let store = Arc::new(Store::open(&dir.path().join("gitlore.db")).unwrap());
         let clock = Arc::new(ManualClock::new(START_MS));
         let signal = Arc::new(Signal::default());
-        let (ingress, _thread) = Ingress::start(store.clone(), clock.clone(), signal).unwrap();
+        let health = Arc::new(Health::default());
+        let vigil = health.watch("ingress writer");
+        let (ingress, _thread) =
+            Ingress::start(store.clone(), clock.clone(), signal, vigil).unwrap();
         let state = AppState {
             webhook_secret: Arc::new(Secret::new(SECRET)),
             ingress,
             store: store.clone(),
+            health: health.clone(),
         };
         let router = server::router(state, "/webhook");
         let rules = NoiseRules::new(Some(APP_ID), Some("gitlore"), &[]);
@@ -66,6 +73,7 @@ impl TestApp {
             clock,
             router,
             worker,
+            health,
             next_delivery: std::sync::atomic::AtomicU64::new(1),
         }
     }
