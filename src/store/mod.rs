@@ -38,6 +38,7 @@ const MIGRATION_LIST: &[M<'static>] = &[
     M::up(include_str!("migrations/0006_history.sql")),
     M::up(include_str!("migrations/0007_publications.sql")),
     M::up(include_str!("migrations/0008_pr_author.sql")),
+    M::up(include_str!("migrations/0009_history_first_parent.sql")),
 ];
 
 /// The schema version a fully migrated database has.

@@ -1,5 +1,10 @@
-//! What git history says about a repository (SPEC §3.2): churn hotspots, co-change coupling,
-//! revert chains, fix-after chains and commit conventions, read from a local mirror.
+//! What git history says about a repository: churn hotspots, co-change coupling, revert chains,
+//! fix-after chains and commit conventions, read from a local mirror.
+//!
+//! The analysed line is the head's first-parent history: the commits that landed on the branch,
+//! a merge counted as the whole change it brought (against its first parent) and titled by its
+//! pull request. Commits of merged branches are not analysed, so every commit a figure cites is
+//! on the branch as its readers see it in `git log --first-parent`.
 //!
 //! These types are the analyzers' output, consumed by the synthesizers. Every type derives
 //! `Default` so that callers (and tests) can build them with `..Default::default()`.
@@ -20,7 +25,7 @@ pub mod renames;
 pub mod reverts;
 pub mod words;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -77,10 +82,10 @@ pub struct Revert {
     pub files: Vec<String>,
 }
 
-/// How sure a fix-after link is (SPEC §3.2).
+/// How sure a fix-after link is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum FixTier {
-    /// Same author, within 30 minutes.
+    /// Same author, within 30 minutes, the later commit not a pull request of its own.
     #[default]
     SameAuthorQuick,
     /// Same author, within 4 hours, with fix words.
@@ -106,7 +111,7 @@ pub struct FixAfter {
 /// The commit-message habits of the repository.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Conventions {
-    /// Commits examined (merges excluded).
+    /// Commits examined (merges without a title of their own excluded).
     pub commits: usize,
     /// Share (0..=1) of subjects that follow Conventional Commits.
     pub conventional_share: f64,
@@ -131,11 +136,13 @@ pub struct HistoryReport {
     pub commits: usize,
     /// Commits read from git by this run; the others came from the store.
     pub commits_read: usize,
+    /// Commits whose renames could not be detected (a blob they need is missing).
+    pub commits_without_renames: usize,
     /// Unix seconds of the newest commit (the "now" of decay and windows).
     pub newest_commit_at: i64,
     /// Highest score first.
     pub hotspots: Vec<Hotspot>,
-    /// Highest lift first.
+    /// Strongest first: weighted support times confidence.
     pub couplings: Vec<Coupling>,
     /// Newest first.
     pub reverts: Vec<Revert>,
@@ -150,6 +157,8 @@ pub struct HistoryReport {
 pub struct Prepared<'a> {
     /// Oldest first.
     pub commits: &'a [Commit],
+    /// The index of each commit by its sha.
+    pub by_sha: HashMap<&'a str, usize>,
     /// Per commit, the paths it touched under their names at the head (renames followed).
     pub paths: Vec<Vec<String>>,
     /// Paths at the head; `None` when unknown (then every path counts as existing).
@@ -165,6 +174,21 @@ impl Prepared<'_> {
             .as_ref()
             .is_none_or(|files| files.contains(path))
     }
+
+    /// The index of the analysed commit that `sha` (full or abbreviated) names, if any.
+    pub fn index_of(&self, sha: &str) -> Option<usize> {
+        self.by_sha.get(sha).copied().or_else(|| {
+            let mut named = self
+                .commits
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.sha.starts_with(sha));
+            match (named.next(), named.next()) {
+                (Some((index, _)), None) => Some(index),
+                _ => None,
+            }
+        })
+    }
 }
 
 /// Runs every analyzer over `commits` (oldest first).
@@ -175,6 +199,11 @@ pub fn analyze(
 ) -> HistoryReport {
     let prepared = Prepared {
         commits,
+        by_sha: commits
+            .iter()
+            .enumerate()
+            .map(|(index, commit)| (commit.sha.as_str(), index))
+            .collect(),
         paths: renames::current_paths(commits),
         at_head: head
             .is_some()
@@ -185,6 +214,7 @@ pub fn analyze(
         head,
         commits: commits.len(),
         commits_read: 0,
+        commits_without_renames: commits.iter().filter(|c| !c.complete).count(),
         newest_commit_at: prepared.newest_commit_at,
         hotspots: hotspots::hotspots(&prepared),
         couplings: coupling::couplings(&prepared),
@@ -199,24 +229,41 @@ pub fn analyze(
 /// commits; everything again when the stored head is no longer an ancestor, as after a
 /// force-push), then analyses every stored commit.
 pub fn run(store: &Store, repo_id: i64, repo_path: &Path) -> Result<HistoryReport> {
+    run_with_progress(store, repo_id, repo_path, &log::Progress::default())
+}
+
+/// [`run`], counting the commits read from git in `progress` as it goes.
+pub fn run_with_progress(
+    store: &Store,
+    repo_id: i64,
+    repo_path: &Path,
+    progress: &log::Progress,
+) -> Result<HistoryReport> {
     let Some(head) = log::head(repo_path)? else {
         store.write_derived(|tx| store::history::delete(tx, repo_id))?;
         return Ok(HistoryReport::default());
     };
     let stored = store::history::stored_head(&store.reader()?, repo_id)?;
-    let (revisions, replace) = match stored {
-        Some(stored) if stored == head => (None, false),
-        Some(stored) if log::is_ancestor(repo_path, &stored, &head)? => {
-            (Some(format!("{stored}..{head}")), false)
-        }
-        _ => (Some(head.clone()), true),
-    };
     let mut commits_read = 0;
-    if let Some(revisions) = revisions {
-        let new = log::read(repo_path, &[revisions])?;
+    if stored.as_deref() != Some(head.as_str()) {
+        let mut new = match &stored {
+            Some(stored) if log::is_ancestor(repo_path, stored, &head)? => {
+                log::read(repo_path, &[format!("{stored}..{head}")], progress)?
+            }
+            _ => Vec::new(),
+        };
+        // The new commits continue the stored line only if the oldest one's first parent is its
+        // head (not so when the branch moved to a merge whose first parent is another line).
+        let continues = match (new.last(), &stored) {
+            (Some(oldest), Some(stored)) => oldest.parents.first() == Some(stored),
+            _ => false,
+        };
+        if !continues {
+            new = log::read(repo_path, std::slice::from_ref(&head), progress)?;
+        }
         commits_read = new.len();
         store
-            .write_derived(|tx| store::history::append(tx, repo_id, &new, &head, replace))
+            .write_derived(|tx| store::history::append(tx, repo_id, &new, &head, !continues))
             .with_context(|| format!("Cannot store the new commits of repository {repo_id}"))?;
     }
     let commits = store::history::commits(&store.reader()?, repo_id)?;
