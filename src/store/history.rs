@@ -14,7 +14,7 @@ pub fn stored_head(conn: &Connection, repo_id: i64) -> Result<Option<String>> {
         .optional()?)
 }
 
-/// Adds `commits` (newest first, as git lists them) after the stored ones and records `head`.
+/// Adds `commits` (oldest first) after the stored ones and records `head`.
 /// With `replace`, the stored history is dropped first (the old head is gone: a force-push).
 pub fn append(
     conn: &Connection,
@@ -40,7 +40,7 @@ pub fn append(
          VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
     )?;
     let mut seq = next;
-    for commit in commits.iter().rev() {
+    for commit in commits {
         let inserted = insert_commit.execute(params![
             repo_id,
             seq,

@@ -144,13 +144,15 @@ pub(crate) fn summarize(report: &HistoryReport) {
         .map(|h| format!("{} ({} commits, score {:.1})", h.path, h.commits, h.score))
         .collect();
     println!(
-        "found: {} hotspots (top: {}), {} couplings, {} reverts ({} of reverts), {} fix-after links",
+        "found: {} hotspots (top: {}), {} couplings, {} reverts ({} of reverts), {} fix-after links; \
+         {} commits without renames (objects missing)",
         report.hotspots.len(),
         top.join(", "),
         report.couplings.len(),
         report.reverts.len(),
         report.reverts.iter().filter(|r| r.depth > 1).count(),
         report.fix_after.len(),
+        report.commits_without_renames,
     );
 }
 

@@ -5,7 +5,7 @@
 //! - `ingest`: review-comment events processed per second by the worker (parse, classify, store).
 //! - `analysis`: wall time and peak memory of embedding and clustering 10k and 100k comments.
 //! - `history`: git history analysis of a generated 20,000-commit repository, full and
-//!   incremental.
+//!   incremental; with `--repo PATH`, of a real repository, with its revert count checked.
 //! - `quality`: the noise filter's and the classifier's figures on the labelled corpus of real
 //!   review comments; `train` fits the classifier on the corpus's training split.
 
@@ -36,7 +36,7 @@ enum Command {
         #[arg(default_values_t = [10_000, 100_000])]
         sizes: Vec<usize>,
     },
-    /// Full and incremental git history analysis of a generated repository.
+    /// Full and incremental git history analysis of a generated repository (or `--repo PATH`).
     History(history::HistoryArgs),
     /// The scorecard of the noise filter and the classifier on the labelled corpus.
     Quality(quality::QualityArgs),

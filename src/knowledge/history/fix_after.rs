@@ -24,6 +24,8 @@ pub fn fix_after(history: &Prepared<'_>) -> Vec<FixAfter> {
     let mut by_path: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut links = Vec::new();
     for (index, (fix, paths)) in history.commits.iter().zip(&history.paths).enumerate() {
+        let signal = Signal::of(fix);
+        let window = signal.window();
         let mut candidates: Vec<usize> = paths
             .iter()
             .filter_map(|path| by_path.get(path.as_str()))
@@ -32,14 +34,13 @@ pub fn fix_after(history: &Prepared<'_>) -> Vec<FixAfter> {
                     .iter()
                     .rev()
                     .take_while(|&&change| {
-                        fix.author_time - history.commits[change].author_time <= STRONG_SIGNAL_SECS
+                        fix.author_time - history.commits[change].author_time <= window
                     })
                     .copied()
             })
             .collect();
         candidates.sort_unstable_by(|a, b| b.cmp(a));
         candidates.dedup();
-        let signal = Signal::of(fix);
         let link = candidates.into_iter().find_map(|change| {
             let earlier = &history.commits[change];
             let gap = fix.author_time - earlier.author_time;
@@ -75,6 +76,20 @@ impl Signal {
             fix_words: is_fix(fix),
             pull_request: is_pull_request(fix),
             target: strong_fix_target(fix),
+        }
+    }
+
+    /// The longest gap a tier could allow this fix (0: none can link it), so that only the
+    /// commits inside it are looked at.
+    fn window(&self) -> i64 {
+        if self.target.is_some() {
+            STRONG_SIGNAL_SECS
+        } else if self.fix_words {
+            SAME_AUTHOR_FIX_WORDS_SECS
+        } else if !self.pull_request {
+            SAME_AUTHOR_QUICK_SECS
+        } else {
+            0
         }
     }
 

@@ -210,19 +210,34 @@ pub fn analyze(
             .then(|| files_at_head.iter().cloned().collect()),
         newest_commit_at: commits.iter().map(|c| c.committer_time).max().unwrap_or(0),
     };
+    // Two threads: the analyzers are independent, and a cold run waits on them.
+    let ((hotspots, couplings, conventions), (reverts, fix_after)) = std::thread::scope(|scope| {
+        let chains = scope.spawn(|| (reverts::reverts(&prepared), fix_after::fix_after(&prepared)));
+        let files = (
+            hotspots::hotspots(&prepared),
+            coupling::couplings(&prepared),
+            conventions::conventions(&prepared),
+        );
+        (files, joined(chains.join()))
+    });
     HistoryReport {
         head,
         commits: commits.len(),
         commits_read: 0,
         commits_without_renames: commits.iter().filter(|c| !c.complete).count(),
         newest_commit_at: prepared.newest_commit_at,
-        hotspots: hotspots::hotspots(&prepared),
-        couplings: coupling::couplings(&prepared),
-        reverts: reverts::reverts(&prepared),
-        fix_after: fix_after::fix_after(&prepared),
-        conventions: conventions::conventions(&prepared),
+        hotspots,
+        couplings,
+        reverts,
+        fix_after,
+        conventions,
         files_at_head,
     }
+}
+
+/// A scoped thread's result; its panic goes on in the caller.
+fn joined<T>(result: std::thread::Result<T>) -> T {
+    result.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// Brings the stored history of `repo_id` up to the head of `repo_path` (reading only the new
@@ -244,32 +259,71 @@ pub fn run_with_progress(
         return Ok(HistoryReport::default());
     };
     let stored = store::history::stored_head(&store.reader()?, repo_id)?;
-    let mut commits_read = 0;
-    if stored.as_deref() != Some(head.as_str()) {
-        let mut new = match &stored {
-            Some(stored) if log::is_ancestor(repo_path, stored, &head)? => {
-                log::read(repo_path, &[format!("{stored}..{head}")], progress)?
-            }
-            _ => Vec::new(),
-        };
-        // The new commits continue the stored line only if the oldest one's first parent is its
-        // head (not so when the branch moved to a merge whose first parent is another line).
-        let continues = match (new.last(), &stored) {
-            (Some(oldest), Some(stored)) => oldest.parents.first() == Some(stored),
-            _ => false,
-        };
-        if !continues {
-            new = log::read(repo_path, std::slice::from_ref(&head), progress)?;
-        }
-        commits_read = new.len();
-        store
-            .write_derived(|tx| store::history::append(tx, repo_id, &new, &head, !continues))
-            .with_context(|| format!("Cannot store the new commits of repository {repo_id}"))?;
+    if stored.as_deref() == Some(head.as_str()) {
+        return analyze_stored(store, repo_id, repo_path, head, 0);
     }
-    let commits = store::history::commits(&store.reader()?, repo_id)?;
+    let mut new = match &stored {
+        Some(stored) if log::is_ancestor(repo_path, stored, &head)? => {
+            log::read(repo_path, &[format!("{stored}..{head}")], progress)?
+        }
+        _ => Vec::new(),
+    };
+    // The new commits continue the stored line only if the oldest one's first parent is its
+    // head (not so when the branch moved to a merge whose first parent is another line).
+    let continues = match (new.last(), &stored) {
+        (Some(oldest), Some(stored)) => oldest.parents.first() == Some(stored),
+        _ => false,
+    };
+    if continues {
+        new.reverse();
+        store_commits(store, repo_id, &new, &head, false)?;
+        return analyze_stored(store, repo_id, repo_path, head, new.len());
+    }
+    // Everything is read again: the commits in hand are the whole history, so they are stored
+    // while they are analysed.
+    let mut all = log::read(repo_path, std::slice::from_ref(&head), progress)?;
+    all.reverse();
     let files = log::files_at(repo_path, &head)?;
-    let mut report = analyze(&commits, Some(head), files);
-    report.commits_read = commits_read;
+    let (stored, mut report) = std::thread::scope(|scope| {
+        let stored = scope.spawn(|| store_commits(store, repo_id, &all, &head, true));
+        let report = analyze(&all, Some(head.clone()), files);
+        (joined(stored.join()), report)
+    });
+    stored?;
+    report.commits_read = all.len();
+    Ok(report)
+}
+
+/// Stores `commits` (oldest first) after the stored ones, or instead of them with `replace`.
+fn store_commits(
+    store: &Store,
+    repo_id: i64,
+    commits: &[Commit],
+    head: &str,
+    replace: bool,
+) -> Result<()> {
+    store
+        .write_derived(|tx| store::history::append(tx, repo_id, commits, head, replace))
+        .with_context(|| format!("Cannot store the new commits of repository {repo_id}"))
+}
+
+/// The report over every stored commit, `read` of them read from git by this run.
+fn analyze_stored(
+    store: &Store,
+    repo_id: i64,
+    repo_path: &Path,
+    head: String,
+    read: usize,
+) -> Result<HistoryReport> {
+    let (commits, files) = std::thread::scope(|scope| {
+        let files = scope.spawn(|| log::files_at(repo_path, &head));
+        let commits = store
+            .reader()
+            .and_then(|db| store::history::commits(&db, repo_id));
+        (commits, joined(files.join()))
+    });
+    let mut report = analyze(&commits?, Some(head), files?);
+    report.commits_read = read;
     Ok(report)
 }
 
