@@ -60,14 +60,17 @@ impl Commit {
     /// forge's merge subject ("Merge pull request #12 from …"), the first line of its body, where
     /// GitHub and GitLab put the pull request's title.
     pub fn title(&self) -> &str {
-        if self.parents.len() > 1 && is_merge_subject(&self.subject) {
-            if let Some(line) = self.body.lines().next().map(str::trim) {
-                if !line.is_empty() {
-                    return line;
-                }
+        let pull_request_title = self.body.lines().next().map(str::trim);
+        match pull_request_title {
+            Some(line)
+                if !line.is_empty()
+                    && self.parents.len() > 1
+                    && is_merge_subject(&self.subject) =>
+            {
+                line
             }
+            _ => &self.subject,
         }
-        &self.subject
     }
 }
 
@@ -183,10 +186,11 @@ fn read_alone(repo: &Path, sha: &String) -> Result<Commit> {
     let one = std::slice::from_ref(sha);
     for renames in [true, false] {
         let (output, failed) = log(repo, one, renames)?;
-        if !failed {
-            if let Some(commit) = parse(&output, renames)?.pop() {
-                return Ok(commit);
-            }
+        if failed {
+            continue;
+        }
+        if let Some(commit) = parse(&output, renames)?.pop() {
+            return Ok(commit);
         }
     }
     anyhow::bail!("Cannot read commit {sha} of {}", repo.display())

@@ -33,7 +33,7 @@ const MIN_SHA_LEN: usize = 7;
 /// Whether the title says the commit fixes something.
 pub fn is_fix(commit: &Commit) -> bool {
     let title = commit.title();
-    is_autosquash(title) || words(title).any(|word| FIX_WORDS.contains(&word.as_str()))
+    is_autosquash(title) || words(title).any(|word| is_one_of(word, FIX_WORDS))
 }
 
 /// Whether the commit landed as a pull request of its own: a merge, or a title that ends with
@@ -72,12 +72,19 @@ pub fn strong_fix_target(commit: &Commit) -> Option<FixTarget> {
         }
         return Some(FixTarget::Subject(subject.to_owned()));
     }
-    let message = format!("{title}\n{}", commit.body);
-    let words: Vec<String> = words(&message).collect();
-    words.windows(2).find_map(|pair| {
-        let names_fix = matches!(pair[0].as_str(), "fix" | "fixes" | "fixed");
-        (names_fix && is_sha(&pair[1])).then(|| FixTarget::Sha(pair[1].clone()))
-    })
+    let mut words = words(title).chain(words(&commit.body)).peekable();
+    while let Some(word) = words.next() {
+        let named = words.peek().filter(|next| is_sha(next));
+        if let Some(sha) = named.filter(|_| is_one_of(word, &["fix", "fixes", "fixed"])) {
+            return Some(FixTarget::Sha(sha.to_ascii_lowercase()));
+        }
+    }
+    None
+}
+
+/// Whether `word` is one of `words` (lower case), in any case.
+fn is_one_of(word: &str, words: &[&str]) -> bool {
+    words.iter().any(|known| word.eq_ignore_ascii_case(known))
 }
 
 fn is_autosquash(subject: &str) -> bool {
@@ -91,11 +98,10 @@ pub fn is_sha(word: &str) -> bool {
     word.len() >= MIN_SHA_LEN && word.len() <= 64 && word.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-/// Lower-cased words of letters and digits.
-fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+/// Words of letters and digits.
+fn words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
 }
 
 #[cfg(test)]
