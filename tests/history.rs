@@ -1,6 +1,6 @@
 //! The git history analyzers on repositories built here with exact authors and dates: known
-//! answers for every threshold and window of SPEC §3.2, renames, the incremental store, damaged
-//! repositories, and the mirror's handling of the token.
+//! answers for every threshold and window of the analyzers, renames, the incremental store,
+//! damaged repositories, and the mirror's handling of the token.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -157,14 +157,15 @@ fn coupling_keeps_pairs_above_every_threshold_only() {
         .collect();
     assert_eq!(
         pairs,
-        [("m.rs", "n.rs"), ("a.rs", "b.rs")],
-        "highest lift first"
+        [("a.rs", "b.rs"), ("m.rs", "n.rs")],
+        "strongest first: more support at the same confidence, whatever the lift"
     );
-    let ab = &report.couplings[1];
+    let ab = &report.couplings[0];
     assert_eq!((ab.commits, ab.support, ab.confidence), (4, 4.0, 1.0));
     assert!((ab.lift - 122.0 / 4.0).abs() < 1e-9, "lift {}", ab.lift);
-    let mn = &report.couplings[0];
+    let mn = &report.couplings[1];
     assert_eq!((mn.commits, mn.support), (3, 3.0));
+    assert!(mn.lift > ab.lift, "lift {} vs {}", mn.lift, ab.lift);
 }
 
 #[test]
@@ -501,43 +502,61 @@ fn incremental_runs_read_only_new_commits_and_agree_with_a_full_run() {
 }
 
 #[test]
-fn a_missing_blob_costs_line_counts_not_the_run() {
+fn a_missing_blob_costs_only_its_commit_s_renames() {
     let mut repo = TestRepo::new();
-    repo.commit("ann", T0, "Add a", &[Write("a.rs")]);
-    repo.commit("ann", T0 + HOUR, "Add b", &[Write("b.rs"), Write("a.rs")]);
-    let damaged = repo.commit("ann", T0 + 2 * HOUR, "Grow b", &[Write("b.rs")]);
-    repo.commit("ann", T0 + 3 * HOUR, "Grow b again", &[Write("b.rs")]);
-    repo.commit("ann", T0 + 4 * HOUR, "Grow a", &[Write("a.rs")]);
-    // Delete the blob of b.rs as "Grow b" left it: that commit and the next cannot be diffed.
-    let blob = repo.git(&["rev-parse", &format!("{damaged}:b.rs")], 0);
-    let object: PathBuf = repo
-        .path()
-        .join(".git/objects")
-        .join(&blob[..2])
-        .join(&blob[2..]);
-    std::fs::remove_file(object).unwrap();
+    let mut at = T0;
+    let mut next = |repo: &mut TestRepo, message: &str, changes: &[Change<'_>]| {
+        at += HOUR;
+        repo.commit("ann", at, message, changes)
+    };
+    for _ in 0..4 {
+        next(&mut repo, "Grow a", &[Write("a.rs")]);
+    }
+    next(&mut repo, "Add b", &[Write("b.rs")]);
+    // Renamed and edited: telling it from a deletion and an addition needs both blobs.
+    let moved = next(
+        &mut repo,
+        "Move a",
+        &[Rename("a.rs", "c.rs"), Write("c.rs")],
+    );
+    next(&mut repo, "Grow c", &[Write("c.rs")]);
+    let grown = next(&mut repo, "Grow b", &[Write("b.rs")]);
+    next(&mut repo, "Grow b again", &[Write("b.rs")]);
+    for (commit, path) in [(&moved, "c.rs"), (&grown, "b.rs")] {
+        let blob = repo.git(&["rev-parse", &format!("{commit}:{path}")], 0);
+        let object: PathBuf = repo
+            .path()
+            .join(".git/objects")
+            .join(&blob[..2])
+            .join(&blob[2..]);
+        std::fs::remove_file(object).unwrap();
+    }
 
     let data = tempfile::tempdir().unwrap();
     let store = store_with_repo(data.path(), 3);
     let report = history::run(&store, 3, repo.path()).unwrap();
-    assert_eq!(report.commits, 5);
-    let b = report.hotspots.iter().find(|h| h.path == "b.rs").unwrap();
-    assert_eq!(b.commits, 3);
+    assert_eq!((report.commits, report.commits_without_renames), (9, 1));
     let stored = store::history::commits(&store.reader().unwrap(), 3).unwrap();
-    let complete: Vec<(&str, bool, Option<u32>)> = stored
+    let read: Vec<(&str, bool, Vec<&str>)> = stored
         .iter()
-        .map(|c| (c.subject.as_str(), c.complete, c.files[0].added))
+        .map(|c| {
+            let files = c.files.iter().map(|f| f.path.as_str()).collect();
+            (c.subject.as_str(), c.complete, files)
+        })
         .collect();
     assert_eq!(
-        complete,
+        read[4..],
         [
-            ("Add a", true, Some(1)),
-            ("Add b", true, Some(1)),
-            ("Grow b", false, None),
-            ("Grow b again", false, None),
-            ("Grow a", true, Some(1)),
+            ("Add b", true, vec!["b.rs"]),
+            ("Move a", false, vec!["a.rs", "c.rs"]),
+            ("Grow c", true, vec!["c.rs"]),
+            ("Grow b", true, vec!["b.rs"]),
+            ("Grow b again", true, vec!["b.rs"]),
         ]
     );
+    // Without the rename, c.rs's history starts at the move.
+    let c = report.hotspots.iter().find(|h| h.path == "c.rs").unwrap();
+    assert_eq!(c.commits, 2);
 }
 
 /// Every file under `dir`, recursively.

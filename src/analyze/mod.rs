@@ -9,6 +9,7 @@
 
 pub mod github;
 pub mod history_notes;
+mod history_progress;
 pub mod json;
 pub mod markdown;
 pub mod report;
@@ -30,7 +31,6 @@ use crate::config::{Secret, Settings};
 use crate::domain::RepoName;
 use crate::ingest::{self, Memo};
 use crate::knowledge::embed::remote::RemoteEmbedder;
-use crate::knowledge::history;
 use crate::knowledge::theme_run::Models;
 use crate::llm::LlmClient;
 use crate::repo_config::{self, Resolved};
@@ -173,7 +173,7 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
 
     eprintln!("analyze: reading the git history of {}", path.display());
     let read_at = Instant::now();
-    let history = history::run(&store, repo_id, path)?;
+    let history = history_progress::read(&store, repo_id, path)?;
     eprintln!(
         "analyze: {} commits analysed ({} read from git) in {:.1} s",
         history.commits,

@@ -14,7 +14,7 @@ pub fn stored_head(conn: &Connection, repo_id: i64) -> Result<Option<String>> {
         .optional()?)
 }
 
-/// Adds `commits` (newest first, as git lists them) after the stored ones and records `head`.
+/// Adds `commits` (oldest first) after the stored ones and records `head`.
 /// With `replace`, the stored history is dropped first (the old head is gone: a force-push).
 pub fn append(
     conn: &Connection,
@@ -36,11 +36,11 @@ pub fn append(
          ON CONFLICT (repo_id, sha) DO NOTHING",
     )?;
     let mut insert_file = conn.prepare_cached(
-        "INSERT INTO commit_files (repo_id, seq, path, old_path, added, deleted)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING",
+        "INSERT INTO commit_files (repo_id, seq, path, old_path)
+         VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
     )?;
     let mut seq = next;
-    for commit in commits.iter().rev() {
+    for commit in commits {
         let inserted = insert_commit.execute(params![
             repo_id,
             seq,
@@ -58,14 +58,7 @@ pub fn append(
             continue;
         }
         for file in &commit.files {
-            insert_file.execute(params![
-                repo_id,
-                seq,
-                file.path,
-                file.old_path,
-                file.added,
-                file.deleted
-            ])?;
+            insert_file.execute(params![repo_id, seq, file.path, file.old_path])?;
         }
         seq += 1;
     }
@@ -106,7 +99,7 @@ pub fn commits(conn: &Connection, repo_id: i64) -> Result<Vec<Commit>> {
         .collect::<rusqlite::Result<_>>()
         .context("Cannot read the stored commits")?;
     let mut statement = conn.prepare_cached(
-        "SELECT seq, path, old_path, added, deleted FROM commit_files
+        "SELECT seq, path, old_path FROM commit_files
          WHERE repo_id = ?1 ORDER BY seq",
     )?;
     let mut rows = statement.query([repo_id])?;
@@ -123,8 +116,6 @@ pub fn commits(conn: &Connection, repo_id: i64) -> Result<Vec<Commit>> {
             commit.files.push(FileChange {
                 path: row.get(1)?,
                 old_path: row.get(2)?,
-                added: row.get(3)?,
-                deleted: row.get(4)?,
             });
         }
     }

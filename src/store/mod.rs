@@ -42,6 +42,7 @@ const MIGRATION_LIST: &[M<'static>] = &[
     M::up(include_str!("migrations/0009_delivery_installation.sql")),
     M::up(include_str!("migrations/0010_default_branch_push.sql")),
     M::up(include_str!("migrations/0011_llm_spend.sql")),
+    M::up(include_str!("migrations/0012_history_first_parent.sql")),
 ];
 
 /// The schema version a fully migrated database has.

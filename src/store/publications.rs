@@ -239,11 +239,12 @@ pub fn save_couplings(conn: &Connection, repo_id: i64, couplings: &[Coupling]) -
     Ok(())
 }
 
-/// The couplings of `repo_id`'s latest analysis, highest lift first.
+/// The couplings of `repo_id`'s latest analysis, strongest first (as the analysis ranks them:
+/// weighted support times confidence).
 pub fn couplings(conn: &Connection, repo_id: i64) -> Result<Vec<Coupling>> {
     let mut stmt = conn.prepare_cached(
         "SELECT a, b, support, confidence, lift, commits FROM couplings
-          WHERE repo_id = ?1 ORDER BY lift DESC, a, b",
+          WHERE repo_id = ?1 ORDER BY support * confidence DESC, lift DESC, a, b",
     )?;
     let rows = stmt.query_map([repo_id], |row| {
         Ok(Coupling {

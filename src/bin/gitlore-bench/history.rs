@@ -1,7 +1,7 @@
 //! The git history benchmark: generates a realistic repository with `git fast-import` (skewed file
 //! popularity, coupled pairs, reverts and reverts of reverts, fixups, renames, several authors,
 //! three years of dates), then times a full history analysis and an incremental re-run after 10
-//! new commits.
+//! new commits. With `--repo PATH` it measures a real repository instead (see [`real`]).
 
 use std::fmt::Write as _;
 use std::io::Write;
@@ -17,6 +17,8 @@ use gitlore::store::{self, Store};
 
 use crate::analysis::SplitMix;
 
+mod real;
+
 #[derive(Debug, clap::Args)]
 pub struct HistoryArgs {
     /// Commits to generate.
@@ -29,6 +31,9 @@ pub struct HistoryArgs {
     /// `gitlore analyze DIR`; by default it lives in a temporary directory.
     #[arg(long, value_name = "DIR")]
     keep: Option<PathBuf>,
+    /// Measure this existing repository (read only) instead of generating one.
+    #[arg(long, value_name = "PATH", conflicts_with = "keep")]
+    repo: Option<PathBuf>,
 }
 
 const SEED: u64 = 0x6769_746c_6f72_6521;
@@ -64,6 +69,9 @@ const TYPES: &[&str] = &["feat", "fix", "chore", "refactor", "docs", "test", "pe
 
 /// Generates the repository, then measures and prints the figures.
 pub fn run(args: HistoryArgs) -> Result<()> {
+    if let Some(repo) = &args.repo {
+        return real::run(repo, NEW_COMMITS);
+    }
     let temp = tempfile::tempdir().context("Cannot create a temporary directory")?;
     let repo_dir = match &args.keep {
         Some(dir) => {
@@ -118,7 +126,7 @@ pub fn run(args: HistoryArgs) -> Result<()> {
     Ok(())
 }
 
-fn print_run(name: &str, report: &HistoryReport, secs: f64) {
+pub(crate) fn print_run(name: &str, report: &HistoryReport, secs: f64) {
     println!(
         "{name:<12} read {:>6} of {:>6} commits  wall {:>7.3} s  {:>9.0} commits/s",
         report.commits_read,
@@ -128,7 +136,7 @@ fn print_run(name: &str, report: &HistoryReport, secs: f64) {
     );
 }
 
-fn summarize(report: &HistoryReport) {
+pub(crate) fn summarize(report: &HistoryReport) {
     let top: Vec<String> = report
         .hotspots
         .iter()
@@ -136,17 +144,19 @@ fn summarize(report: &HistoryReport) {
         .map(|h| format!("{} ({} commits, score {:.1})", h.path, h.commits, h.score))
         .collect();
     println!(
-        "found: {} hotspots (top: {}), {} couplings, {} reverts ({} of reverts), {} fix-after links",
+        "found: {} hotspots (top: {}), {} couplings, {} reverts ({} of reverts), {} fix-after links; \
+         {} commits without renames (objects missing)",
         report.hotspots.len(),
         top.join(", "),
         report.couplings.len(),
         report.reverts.len(),
         report.reverts.iter().filter(|r| r.depth > 1).count(),
         report.fix_after.len(),
+        report.commits_without_renames,
     );
 }
 
-fn git(dir: &Path, args: &[&str]) -> Result<()> {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<()> {
     let status = git_command(dir, args).status().context("Cannot run git")?;
     if !status.success() {
         bail!("git {} failed: {status}", args.join(" "));
@@ -154,7 +164,7 @@ fn git(dir: &Path, args: &[&str]) -> Result<()> {
     Ok(())
 }
 
-fn git_command(dir: &Path, args: &[&str]) -> Command {
+pub(crate) fn git_command(dir: &Path, args: &[&str]) -> Command {
     let mut command = Command::new("git");
     command
         .current_dir(dir)

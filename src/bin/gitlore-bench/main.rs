@@ -5,7 +5,7 @@
 //! - `ingest`: review-comment events processed per second by the worker (parse, classify, store).
 //! - `analysis`: wall time and peak memory of embedding and clustering 10k and 100k comments.
 //! - `history`: git history analysis of a generated 20,000-commit repository, full and
-//!   incremental.
+//!   incremental; with `--repo PATH`, of a real repository, with its revert count checked.
 //! - `quality`: the noise filter's and the classifier's figures on the labelled corpus of real
 //!   review comments; `findings`: gold themes recovered and evidence precision of the findings
 //!   analysed from the same corpus; `train` fits the classifier on the corpus's training split.
@@ -38,7 +38,7 @@ enum Command {
         #[arg(default_values_t = [10_000, 100_000])]
         sizes: Vec<usize>,
     },
-    /// Full and incremental git history analysis of a generated repository.
+    /// Full and incremental git history analysis of a generated repository (or `--repo PATH`).
     History(history::HistoryArgs),
     /// The findings scorecard on the labelled corpus: gold themes recovered, evidence precision.
     Findings(findings::FindingsArgs),

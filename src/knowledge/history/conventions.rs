@@ -1,7 +1,10 @@
-//! Commit-message habits: Conventional Commits, ticket prefixes, imperative mood, subject length.
+//! Commit-message habits: Conventional Commits, ticket prefixes, imperative mood, subject length,
+//! over the titles the team wrote (a merge's pull-request title; a merge with only git's subject
+//! is left out).
 
 use std::collections::HashMap;
 
+use super::log::is_merge_subject;
 use super::{Conventions, Prepared};
 
 /// Subjects longer than this are long (git's and most style guides' limit).
@@ -17,7 +20,13 @@ const NOT_IMPERATIVE: &[&str] = &[
 
 /// The shares over every commit analysed.
 pub fn conventions(history: &Prepared<'_>) -> Conventions {
-    let commits = history.commits.len();
+    let titles: Vec<&str> = history
+        .commits
+        .iter()
+        .map(|commit| commit.title().trim())
+        .filter(|title| !is_merge_subject(title))
+        .collect();
+    let commits = titles.len();
     if commits == 0 {
         return Conventions::default();
     }
@@ -27,8 +36,7 @@ pub fn conventions(history: &Prepared<'_>) -> Conventions {
     let mut imperative = 0;
     let mut long = 0;
     let mut lengths = Vec::with_capacity(commits);
-    for commit in history.commits {
-        let subject = commit.subject.trim();
+    for subject in titles {
         let length = subject.chars().count();
         lengths.push(length);
         long += usize::from(length > LONG_SUBJECT_CHARS);

@@ -1,10 +1,14 @@
-//! Fix-after chains: a fix landing soon after a change to the same files (SPEC §3.2), in three
-//! tiers of evidence. Gaps are measured between author times.
+//! Fix-after chains: a fix landing soon after a change to the same files, in three tiers of
+//! evidence. Gaps are measured between author times.
+//!
+//! The quickest tier takes any message, so it does not link a commit that landed as a pull
+//! request of its own: two pull requests the same author merged minutes apart are two reviewed
+//! changes, and the second one is a fix only if its title says so (the next tier).
 
 use std::collections::HashMap;
 
 use super::log::Commit;
-use super::words::{FixTarget, is_fix, strong_fix_target};
+use super::words::{FixTarget, is_fix, is_pull_request, strong_fix_target};
 use super::{FixAfter, FixTier, Prepared};
 
 /// Same author, any message.
@@ -20,6 +24,8 @@ pub fn fix_after(history: &Prepared<'_>) -> Vec<FixAfter> {
     let mut by_path: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut links = Vec::new();
     for (index, (fix, paths)) in history.commits.iter().zip(&history.paths).enumerate() {
+        let signal = Signal::of(fix);
+        let window = signal.window();
         let mut candidates: Vec<usize> = paths
             .iter()
             .filter_map(|path| by_path.get(path.as_str()))
@@ -28,14 +34,13 @@ pub fn fix_after(history: &Prepared<'_>) -> Vec<FixAfter> {
                     .iter()
                     .rev()
                     .take_while(|&&change| {
-                        fix.author_time - history.commits[change].author_time <= STRONG_SIGNAL_SECS
+                        fix.author_time - history.commits[change].author_time <= window
                     })
                     .copied()
             })
             .collect();
         candidates.sort_unstable_by(|a, b| b.cmp(a));
         candidates.dedup();
-        let signal = Signal::of(fix);
         let link = candidates.into_iter().find_map(|change| {
             let earlier = &history.commits[change];
             let gap = fix.author_time - earlier.author_time;
@@ -61,6 +66,7 @@ pub fn fix_after(history: &Prepared<'_>) -> Vec<FixAfter> {
 /// What the fix commit's message says.
 struct Signal {
     fix_words: bool,
+    pull_request: bool,
     target: Option<FixTarget>,
 }
 
@@ -68,17 +74,32 @@ impl Signal {
     fn of(fix: &Commit) -> Signal {
         Signal {
             fix_words: is_fix(fix),
+            pull_request: is_pull_request(fix),
             target: strong_fix_target(fix),
         }
     }
 
-    /// The first tier (in SPEC order) the pair qualifies for.
+    /// The longest gap a tier could allow this fix (0: none can link it), so that only the
+    /// commits inside it are looked at.
+    fn window(&self) -> i64 {
+        if self.target.is_some() {
+            STRONG_SIGNAL_SECS
+        } else if self.fix_words {
+            SAME_AUTHOR_FIX_WORDS_SECS
+        } else if !self.pull_request {
+            SAME_AUTHOR_QUICK_SECS
+        } else {
+            0
+        }
+    }
+
+    /// The first tier (quickest first) the pair qualifies for.
     fn tier(&self, change: &Commit, fix: &Commit, gap: i64) -> Option<FixTier> {
         if gap < 0 {
             return None;
         }
         let same_author = change.author_email.eq_ignore_ascii_case(&fix.author_email);
-        if same_author && gap <= SAME_AUTHOR_QUICK_SECS {
+        if same_author && !self.pull_request && gap <= SAME_AUTHOR_QUICK_SECS {
             return Some(FixTier::SameAuthorQuick);
         }
         if same_author && self.fix_words && gap <= SAME_AUTHOR_FIX_WORDS_SECS {

@@ -108,6 +108,14 @@ impl Git {
         }
     }
 
+    /// Runs git and returns its standard output with, when it failed, git's message: what a
+    /// failing `git log` printed before it stopped is kept. A timeout or a failure to start is
+    /// an error.
+    pub(crate) fn output_even_if_failed(self) -> Result<(Vec<u8>, Option<String>)> {
+        let (status, stdout, stderr) = self.run()?;
+        Ok((stdout, (status != Some(0)).then_some(stderr)))
+    }
+
     /// Runs git and returns its standard output, or `None` when it exits with 1 (git's "no" of
     /// `rev-parse --verify --quiet`); any other failure is an error.
     pub(crate) fn output_or_none(self) -> Result<Option<Vec<u8>>> {

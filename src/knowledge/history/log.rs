@@ -1,22 +1,31 @@
-//! Reading commits and what they changed with one `git log` (NUL-separated, renames detected,
-//! merges left out). A commit whose contents cannot be read (missing blobs in a damaged or
-//! partial mirror) is taken from its list of changed files, without line counts; it never aborts
-//! the read.
+//! Reading the analysed line of history: the first-parent commits of the head, each with the
+//! files it changed (a merge against its first parent: the whole change it brought), renames
+//! detected. Only file lists are read (`--name-status`), never line counts: no analyzer needs
+//! them, and diffing every blob is what makes a whole-history read slow.
+//!
+//! The commits are read in chunks, by as many `git log`s at once as there are cores. A commit
+//! whose rename detection needs a blob the mirror lacks (a damaged or partial mirror) is read
+//! again alone without rename detection (`complete = false`); the commits around it keep
+//! theirs, and the read never aborts for it.
 
-use std::collections::HashMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 
 use super::git::Git;
 
-/// The longest a `git log` over a whole repository may take.
+/// The longest one `git log` may take.
 const LOG_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Per commit: a record separator, then sha, parents, author name and email (mailmap applied),
 /// author and committer time, subject and body, each ended by a NUL.
 const FORMAT: &str = "--format=%x1e%H%x00%P%x00%aN%x00%aE%x00%at%x00%ct%x00%s%x00%b%x00";
+
+/// Commits per `git log`: small enough to share the work between cores and to report progress,
+/// large enough that starting git costs little.
+const CHUNK: usize = 2_000;
 
 /// One file a commit changed.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -25,10 +34,6 @@ pub struct FileChange {
     pub path: String,
     /// The path before, when the commit renamed the file.
     pub old_path: Option<String>,
-    /// Lines added; `None` for binary files and commits read without their contents.
-    pub added: Option<u32>,
-    /// Lines deleted; `None` as for `added`.
-    pub deleted: Option<u32>,
 }
 
 /// A commit as the analyzers need it.
@@ -45,72 +50,105 @@ pub struct Commit {
     pub subject: String,
     pub body: String,
     pub files: Vec<FileChange>,
-    /// False when the commit's contents could not be read: files come from its list of changed
-    /// files, without line counts or renames.
+    /// False when renames could not be detected (a blob they need is missing): a renamed file
+    /// shows as a deletion and an addition.
     pub complete: bool,
 }
 
-/// The non-merge commits of `revisions` (as `git log` takes them: `HEAD`, `OLD..HEAD`), newest
-/// first. Diffing is what costs, so a long history is read by several `git log`s at once, one
-/// per core, each on its share of the commits.
-pub fn read(repo: &Path, revisions: &[String]) -> Result<Vec<Commit>> {
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    read_in_parts(repo, revisions, |commits| {
-        cores
-            .min(MAX_PARALLEL_LOGS)
-            .min(commits.div_ceil(MIN_COMMITS_PER_LOG))
-    })
+impl Commit {
+    /// The title its authors wrote: the subject, or for a merge commit that kept git's or the
+    /// forge's merge subject ("Merge pull request #12 from …"), the first line of its body, where
+    /// GitHub and GitLab put the pull request's title.
+    pub fn title(&self) -> &str {
+        let pull_request_title = self.body.lines().next().map(str::trim);
+        match pull_request_title {
+            Some(line)
+                if !line.is_empty()
+                    && self.parents.len() > 1
+                    && is_merge_subject(&self.subject) =>
+            {
+                line
+            }
+            _ => &self.subject,
+        }
+    }
 }
 
-/// [`read`] with `parts(commits)` `git log`s at once.
-fn read_in_parts(
+/// Whether a subject is one git or a forge writes for a merge commit.
+pub fn is_merge_subject(subject: &str) -> bool {
+    [
+        "Merge pull request #",
+        "Merge branch ",
+        "Merge remote-tracking branch ",
+    ]
+    .iter()
+    .any(|prefix| subject.starts_with(prefix))
+}
+
+/// How far a read has come, for a caller that shows progress; updated as chunks finish.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Commits to read (0 until they are listed).
+    pub total: AtomicUsize,
+    /// Commits read so far.
+    pub read: AtomicUsize,
+}
+
+/// The first-parent commits of `revisions` (as `git log` takes them: `HEAD`, `OLD..HEAD`),
+/// newest first.
+pub fn read(repo: &Path, revisions: &[String], progress: &Progress) -> Result<Vec<Commit>> {
+    read_in_chunks(repo, revisions, CHUNK, progress)
+}
+
+/// [`read`] with `chunk` commits per `git log`.
+fn read_in_chunks(
     repo: &Path,
     revisions: &[String],
-    parts: impl FnOnce(usize) -> usize,
+    chunk: usize,
+    progress: &Progress,
 ) -> Result<Vec<Commit>> {
-    let shas = rev_list(repo, revisions)?;
-    let parts = parts(shas.len()).max(1);
-    let chunk = shas.len().div_ceil(parts).max(1);
-    let results: Vec<Result<Vec<Commit>>> = std::thread::scope(|scope| {
-        let readers: Vec<_> = shas
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || read_numstat(repo, Revisions::Listed(part))))
+    let shas = first_parent_line(repo, revisions)?;
+    progress.total.store(shas.len(), Ordering::Relaxed);
+    let chunks: Vec<&[String]> = shas.chunks(chunk.max(1)).collect();
+    let next = AtomicUsize::new(0);
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut results: Vec<(usize, Result<Vec<Commit>>)> = std::thread::scope(|scope| {
+        let readers: Vec<_> = (0..cores.min(chunks.len()))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(chunk) = chunks.get(index) else {
+                            break;
+                        };
+                        done.push((index, read_listed(repo, chunk)));
+                        progress.read.fetch_add(chunk.len(), Ordering::Relaxed);
+                    }
+                    done
+                })
+            })
             .collect();
         readers
             .into_iter()
-            .map(|reader| {
-                reader
-                    .join()
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("A git log reader panicked")))
-            })
+            .flat_map(|reader| reader.join().unwrap_or_default())
             .collect()
     });
+    if results.len() != chunks.len() {
+        anyhow::bail!("A git log reader of {} stopped early", repo.display());
+    }
+    results.sort_by_key(|(index, _)| *index);
     let mut commits = Vec::with_capacity(shas.len());
-    for result in results {
-        match result {
-            Ok(part) => commits.extend(part),
-            Err(error) => {
-                tracing::warn!(
-                    repo = %repo.display(),
-                    error = %format!("{error:#}"),
-                    "Some commits cannot be read; reading their lists of changed files"
-                );
-                return read_damaged(repo, revisions);
-            }
-        }
+    for (_, result) in results {
+        commits.extend(result?);
     }
     Ok(commits)
 }
 
-/// At most this many `git log`s run at once.
-const MAX_PARALLEL_LOGS: usize = 8;
-/// A history shorter than this is read by one `git log`.
-const MIN_COMMITS_PER_LOG: usize = 1000;
-
-/// The non-merge commits of `revisions`, newest first (trees and commits only: cheap).
-fn rev_list(repo: &Path, revisions: &[String]) -> Result<Vec<String>> {
+/// The first-parent commits of `revisions`, newest first (commits only: cheap).
+fn first_parent_line(repo: &Path, revisions: &[String]) -> Result<Vec<String>> {
     let output = Git::new(repo, LOG_TIMEOUT)
-        .args(["rev-list", "--no-merges"])
+        .args(["rev-list", "--first-parent"])
         .args(revisions)
         .args(["--"])
         .output()
@@ -121,87 +159,62 @@ fn rev_list(repo: &Path, revisions: &[String]) -> Result<Vec<String>> {
         .collect())
 }
 
-/// What a `git log` reads.
-enum Revisions<'a> {
-    /// A range, walked.
-    Range(&'a [String]),
-    /// Exactly these commits, in this order.
-    Listed(&'a [String]),
-}
-
-fn log(repo: &Path, revisions: Revisions<'_>, diff: &[&str]) -> Result<Vec<u8>> {
-    let git = Git::new(repo, LOG_TIMEOUT)
-        .args(["log", "-z", "--no-merges", "--no-color", FORMAT])
-        .args(diff);
-    match revisions {
-        Revisions::Range(range) => git.args(range).args(["--"]).output(),
-        Revisions::Listed(shas) => git
-            .args(["--no-walk=unsorted", "--stdin"])
-            .stdin(shas.join("\n").into_bytes())
-            .output(),
+/// Exactly the commits `shas`, in their order. When git stops at a commit it cannot read, the
+/// commits before it are kept, that one is read alone, and the read goes on after it.
+fn read_listed(repo: &Path, shas: &[String]) -> Result<Vec<Commit>> {
+    let mut commits = Vec::with_capacity(shas.len());
+    let mut rest = shas;
+    while !rest.is_empty() {
+        let (output, failed) = log(repo, rest, true)?;
+        let mut read = parse(&output, true)?;
+        if !failed {
+            commits.extend(read);
+            break;
+        }
+        // Every record but the last is whole; the last may have been cut short.
+        read.pop();
+        let whole = read.len();
+        commits.extend(read);
+        commits.push(read_alone(repo, &rest[whole])?);
+        rest = &rest[whole + 1..];
     }
-    .with_context(|| format!("Cannot read the history of {}", repo.display()))
+    Ok(commits)
 }
 
-fn read_numstat(repo: &Path, revisions: Revisions<'_>) -> Result<Vec<Commit>> {
-    let output = log(repo, revisions, &["--numstat", "-M"])?;
-    parse(&output, true)
-}
-
-/// Every commit from its file list (needs trees only), then line counts and renames for the
-/// commits whose contents can be read, found by halving the failing sets within a budget of git
-/// runs (a blobless mirror, where every commit fails, costs [`DAMAGED_READ_BUDGET`] runs, not
-/// two per commit).
-fn read_damaged(repo: &Path, revisions: &[String]) -> Result<Vec<Commit>> {
-    let output = log(
-        repo,
-        Revisions::Range(revisions),
-        &["--name-status", "--no-renames"],
-    )?;
-    let listed = parse(&output, false)?;
-    let shas: Vec<String> = listed.iter().map(|commit| commit.sha.clone()).collect();
-    let mut readable = HashMap::new();
-    let mut budget = DAMAGED_READ_BUDGET;
-    read_readable(repo, &shas, &mut readable, &mut budget);
-    tracing::warn!(
-        repo = %repo.display(),
-        commits = listed.len(),
-        without_line_counts = listed.len() - readable.len(),
-        "Commits whose contents cannot be read are analysed from their file lists"
-    );
-    Ok(listed
-        .into_iter()
-        .map(|commit| readable.remove(&commit.sha).unwrap_or(commit))
-        .collect())
-}
-
-/// Git runs allowed to find the readable commits of a damaged repository.
-const DAMAGED_READ_BUDGET: usize = 200;
-
-fn read_readable(
-    repo: &Path,
-    shas: &[String],
-    into: &mut HashMap<String, Commit>,
-    budget: &mut usize,
-) {
-    if shas.is_empty() || *budget == 0 {
-        return;
-    }
-    *budget -= 1;
-    match read_numstat(repo, Revisions::Listed(shas)) {
-        Ok(commits) => into.extend(commits.into_iter().map(|c| (c.sha.clone(), c))),
-        Err(_) if shas.len() == 1 => {}
-        Err(_) => {
-            let (first, second) = shas.split_at(shas.len() / 2);
-            read_readable(repo, first, into, budget);
-            read_readable(repo, second, into, budget);
+/// One commit, without rename detection if it cannot be read with it.
+fn read_alone(repo: &Path, sha: &String) -> Result<Commit> {
+    let one = std::slice::from_ref(sha);
+    for renames in [true, false] {
+        let (output, failed) = log(repo, one, renames)?;
+        if failed {
+            continue;
+        }
+        if let Some(commit) = parse(&output, renames)?.pop() {
+            return Ok(commit);
         }
     }
+    anyhow::bail!("Cannot read commit {sha} of {}", repo.display())
 }
 
-/// Parses `git log` output of [`FORMAT`] records; `numstat` tells how the file sections read
-/// (`--numstat` when true, `--name-status` when false: a commit read without its contents).
-fn parse(output: &[u8], numstat: bool) -> Result<Vec<Commit>> {
+/// `git log` of exactly `shas`: its output, and whether it failed part way.
+fn log(repo: &Path, shas: &[String], renames: bool) -> Result<(Vec<u8>, bool)> {
+    let (stdout, failure) = Git::new(repo, LOG_TIMEOUT)
+        .args(["log", "-z", "--no-color", FORMAT, "--name-status"])
+        .args([
+            "--diff-merges=first-parent",
+            "--no-walk=unsorted",
+            "--stdin",
+        ])
+        .args([if renames { "-M" } else { "--no-renames" }])
+        .stdin(shas.join("\n").into_bytes())
+        .output_even_if_failed()
+        .with_context(|| format!("Cannot read the history of {}", repo.display()))?;
+    Ok((stdout, failure.is_some()))
+}
+
+/// Parses `git log` output of [`FORMAT`] records with `--name-status` file sections;
+/// `complete` tells whether renames were detected.
+fn parse(output: &[u8], complete: bool) -> Result<Vec<Commit>> {
     let text = String::from_utf8_lossy(output);
     let mut commits = Vec::new();
     for record in text.split('\u{1e}').filter(|record| !record.is_empty()) {
@@ -224,43 +237,11 @@ fn parse(output: &[u8], numstat: bool) -> Result<Vec<Commit>> {
             committer_time: time(ct)?,
             subject: (*subject).to_owned(),
             body: body.trim_end().to_owned(),
-            files: if numstat {
-                parse_numstat(rest)
-            } else {
-                parse_name_status(rest)
-            },
-            complete: numstat,
+            files: parse_name_status(rest),
+            complete,
         });
     }
     Ok(commits)
-}
-
-/// `added\tdeleted\tpath`, or `added\tdeleted\t` then the old and the new path for a rename.
-fn parse_numstat(tokens: &[&str]) -> Vec<FileChange> {
-    let mut files = Vec::new();
-    let mut tokens = tokens.iter().map(|token| token.trim_start_matches('\n'));
-    while let Some(token) = tokens.next() {
-        let mut parts = token.splitn(3, '\t');
-        let (Some(added), Some(deleted), Some(path)) = (parts.next(), parts.next(), parts.next())
-        else {
-            continue;
-        };
-        let (old_path, path) = if path.is_empty() {
-            let (Some(old), Some(new)) = (tokens.next(), tokens.next()) else {
-                break;
-            };
-            (Some(old.to_owned()), new.to_owned())
-        } else {
-            (None, path.to_owned())
-        };
-        files.push(FileChange {
-            path,
-            old_path,
-            added: added.parse().ok(),
-            deleted: deleted.parse().ok(),
-        });
-    }
-    files
 }
 
 /// A status (`M`, `A`, `D`, …) then the path; two paths for a rename or copy.
@@ -277,12 +258,11 @@ fn parse_name_status(tokens: &[&str]) -> Vec<FileChange> {
             FileChange {
                 path: new.to_owned(),
                 old_path: status.starts_with('R').then(|| path.to_owned()),
-                ..FileChange::default()
             }
         } else {
             FileChange {
                 path: path.to_owned(),
-                ..FileChange::default()
+                old_path: None,
             }
         };
         files.push(change);
@@ -339,7 +319,7 @@ mod tests {
     }
 
     #[test]
-    fn reading_in_parts_gives_the_commits_of_one_read() {
+    fn reading_in_chunks_gives_the_commits_of_one_read() {
         let dir = tempfile::tempdir().unwrap();
         git(dir.path(), &["init", "-q", "-b", "main"]);
         for i in 0..7 {
@@ -348,10 +328,45 @@ mod tests {
             git(dir.path(), &["commit", "-q", "-m", &format!("Commit {i}")]);
         }
         let head = ["HEAD".to_owned()];
-        let whole = read_in_parts(dir.path(), &head, |_| 1).unwrap();
+        let progress = Progress::default();
+        let whole = read_in_chunks(dir.path(), &head, 100, &progress).unwrap();
         assert_eq!(whole.len(), 7);
         assert_eq!(whole[0].subject, "Commit 6");
         assert!(whole.iter().all(|c| c.complete && c.files.len() == 1));
-        assert_eq!(read_in_parts(dir.path(), &head, |_| 3).unwrap(), whole);
+        assert_eq!(
+            read_in_chunks(dir.path(), &head, 3, &progress).unwrap(),
+            whole
+        );
+        assert_eq!(progress.read.load(Ordering::Relaxed), 14);
+        assert_eq!(progress.total.load(Ordering::Relaxed), 7);
+    }
+
+    #[test]
+    fn a_merge_is_titled_by_its_pull_request() {
+        let merge = |subject: &str, body: &str| Commit {
+            parents: vec!["a".into(), "b".into()],
+            subject: subject.into(),
+            body: body.into(),
+            ..Commit::default()
+        };
+        let titled = merge(
+            "Merge pull request #7 from ann/cache",
+            "Add a cache\n\nDetails",
+        );
+        assert_eq!(titled.title(), "Add a cache");
+        assert_eq!(
+            merge("Merge pull request #7 from ann/x", "").title(),
+            "Merge pull request #7 from ann/x"
+        );
+        assert_eq!(
+            merge("Integrate the cache", "Add a cache").title(),
+            "Integrate the cache"
+        );
+        let single = Commit {
+            subject: "Merge branch 'x'".into(),
+            body: "Add a cache".into(),
+            ..Commit::default()
+        };
+        assert_eq!(single.title(), "Merge branch 'x'");
     }
 }

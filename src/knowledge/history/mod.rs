@@ -1,5 +1,10 @@
-//! What git history says about a repository (SPEC §3.2): churn hotspots, co-change coupling,
-//! revert chains, fix-after chains and commit conventions, read from a local mirror.
+//! What git history says about a repository: churn hotspots, co-change coupling, revert chains,
+//! fix-after chains and commit conventions, read from a local mirror.
+//!
+//! The analysed line is the head's first-parent history: the commits that landed on the branch,
+//! a merge counted as the whole change it brought (against its first parent) and titled by its
+//! pull request. Commits of merged branches are not analysed, so every commit a figure cites is
+//! on the branch as its readers see it in `git log --first-parent`.
 //!
 //! These types are the analyzers' output, consumed by the synthesizers. Every type derives
 //! `Default` so that callers (and tests) can build them with `..Default::default()`.
@@ -20,7 +25,7 @@ pub mod renames;
 pub mod reverts;
 pub mod words;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -77,10 +82,10 @@ pub struct Revert {
     pub files: Vec<String>,
 }
 
-/// How sure a fix-after link is (SPEC §3.2).
+/// How sure a fix-after link is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum FixTier {
-    /// Same author, within 30 minutes.
+    /// Same author, within 30 minutes, the later commit not a pull request of its own.
     #[default]
     SameAuthorQuick,
     /// Same author, within 4 hours, with fix words.
@@ -106,7 +111,7 @@ pub struct FixAfter {
 /// The commit-message habits of the repository.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Conventions {
-    /// Commits examined (merges excluded).
+    /// Commits examined (merges without a title of their own excluded).
     pub commits: usize,
     /// Share (0..=1) of subjects that follow Conventional Commits.
     pub conventional_share: f64,
@@ -131,11 +136,13 @@ pub struct HistoryReport {
     pub commits: usize,
     /// Commits read from git by this run; the others came from the store.
     pub commits_read: usize,
+    /// Commits whose renames could not be detected (a blob they need is missing).
+    pub commits_without_renames: usize,
     /// Unix seconds of the newest commit (the "now" of decay and windows).
     pub newest_commit_at: i64,
     /// Highest score first.
     pub hotspots: Vec<Hotspot>,
-    /// Highest lift first.
+    /// Strongest first: weighted support times confidence.
     pub couplings: Vec<Coupling>,
     /// Newest first.
     pub reverts: Vec<Revert>,
@@ -150,6 +157,8 @@ pub struct HistoryReport {
 pub struct Prepared<'a> {
     /// Oldest first.
     pub commits: &'a [Commit],
+    /// The index of each commit by its sha.
+    pub by_sha: HashMap<&'a str, usize>,
     /// Per commit, the paths it touched under their names at the head (renames followed).
     pub paths: Vec<Vec<String>>,
     /// Paths at the head; `None` when unknown (then every path counts as existing).
@@ -165,6 +174,21 @@ impl Prepared<'_> {
             .as_ref()
             .is_none_or(|files| files.contains(path))
     }
+
+    /// The index of the analysed commit that `sha` (full or abbreviated) names, if any.
+    pub fn index_of(&self, sha: &str) -> Option<usize> {
+        self.by_sha.get(sha).copied().or_else(|| {
+            let mut named = self
+                .commits
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.sha.starts_with(sha));
+            match (named.next(), named.next()) {
+                (Some((index, _)), None) => Some(index),
+                _ => None,
+            }
+        })
+    }
 }
 
 /// Runs every analyzer over `commits` (oldest first).
@@ -175,54 +199,131 @@ pub fn analyze(
 ) -> HistoryReport {
     let prepared = Prepared {
         commits,
+        by_sha: commits
+            .iter()
+            .enumerate()
+            .map(|(index, commit)| (commit.sha.as_str(), index))
+            .collect(),
         paths: renames::current_paths(commits),
         at_head: head
             .is_some()
             .then(|| files_at_head.iter().cloned().collect()),
         newest_commit_at: commits.iter().map(|c| c.committer_time).max().unwrap_or(0),
     };
+    // Two threads: the analyzers are independent, and a cold run waits on them.
+    let ((hotspots, couplings, conventions), (reverts, fix_after)) = std::thread::scope(|scope| {
+        let chains = scope.spawn(|| (reverts::reverts(&prepared), fix_after::fix_after(&prepared)));
+        let files = (
+            hotspots::hotspots(&prepared),
+            coupling::couplings(&prepared),
+            conventions::conventions(&prepared),
+        );
+        (files, joined(chains.join()))
+    });
     HistoryReport {
         head,
         commits: commits.len(),
         commits_read: 0,
+        commits_without_renames: commits.iter().filter(|c| !c.complete).count(),
         newest_commit_at: prepared.newest_commit_at,
-        hotspots: hotspots::hotspots(&prepared),
-        couplings: coupling::couplings(&prepared),
-        reverts: reverts::reverts(&prepared),
-        fix_after: fix_after::fix_after(&prepared),
-        conventions: conventions::conventions(&prepared),
+        hotspots,
+        couplings,
+        reverts,
+        fix_after,
+        conventions,
         files_at_head,
     }
+}
+
+/// A scoped thread's result; its panic goes on in the caller.
+fn joined<T>(result: std::thread::Result<T>) -> T {
+    result.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// Brings the stored history of `repo_id` up to the head of `repo_path` (reading only the new
 /// commits; everything again when the stored head is no longer an ancestor, as after a
 /// force-push), then analyses every stored commit.
 pub fn run(store: &Store, repo_id: i64, repo_path: &Path) -> Result<HistoryReport> {
+    run_with_progress(store, repo_id, repo_path, &log::Progress::default())
+}
+
+/// [`run`], counting the commits read from git in `progress` as it goes.
+pub fn run_with_progress(
+    store: &Store,
+    repo_id: i64,
+    repo_path: &Path,
+    progress: &log::Progress,
+) -> Result<HistoryReport> {
     let Some(head) = log::head(repo_path)? else {
         store.write_derived(|tx| store::history::delete(tx, repo_id))?;
         return Ok(HistoryReport::default());
     };
     let stored = store::history::stored_head(&store.reader()?, repo_id)?;
-    let (revisions, replace) = match stored {
-        Some(stored) if stored == head => (None, false),
-        Some(stored) if log::is_ancestor(repo_path, &stored, &head)? => {
-            (Some(format!("{stored}..{head}")), false)
-        }
-        _ => (Some(head.clone()), true),
-    };
-    let mut commits_read = 0;
-    if let Some(revisions) = revisions {
-        let new = log::read(repo_path, &[revisions])?;
-        commits_read = new.len();
-        store
-            .write_derived(|tx| store::history::append(tx, repo_id, &new, &head, replace))
-            .with_context(|| format!("Cannot store the new commits of repository {repo_id}"))?;
+    if stored.as_deref() == Some(head.as_str()) {
+        return analyze_stored(store, repo_id, repo_path, head, 0);
     }
-    let commits = store::history::commits(&store.reader()?, repo_id)?;
+    let mut new = match &stored {
+        Some(stored) if log::is_ancestor(repo_path, stored, &head)? => {
+            log::read(repo_path, &[format!("{stored}..{head}")], progress)?
+        }
+        _ => Vec::new(),
+    };
+    // The new commits continue the stored line only if the oldest one's first parent is its
+    // head (not so when the branch moved to a merge whose first parent is another line).
+    let continues = match (new.last(), &stored) {
+        (Some(oldest), Some(stored)) => oldest.parents.first() == Some(stored),
+        _ => false,
+    };
+    if continues {
+        new.reverse();
+        store_commits(store, repo_id, &new, &head, false)?;
+        return analyze_stored(store, repo_id, repo_path, head, new.len());
+    }
+    // Everything is read again: the commits in hand are the whole history, so they are stored
+    // while they are analysed.
+    let mut all = log::read(repo_path, std::slice::from_ref(&head), progress)?;
+    all.reverse();
     let files = log::files_at(repo_path, &head)?;
-    let mut report = analyze(&commits, Some(head), files);
-    report.commits_read = commits_read;
+    let (stored, mut report) = std::thread::scope(|scope| {
+        let stored = scope.spawn(|| store_commits(store, repo_id, &all, &head, true));
+        let report = analyze(&all, Some(head.clone()), files);
+        (joined(stored.join()), report)
+    });
+    stored?;
+    report.commits_read = all.len();
+    Ok(report)
+}
+
+/// Stores `commits` (oldest first) after the stored ones, or instead of them with `replace`.
+fn store_commits(
+    store: &Store,
+    repo_id: i64,
+    commits: &[Commit],
+    head: &str,
+    replace: bool,
+) -> Result<()> {
+    store
+        .write_derived(|tx| store::history::append(tx, repo_id, commits, head, replace))
+        .with_context(|| format!("Cannot store the new commits of repository {repo_id}"))
+}
+
+/// The report over every stored commit, `read` of them read from git by this run.
+fn analyze_stored(
+    store: &Store,
+    repo_id: i64,
+    repo_path: &Path,
+    head: String,
+    read: usize,
+) -> Result<HistoryReport> {
+    let (commits, files) = std::thread::scope(|scope| {
+        let files = scope.spawn(|| log::files_at(repo_path, &head));
+        let commits = store
+            .reader()
+            .and_then(|db| store::history::commits(&db, repo_id));
+        (commits, joined(files.join()))
+    });
+    let mut report = analyze(&commits?, Some(head), files?);
+    report.commits_read = read;
     Ok(report)
 }
 

@@ -51,7 +51,6 @@ mod tests {
                 .map(|(path, old)| FileChange {
                     path: (*path).into(),
                     old_path: old.map(Into::into),
-                    ..FileChange::default()
                 })
                 .collect(),
             ..Commit::default()

@@ -1,5 +1,7 @@
-//! What a commit message says about the commit: fix words, and the strong fix signals that name
-//! the commit being fixed (`fixup!`, `squash!`, `amend!`, "fixes <sha>").
+//! What a commit message says about the commit: fix words, the strong fix signals that name the
+//! commit being fixed (`fixup!`, `squash!`, `amend!`, "fixes <sha>"), and whether it landed as a
+//! pull request of its own. Titles are read through [`Commit::title`], so a merge speaks with its
+//! pull request's title.
 
 use super::log::Commit;
 
@@ -28,10 +30,24 @@ const AUTOSQUASH_PREFIXES: &[&str] = &["fixup!", "squash!", "amend!"];
 /// The shortest abbreviated sha a message may name.
 const MIN_SHA_LEN: usize = 7;
 
-/// Whether the subject says the commit fixes something.
+/// Whether the title says the commit fixes something.
 pub fn is_fix(commit: &Commit) -> bool {
-    is_autosquash(&commit.subject)
-        || words(&commit.subject).any(|word| FIX_WORDS.contains(&word.as_str()))
+    let title = commit.title();
+    is_autosquash(title) || words(title).any(|word| is_one_of(word, FIX_WORDS))
+}
+
+/// Whether the commit landed as a pull request of its own: a merge, or a title that ends with
+/// the number GitHub appends when it squashes or rebases one (`Add cache (#123)`).
+pub fn is_pull_request(commit: &Commit) -> bool {
+    commit.parents.len() > 1
+        || commit
+            .title()
+            .trim_end()
+            .strip_suffix(')')
+            .and_then(|rest| rest.rsplit_once("(#"))
+            .is_some_and(|(_, number)| {
+                !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())
+            })
 }
 
 /// What a strong fix signal says the fixed commit is.
@@ -45,8 +61,9 @@ pub enum FixTarget {
 
 /// The commit a strong fix signal names, if the message has one.
 pub fn strong_fix_target(commit: &Commit) -> Option<FixTarget> {
-    if is_autosquash(&commit.subject) {
-        let mut subject = commit.subject.trim();
+    let title = commit.title();
+    if is_autosquash(title) {
+        let mut subject = title.trim();
         while let Some(rest) = AUTOSQUASH_PREFIXES
             .iter()
             .find_map(|prefix| subject.strip_prefix(prefix))
@@ -55,12 +72,19 @@ pub fn strong_fix_target(commit: &Commit) -> Option<FixTarget> {
         }
         return Some(FixTarget::Subject(subject.to_owned()));
     }
-    let message = format!("{}\n{}", commit.subject, commit.body);
-    let words: Vec<String> = words(&message).collect();
-    words.windows(2).find_map(|pair| {
-        let names_fix = matches!(pair[0].as_str(), "fix" | "fixes" | "fixed");
-        (names_fix && is_sha(&pair[1])).then(|| FixTarget::Sha(pair[1].clone()))
-    })
+    let mut words = words(title).chain(words(&commit.body)).peekable();
+    while let Some(word) = words.next() {
+        let named = words.peek().filter(|next| is_sha(next));
+        if let Some(sha) = named.filter(|_| is_one_of(word, &["fix", "fixes", "fixed"])) {
+            return Some(FixTarget::Sha(sha.to_ascii_lowercase()));
+        }
+    }
+    None
+}
+
+/// Whether `word` is one of `words` (lower case), in any case.
+fn is_one_of(word: &str, words: &[&str]) -> bool {
+    words.iter().any(|known| word.eq_ignore_ascii_case(known))
 }
 
 fn is_autosquash(subject: &str) -> bool {
@@ -74,11 +98,10 @@ pub fn is_sha(word: &str) -> bool {
     word.len() >= MIN_SHA_LEN && word.len() <= 64 && word.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-/// Lower-cased words of letters and digits.
-fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+/// Words of letters and digits.
+fn words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
 }
 
 #[cfg(test)]
@@ -98,6 +121,18 @@ mod tests {
         assert!(is_fix(&commit("Fix the parser", "")));
         assert!(is_fix(&commit("fix(api): off by one", "")));
         assert!(!is_fix(&commit("Add prefix handling", "")));
+    }
+
+    #[test]
+    fn pull_requests_carry_their_number() {
+        assert!(is_pull_request(&commit("Add a cache (#123)", "")));
+        assert!(!is_pull_request(&commit("Add a cache (see #123 too)", "")));
+        assert!(!is_pull_request(&commit("Add a cache", "")));
+        let merge = Commit {
+            parents: vec!["a".into(), "b".into()],
+            ..commit("Merge branch 'x'", "")
+        };
+        assert!(is_pull_request(&merge));
     }
 
     #[test]

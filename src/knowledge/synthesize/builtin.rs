@@ -411,6 +411,7 @@ impl<'a> Context<'a> {
                     comments.len(),
                     excerpt(&comments[0].body),
                 );
+                let mut cited = HashSet::new();
                 let mut evidence: Vec<Evidence> = reverts
                     .iter()
                     .flat_map(|r| {
@@ -426,6 +427,8 @@ impl<'a> Context<'a> {
                         })
                         .chain(reverted)
                     })
+                    // A revert of a revert names the first revert, cited already.
+                    .filter(|e| cited.insert(e.id.clone()))
                     .collect();
                 evidence.extend(comment_evidence(&comments, COMMENTS_PER_FINDING));
                 Some(Finding {

@@ -49,13 +49,14 @@ pub fn coupling_text(coupling: &Coupling) -> String {
 
 /// What a fix-after figure says.
 pub fn fix_after_text(fix: &FixAfter) -> String {
+    // The quickest tier needs no fix words: it says what happened, not that it was a fix.
     let how = match fix.tier {
-        FixTier::SameAuthorQuick => "by the same author",
-        FixTier::SameAuthorFixWords => "by the same author, as a fix",
-        FixTier::StrongSignal => "as a fixup",
+        FixTier::SameAuthorQuick => "changed again by the same author",
+        FixTier::SameAuthorFixWords => "fixed by the same author",
+        FixTier::StrongSignal => "fixed, as a fixup,",
     };
     format!(
-        "commit {} was fixed {} {} later by {} ({})",
+        "commit {} was {} {} later by {} ({})",
         short(&fix.change),
         how,
         duration(fix.gap_secs),
