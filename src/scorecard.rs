@@ -96,7 +96,7 @@ pub fn publish(records: &[&Record], rules: &NoiseRules) -> Result<Published> {
     let name = records.first().map_or("corpus", |r| r.repo.as_str());
     let repo = reviews::local_repo(name);
     store.write_derived(|tx| repos::upsert_repo(tx, &repo, None, false))?;
-    let mut parsed = reviews::parse(&reviews_file(records)?, &repo)?;
+    let mut parsed = reviews::parse(reviews_file(records)?.as_bytes(), &repo)?;
     let now = parsed.newest_at.unwrap_or(0) + 1;
     parsed.date_undated(now);
     store.write_derived(|tx| {
@@ -163,7 +163,7 @@ fn reviews_file(records: &[&Record]) -> Result<String> {
         let line = json!({
             "id": r.id, "pr": r.pr, "kind": r.kind, "author": r.author,
             "author_type": r.author_type, "body": r.body, "path": r.path, "line": r.line,
-            "diff_hunk": r.diff_hunk, "created_at": r.created_at.as_deref().map(timestamp),
+            "diff_hunk": r.diff_hunk, "created_at": r.created_at,
             "url": r.url,
             "pr_author": r.pr_author,
         });
@@ -171,15 +171,6 @@ fn reviews_file(records: &[&Record]) -> Result<String> {
         text.push('\n');
     }
     Ok(text)
-}
-
-/// A corpus date as RFC 3339: a date alone is that day's midnight UTC.
-fn timestamp(date: &str) -> String {
-    if date.len() == 10 {
-        format!("{date}T00:00:00Z")
-    } else {
-        date.to_string()
-    }
 }
 
 /// Scores what was published for one repository against its records and gold themes.
