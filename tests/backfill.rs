@@ -973,6 +973,8 @@ const ROWS_OF: &[(&str, Option<&str>)] = &[
     // Model caches are keyed by content hash, shared by every repository.
     ("llm_labels", None),
     ("embeddings", None),
+    // Kept on uninstall: reinstalling must not reset the day's LLM budget.
+    ("llm_spend", None),
 ];
 
 /// Rows per table: the total, and those of (repository, installation).

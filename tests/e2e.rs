@@ -1265,7 +1265,10 @@ fn capture_logs() -> (
         .with_writer(move || sink.clone())
         .with_ansi(false)
         .finish();
-    (logs, tracing::subscriber::set_default(subscriber))
+    let guard = tracing::subscriber::set_default(subscriber);
+    // Call sites first hit by other tests (with no subscriber) cached "never"; ask again.
+    tracing::callsite::rebuild_interest_cache();
+    (logs, guard)
 }
 
 /// The state and attempts of every analysis job.
