@@ -1244,10 +1244,7 @@ async fn a_repo_config_github_cannot_serve_is_retried_not_replaced_by_the_defaul
 }
 
 /// Collects what gitlore logs on this thread while the guard lives.
-fn capture_logs() -> (
-    Arc<std::sync::Mutex<Vec<u8>>>,
-    tracing::subscriber::DefaultGuard,
-) {
+fn capture_logs() -> Arc<std::sync::Mutex<Vec<u8>>> {
     #[derive(Clone)]
     struct Sink(Arc<std::sync::Mutex<Vec<u8>>>);
     impl std::io::Write for Sink {
@@ -1259,16 +1256,20 @@ fn capture_logs() -> (
             Ok(())
         }
     }
-    let logs = Arc::new(std::sync::Mutex::new(Vec::new()));
-    let sink = Sink(logs.clone());
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || sink.clone())
-        .with_ansi(false)
-        .finish();
-    let guard = tracing::subscriber::set_default(subscriber);
-    // Call sites first hit by other tests (with no subscriber) cached "never"; ask again.
-    tracing::callsite::rebuild_interest_cache();
-    (logs, guard)
+    // One subscriber for the whole test binary: the runner logs from its own threads, which a
+    // thread-local subscriber would not see.
+    static LOGS: std::sync::OnceLock<Arc<std::sync::Mutex<Vec<u8>>>> = std::sync::OnceLock::new();
+    let logs = LOGS.get_or_init(|| {
+        let logs = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = Sink(logs.clone());
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || sink.clone())
+            .with_ansi(false)
+            .finish();
+        tracing::subscriber::set_global_default(subscriber).unwrap();
+        logs
+    });
+    logs.clone()
 }
 
 /// The state and attempts of every analysis job.
@@ -1296,7 +1297,7 @@ async fn a_repo_config_that_is_not_utf8_is_shown_with_the_defaults_at_once() {
             .binary_files
             .insert(".github/gitlore.toml".into(), utf16);
     });
-    let (logs, _guard) = capture_logs();
+    let logs = capture_logs();
     story.install().await;
     let body = story.issue_body();
     assert!(
@@ -1345,7 +1346,7 @@ async fn a_config_problem_is_logged_as_well_as_shown() {
         let config = "[publish]\nissue = false\n[analysis]\nwindow-months = \"twelve\"\n";
         files.insert(".github/gitlore.toml".into(), config.into());
     });
-    let (logs, _guard) = capture_logs();
+    let logs = capture_logs();
     story.install().await;
     let logs = String::from_utf8(logs.lock().unwrap().clone()).unwrap();
     assert!(
