@@ -160,7 +160,8 @@ pub async fn serve(settings: Settings) -> Result<()> {
         let health = health.clone();
         async move {
             tokio::select! {
-                () = shutdown => {}
+                // Marked at once: the writer ends as soon as the server drops its sender.
+                () = shutdown => health.stopping(),
                 () = health.failure() => {}
             }
         }
