@@ -89,7 +89,7 @@ fn raise(severity: Severity) -> Severity {
 /// The input with its indexes.
 struct Context<'a> {
     input: &'a Input<'a>,
-    /// Inline comments per file.
+    /// Inline comments that can back a lesson, per file.
     by_path: HashMap<&'a str, Vec<&'a SourceComment>>,
     /// Hotspots that count as a git signal, by path.
     hotspots: HashMap<&'a str, &'a Hotspot>,
@@ -100,7 +100,7 @@ struct Context<'a> {
 impl<'a> Context<'a> {
     fn new(input: &'a Input<'a>) -> Context<'a> {
         let mut by_path: HashMap<&str, Vec<&SourceComment>> = HashMap::new();
-        for comment in input.comments.values() {
+        for comment in input.comments.values().filter(|c| c.teaches()) {
             if let Some(path) = &comment.path {
                 by_path.entry(path.as_str()).or_default().push(comment);
             }
@@ -168,6 +168,10 @@ impl<'a> Context<'a> {
         members: &[&SourceComment],
         lesson: &str,
     ) -> Option<Finding> {
+        // Most of a theme's comments must teach: a theme of questions or praise is no lesson.
+        if 2 * members.len() < theme.members.len() {
+            return None;
+        }
         let (category, base) = theme
             .labels
             .iter()
@@ -184,7 +188,8 @@ impl<'a> Context<'a> {
                 .is_some_and(|h| h.fix_ratio >= FRAGILE_FIX_RATIO)
         });
         let severity = if fragile { raise(base) } else { base };
-        let reviewers = count(theme.reviewers.len(), "reviewer", "reviewers");
+        let reviewers: HashSet<&str> = members.iter().map(|c| c.author.as_str()).collect();
+        let reviewers = count(reviewers.len(), "reviewer", "reviewers");
         let title = format!(
             "{lesson} — raised in {} by {reviewers}",
             count(prs.len(), "PR", "PRs")
@@ -238,7 +243,7 @@ impl<'a> Context<'a> {
         })
     }
 
-    /// A theme's comments, the most central first.
+    /// A theme's comments that can back a lesson, the most central first.
     fn members(&self, theme: &Theme) -> Vec<&'a SourceComment> {
         let medoid = self.comment(theme.medoid);
         let others = theme
@@ -246,7 +251,11 @@ impl<'a> Context<'a> {
             .iter()
             .filter(|&&id| id != theme.medoid)
             .filter_map(|&id| self.comment(id));
-        medoid.into_iter().chain(others).collect()
+        medoid
+            .into_iter()
+            .chain(others)
+            .filter(|c| c.teaches())
+            .collect()
     }
 
     /// What a reviewer who wrote most of a theme consistently cares about (opted-out logins
