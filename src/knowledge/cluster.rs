@@ -27,7 +27,7 @@ impl Default for Params {
     /// (`gitlore-bench findings`).
     fn default() -> Params {
         Params {
-            min_similarity: 0.2,
+            min_similarity: 0.15,
         }
     }
 }
@@ -117,7 +117,7 @@ mod tests {
                 v[groups + noise..dimension - 1]
                     .iter_mut()
                     .for_each(|x| *x = jitter());
-                v[dimension - 1] = if g < groups { 0.5 } else { 0.0 };
+                v[dimension - 1] = if g < groups { 0.3 } else { 0.0 };
                 let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
                 vectors.push(v.into_iter().map(|x| x / norm).collect());
             }
