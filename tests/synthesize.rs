@@ -73,7 +73,7 @@ fn corpus(inject: bool) -> Vec<Value> {
             } else {
                 ["alice", "bob", "carol"][(t + i) % 3]
             };
-            let body = if inject && t == 0 && i == 1 {
+            let body = if inject && t == 0 && i == 0 {
                 format!("{body} {INJECTION}")
             } else {
                 body.to_string()

@@ -13,6 +13,7 @@ use crate::analysis::Outcome;
 use crate::domain::RepoName;
 use crate::render::issue::{BackfillProgress, IssueView, Summary};
 use crate::render::links::LinkStyle;
+use crate::render::wording::ReviewWindow;
 use crate::repo_config::{ConfigProblem, RepoConfig};
 use crate::setup::manifest::web_url;
 use crate::store::backfills::{self, BackfillStatus};
@@ -115,7 +116,11 @@ pub fn issue_view(outcome: &Outcome, context: &IssueContext<'_>) -> IssueView {
             comments: outcome.comments.len(),
             reviewers: reviewers.len(),
             pull_requests: pull_requests.len(),
-            window_months: context.config.analysis.window_months,
+            window: ReviewWindow {
+                months: context.config.analysis.window_months,
+                start: outcome.window.start,
+                left_out: outcome.window.left_out,
+            },
             updated_at: context.now,
             head: context.head.map(str::to_string),
         },

@@ -93,6 +93,21 @@ pub fn load_source_comments(
         .with_context(|| format!("Cannot read the comments of repository {repo_id}"))
 }
 
+/// Review comments of `repo_id` (not noise, not deleted) written before `before` (unix s): what
+/// a window starting there leaves out.
+pub fn count_source_comments_before(conn: &Connection, repo_id: i64, before: i64) -> Result<usize> {
+    let count: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM comments
+              WHERE repo_id = ?1 AND deleted = 0 AND noise IS NULL
+                AND coalesce(created_at, updated_at) < ?2",
+            params![repo_id, before],
+            |row| row.get(0),
+        )
+        .with_context(|| format!("Cannot count the comments of repository {repo_id}"))?;
+    Ok(usize::try_from(count).unwrap_or(0))
+}
+
 /// Evidence as stored in the `evidence` JSON column.
 #[derive(Serialize, Deserialize)]
 struct StoredEvidence {
