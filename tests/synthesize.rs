@@ -1067,6 +1067,30 @@ async fn an_injected_instruction_changes_nothing_but_the_data() {
 }
 
 #[test]
+fn a_hotspot_discussed_in_one_pull_request_is_no_fragile_area() {
+    let mut a = Analysed::new(false);
+    let on_hot = |a: &Analysed| {
+        a.comments
+            .values()
+            .filter(|c| c.path.as_deref() == Some(HOT))
+            .count()
+    };
+    assert!(on_hot(&a) >= 2);
+    for comment in a.comments.values_mut() {
+        if comment.path.as_deref() == Some(HOT) {
+            comment.pr_number = 999;
+        }
+    }
+    let findings = a.builtin().findings;
+    assert!(
+        findings
+            .iter()
+            .all(|f| f.category.as_str() != "fragile_area"),
+        "{findings:#?}"
+    );
+}
+
+#[test]
 fn revert_landmines_are_capped_to_the_most_telling() {
     let mut a = Analysed::new(false);
     a.history.reverts = (0..8)

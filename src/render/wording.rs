@@ -120,7 +120,7 @@ pub fn summary_line(
             }
         ),
         months => format!(
-            "in the last {} (since {}{left_out})",
+            "in the last {} {WINDOW_SINCE}{}{left_out})",
             count(months as usize, "month", "months"),
             utc_day(window.start)
         ),
@@ -134,6 +134,10 @@ pub fn summary_line(
         utc_minute(updated_at),
     )
 }
+
+/// What introduces the window's start date in the summary line (the publisher leaves the date
+/// out when it compares bodies: it moves every day).
+pub const WINDOW_SINCE: &str = "(since ";
 
 /// What the summary line counts.
 #[derive(Debug, Clone, Copy)]

@@ -22,8 +22,10 @@ const SIGNAL_HOTSPOTS: usize = 20;
 const MIN_HOTSPOT_COMMITS: usize = 4;
 /// Fix ratio from which a hotspot makes its findings more severe.
 const FRAGILE_FIX_RATIO: f64 = 0.3;
-/// Review comments on a hotspot that make it "kept flagging".
+/// Review comments on a hotspot, and pull requests they come from, that make it "kept flagging":
+/// one discussion in one pull request is no pattern.
 const MIN_HOTSPOT_COMMENTS: usize = 2;
+const MIN_HOTSPOT_PRS: usize = 2;
 /// Revert landmines (count) kept, the most telling first: beyond a handful they bury the rest.
 const MAX_REVERT_FINDINGS: usize = 5;
 /// Review comments cited per finding.
@@ -181,7 +183,14 @@ impl<'a> Context<'a> {
             return None;
         }
         let paths: Vec<&str> = theme.paths.iter().map(|(p, _)| p.as_str()).collect();
-        let signals = self.signals_of(paths.iter().copied());
+        // The files' own history figures; a revert or a fix of some other change on the same
+        // file says nothing about this lesson.
+        let signals: Vec<Evidence> = paths
+            .iter()
+            .filter_map(|p| self.hotspots.get(p))
+            .take(SIGNALS_PER_FINDING)
+            .map(|h| stat(hotspot_id(h), hotspot_text(h)))
+            .collect();
         let fragile = paths.iter().any(|p| {
             self.hotspots
                 .get(p)
@@ -322,6 +331,9 @@ impl<'a> Context<'a> {
                 }
                 let comments = newest_first(comments);
                 let prs: HashSet<i64> = comments.iter().map(|c| c.pr_number).collect();
+                if prs.len() < MIN_HOTSPOT_PRS {
+                    return None;
+                }
                 let severity = if hotspot.fix_ratio >= FRAGILE_FIX_RATIO {
                     Severity::High
                 } else {
