@@ -17,6 +17,7 @@ pub mod health;
 pub mod ingest;
 pub mod ingress;
 pub mod knowledge;
+pub mod lessons;
 pub mod llm;
 pub mod log_sink;
 pub mod publish;
