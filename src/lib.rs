@@ -12,6 +12,7 @@ pub mod commands;
 pub mod config;
 pub mod domain;
 pub mod events;
+pub mod export;
 pub mod github;
 pub mod health;
 pub mod ingest;
