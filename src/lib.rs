@@ -21,6 +21,7 @@ pub mod knowledge;
 pub mod lessons;
 pub mod llm;
 pub mod log_sink;
+pub mod mcp;
 pub mod publish;
 pub mod render;
 pub mod replay;

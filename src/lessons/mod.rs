@@ -4,6 +4,7 @@
 //! paths or match a text, within a size budget (`select`). `gitlore export`, `gitlore lessons`
 //! and `gitlore mcp` read through here; dismissed findings never come out.
 
+pub mod cli;
 pub mod json;
 pub mod report;
 pub mod select;

@@ -1,0 +1,57 @@
+//! `gitlore lessons PATH…` and the arguments it shares with `gitlore mcp`: where the report is
+//! read from.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use super::select::{self, DEFAULT_BUDGET};
+use super::{Source, open};
+use crate::config::Settings;
+
+/// Where `lessons` and `mcp` read the report.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SourceArgs {
+    /// The repository, owner/name (optional when the store holds only one).
+    #[arg(long, value_name = "OWNER/NAME", conflicts_with = "from")]
+    pub repo: Option<String>,
+    /// The store's directory (default: the configured data directory).
+    #[arg(long, value_name = "DIR", conflicts_with = "from")]
+    pub data_dir: Option<PathBuf>,
+    /// A `gitlore export --format json` file instead of a store.
+    #[arg(long, value_name = "FILE")]
+    pub from: Option<PathBuf>,
+}
+
+impl SourceArgs {
+    pub fn source(&self) -> Source {
+        match &self.from {
+            Some(file) => Source::File(file.clone()),
+            None => Source::Store {
+                data_dir: self.data_dir.clone(),
+                repo: self.repo.clone(),
+            },
+        }
+    }
+}
+
+/// The arguments of `gitlore lessons`.
+#[derive(Debug, clap::Args)]
+pub struct LessonsArgs {
+    /// Paths relative to the repository's root; a directory ends with `/`.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<String>,
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// Most characters to print.
+    #[arg(long, value_name = "CHARS", default_value_t = DEFAULT_BUDGET)]
+    pub budget: usize,
+}
+
+/// Prints the lessons for the paths.
+pub fn run(settings: &Settings, args: &LessonsArgs) -> Result<()> {
+    let report = open(settings, &args.source.source())?;
+    let chosen = select::for_paths(&report, &args.paths);
+    print!("{}", select::render(&report, &chosen, args.budget));
+    Ok(())
+}
