@@ -2,7 +2,8 @@
 //! image, no font, no reference outside the page (web addresses are shown as text to copy, never
 //! as links), so opening it makes no request. Findings fold their evidence in `<details>`, themes
 //! their comments: readable without JavaScript. Every piece of text is escaped; review text is
-//! also flattened to one line and stripped of invisible characters.
+//! also flattened to one line and stripped of invisible characters. The page is well-formed XML
+//! too (void elements closed), so any XML parser can check it.
 
 use quick_xml::escape::escape;
 
@@ -71,9 +72,9 @@ pub fn render(report: &RepoReport) -> String {
         }
     }
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta name=\"referrer\" content=\"no-referrer\">\n\
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n\
+         <meta name=\"referrer\" content=\"no-referrer\"/>\n\
          <title>gitlore: {repo}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n"
     )
 }
