@@ -627,3 +627,40 @@ fn an_mcp_session_returns_the_lessons_of_two_paths() {
     args.extend(budget);
     assert_eq!(ok(gitlore(analysed.home(), &args)), lessons);
 }
+
+#[test]
+fn analyze_writes_the_export_formats_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    let reviews = reviews_file(dir.path());
+    let data = dir.path().join("data");
+    let analyze = |format: &str| {
+        let args = [
+            "analyze",
+            repo.to_str().unwrap(),
+            "--reviews",
+            reviews.to_str().unwrap(),
+            "--data-dir",
+            data.to_str().unwrap(),
+            "--format",
+            format,
+        ];
+        ok(gitlore(dir.path(), &args))
+    };
+    let section = analyze("agents-md");
+    assert!(
+        section.starts_with(BEGIN) && section.contains("(`src/db.rs`)"),
+        "{section}"
+    );
+    let data = data.to_str().unwrap();
+    let export = ok(gitlore(
+        dir.path(),
+        &["export", "--data-dir", data, "--format", "agents-md"],
+    ));
+    assert_eq!(section, export);
+    let page = analyze("html");
+    assert!(
+        page.starts_with("<!DOCTYPE html>") && page.contains("<details>"),
+        "{page}"
+    );
+}

@@ -150,8 +150,7 @@ pub fn summary(report: &RepoReport) -> String {
 }
 
 fn print(text: &str) -> Result<()> {
-    println!("{}", text.trim_end());
-    Ok(())
+    lessons::cli::print(&format!("{}\n", text.trim_end()))
 }
 
 /// Sets (or removes) gitlore's section of `file`, keeping the rest.

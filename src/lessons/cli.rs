@@ -1,9 +1,10 @@
 //! `gitlore lessons PATH…` and the arguments it shares with `gitlore mcp`: where the report is
 //! read from.
 
+use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use super::select::{self, DEFAULT_BUDGET};
 use super::{Source, open};
@@ -52,6 +53,13 @@ pub struct LessonsArgs {
 pub fn run(settings: &Settings, args: &LessonsArgs) -> Result<()> {
     let report = open(settings, &args.source.source())?;
     let chosen = select::for_paths(&report, &args.paths);
-    print!("{}", select::render(&report, &chosen, args.budget));
-    Ok(())
+    print(&select::render(&report, &chosen, args.budget))
+}
+
+/// Writes `text` on stdout; a reader that stopped reading (`| head`) is no error.
+pub fn print(text: &str) -> Result<()> {
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        written => written.context("Cannot write to stdout"),
+    }
 }
