@@ -13,7 +13,7 @@ use anyhow::{Context, Result};
 use serde_json::{Value, json};
 
 use crate::config::Settings;
-use crate::lessons::cli::SourceArgs;
+use crate::lessons::cli::{SourceArgs, under_cwd};
 use crate::lessons::report::RepoReport;
 use crate::lessons::select::{self, DEFAULT_BUDGET};
 
@@ -64,8 +64,10 @@ pub fn serve(
     input: impl BufRead,
     mut output: impl Write,
 ) -> Result<()> {
-    for line in input.lines() {
+    for line in input.split(b'\n') {
         let line = line.context("Cannot read the MCP client's message")?;
+        // Bytes that are not UTF-8 cannot be JSON: the parse error says so.
+        let line = String::from_utf8_lossy(&line);
         if line.trim().is_empty() {
             continue;
         }
@@ -159,7 +161,8 @@ fn tools() -> Value {
             "name": "lessons_for_paths",
             "title": "Lessons for paths",
             "description": "The lessons from past code review that apply to the given paths \
-                (relative to the repository's root; a directory ends with /): about the file \
+                (relative to the repository's root, or absolute under it; a directory ends with \
+                /): about the file \
                 itself, its directory, or a file that usually changes with it. Closest and most \
                 severe first, with links to the review comments behind them.",
             "inputSchema": {
@@ -250,7 +253,7 @@ fn call_tool(load: &dyn Fn() -> Result<RepoReport>, params: &Value) -> Result<Va
         Err(error) => return Ok(tool_result(format!("{error:#}"), true)),
     };
     let chosen = match &ask {
-        Ask::Paths(paths) => select::for_paths(&report, paths),
+        Ask::Paths(paths) => select::for_paths(&report, &under_cwd(paths)),
         Ask::Query(query) => select::search(&report, query),
     };
     Ok(tool_result(select::render(&report, &chosen, budget), false))

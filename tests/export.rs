@@ -615,6 +615,17 @@ fn an_mcp_session_returns_the_lessons_of_two_paths() {
     let mut args = vec!["lessons", asked[0], asked[1], "--data-dir", &analysed.data];
     args.extend(budget);
     assert_eq!(ok(gitlore(analysed.home(), &args)), lessons);
+    // An absolute path under the current directory counts as relative to it.
+    let absolute = analysed.home().canonicalize().unwrap().join(asked[0]);
+    let mut args = vec![
+        "lessons",
+        absolute.to_str().unwrap(),
+        asked[1],
+        "--data-dir",
+        &analysed.data,
+    ];
+    args.extend(budget);
+    assert_eq!(ok(gitlore(analysed.home(), &args)), lessons);
     let file = analysed.home().join("export.json");
     std::fs::write(&file, analysed.export("json", None)).unwrap();
     let mut args = vec![

@@ -110,7 +110,7 @@ pub fn write(
         Format::Copilot | Format::Cursor => {
             let Some(root) = out else {
                 bail!(
-                    "`--format {format:?}` writes several files: give the repository's root with --out DIR"
+                    "This format writes several files: give the repository's root with --out DIR"
                 );
             };
             let lessons = agents::lessons(report);

@@ -2,7 +2,7 @@
 //! read from.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
@@ -52,8 +52,29 @@ pub struct LessonsArgs {
 /// Prints the lessons for the paths.
 pub fn run(settings: &Settings, args: &LessonsArgs) -> Result<()> {
     let report = open(settings, &args.source.source())?;
-    let chosen = select::for_paths(&report, &args.paths);
+    let chosen = select::for_paths(&report, &under_cwd(&args.paths));
     print(&select::render(&report, &chosen, args.budget))
+}
+
+/// `paths` with absolute ones under the current directory (the repository's root, where agents
+/// start `gitlore mcp`) made relative to it; a directory keeps its final `/`.
+pub fn under_cwd(paths: &[String]) -> Vec<String> {
+    let cwd = std::env::current_dir().ok();
+    paths
+        .iter()
+        .map(|path| {
+            let relative = cwd
+                .as_deref()
+                .filter(|_| Path::new(path).is_absolute())
+                .and_then(|cwd| Path::new(path).strip_prefix(cwd).ok())
+                .and_then(Path::to_str);
+            match relative {
+                Some(relative) if path.ends_with('/') => format!("{relative}/"),
+                Some(relative) => relative.to_string(),
+                None => path.clone(),
+            }
+        })
+        .collect()
 }
 
 /// Writes `text` on stdout; a reader that stopped reading (`| head`) is no error.
