@@ -56,6 +56,12 @@ enum Command {
     Setup(setup::SetupArgs),
     /// Analyse a local git repository (and its review comments) and print the findings.
     Analyze(analyze::AnalyzeArgs),
+    /// Write a repository's report from the store: for people, scripts or coding agents.
+    Export(gitlore::export::ExportArgs),
+    /// Print the lessons that apply to some paths, from the store or an export file.
+    Lessons(gitlore::lessons::cli::LessonsArgs),
+    /// Serve the lessons to coding agents: a Model Context Protocol server on stdio.
+    Mcp(gitlore::lessons::cli::SourceArgs),
 }
 
 /// The settings `serve` reads from the environment (each overrides `--config`).
@@ -99,9 +105,11 @@ fn main() -> ExitCode {
         Ok(settings) => settings,
         Err(error) => return fail(&error.into()),
     };
-    // `analyze` prints its own progress; the app's info logs would only bury it.
-    let quiet =
-        matches!(cli.command, Command::Analyze(_)) && std::env::var_os("GITLORE_LOG").is_none();
+    // These commands print their own progress; the app's info logs would only bury it.
+    let quiet = matches!(
+        cli.command,
+        Command::Analyze(_) | Command::Export(_) | Command::Lessons(_) | Command::Mcp(_)
+    ) && std::env::var_os("GITLORE_LOG").is_none();
     init_logging(&settings, if quiet { "warn" } else { &settings.log_filter });
     match run(cli.command, settings) {
         Ok(()) => ExitCode::SUCCESS,
@@ -124,6 +132,9 @@ fn run(command: Command, settings: Settings) -> Result<()> {
         } => backfill::cli::run(&settings, &repo, window_months, force),
         Command::Setup(args) => setup::run(&settings, args),
         Command::Analyze(args) => analyze::run(&settings, &args),
+        Command::Export(args) => gitlore::export::run(&settings, &args),
+        Command::Lessons(args) => gitlore::lessons::cli::run(&settings, &args),
+        Command::Mcp(args) => gitlore::mcp::run(&settings, &args),
     }
 }
 

@@ -172,7 +172,8 @@ fn a_huge_issue_fits_keeps_the_marker_and_says_what_was_shortened() {
         "{body}"
     );
     assert!(body.contains("left out (the least severe)"));
-    assert!(body.contains("`gitlore analyze --github acme/widgets --format json`"));
+    assert!(body.contains("`gitlore export --repo acme/widgets --format html` where gitlore runs"));
+    assert!(body.contains("`gitlore analyze --github acme/widgets --format html` in a clone"));
     let shown: Vec<&str> = body
         .lines()
         .filter(|line| line.starts_with("### Finding number"))

@@ -1,63 +1,25 @@
-//! `--format json`: exactly the object of SPEC §8, which scripts and evaluations rely on.
+//! `--format json`: exactly the object of SPEC §8, which scripts and evaluations rely on (its
+//! shape is `lessons::json`, which `gitlore export` extends).
 
 use anyhow::{Context, Result};
-use serde::Serialize;
 
 use super::report::Report;
-
-#[derive(Serialize)]
-struct Output<'a> {
-    comments: Vec<Comment<'a>>,
-    themes: Vec<Theme<'a>>,
-    findings: Vec<Finding<'a>>,
-}
-
-#[derive(Serialize)]
-struct Comment<'a> {
-    id: String,
-    labels: &'a [String],
-    /// `bot` or `trivial`; the App's own comments count as a bot's.
-    noise: Option<&'static str>,
-}
-
-#[derive(Serialize)]
-struct Theme<'a> {
-    id: &'a str,
-    label: &'a str,
-    comment_ids: Vec<String>,
-}
-
-#[derive(Serialize)]
-struct Finding<'a> {
-    id: &'a str,
-    category: &'static str,
-    severity: &'static str,
-    title: &'a str,
-    insight: &'a str,
-    files: &'a [String],
-    evidence: Vec<Evidence<'a>>,
-}
-
-#[derive(Serialize)]
-struct Evidence<'a> {
-    kind: &'static str,
-    id: String,
-    text: &'a str,
-}
+use crate::lessons::json::{
+    CommentJson, EvidenceJson, FindingJson, ReportJson, ThemeJson, noise_name,
+};
 
 /// The report as one JSON object, pretty-printed.
 pub fn render(report: &Report) -> Result<String> {
-    let output = Output {
+    let output = ReportJson {
+        repo: None,
+        analysed_at: None,
         comments: report
             .comments
             .iter()
-            .map(|c| Comment {
+            .map(|c| CommentJson {
                 id: report.input_id(c.id),
-                labels: &c.labels,
-                noise: c.noise.as_deref().map(|noise| match noise {
-                    "trivial" => "trivial",
-                    _ => "bot",
-                }),
+                labels: c.labels.clone(),
+                noise: noise_name(c.noise.as_deref()),
             })
             .collect(),
         themes: report
@@ -65,9 +27,9 @@ pub fn render(report: &Report) -> Result<String> {
             .themes
             .themes
             .iter()
-            .map(|t| Theme {
-                id: &t.id,
-                label: &t.label,
+            .map(|t| ThemeJson {
+                id: t.id.clone(),
+                label: t.label.clone(),
                 comment_ids: t.members.iter().map(|&id| report.input_id(id)).collect(),
             })
             .collect(),
@@ -76,24 +38,26 @@ pub fn render(report: &Report) -> Result<String> {
             .listing
             .active
             .iter()
-            .map(|f| Finding {
-                id: &f.id,
-                category: f.category.as_str(),
-                severity: f.severity.as_str(),
-                title: &f.title,
-                insight: &f.insight,
-                files: &f.files,
+            .map(|f| FindingJson {
+                id: f.id.clone(),
+                category: f.category.as_str().to_string(),
+                severity: f.severity.as_str().to_string(),
+                title: f.title.clone(),
+                insight: f.insight.clone(),
+                files: f.files.clone(),
                 evidence: f
                     .evidence
                     .iter()
-                    .map(|e| Evidence {
-                        kind: e.kind.as_str(),
+                    .map(|e| EvidenceJson {
+                        kind: e.kind.as_str().to_string(),
                         id: report.evidence_id(e),
-                        text: &e.text,
+                        text: e.text.clone(),
+                        url: None,
                     })
                     .collect(),
             })
             .collect(),
+        couplings: None,
     };
     serde_json::to_string_pretty(&output).context("Cannot write the findings as JSON")
 }

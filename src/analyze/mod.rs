@@ -29,13 +29,17 @@ use crate::app;
 use crate::clock::{Clock, SystemClock};
 use crate::config::{Secret, Settings};
 use crate::domain::RepoName;
+use crate::export::{self, Format};
 use crate::ingest::{self, Memo};
 use crate::knowledge::embed::remote::RemoteEmbedder;
 use crate::knowledge::theme_run::Models;
+use crate::lessons;
 use crate::llm::LlmClient;
+use crate::render::links::LinkStyle;
 use crate::render::wording::utc_day;
 use crate::repo_config::{self, Resolved};
 use crate::store::inputs::{self, InputComment};
+use crate::store::report::{self as store_report, AnalysedRepo};
 use crate::store::{self, Store, repos};
 use markdown::WebHome;
 use report::Report;
@@ -43,17 +47,6 @@ use reviews::Reviews;
 
 /// The repository's own configuration file, read from PATH's working tree when present.
 const CONFIG_FILE: &str = ".github/gitlore.toml";
-
-/// How the findings are printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// The findings issue's body, as gitlore would publish it.
-    Md,
-    /// One JSON object: comments with labels, themes, findings (SPEC §8).
-    Json,
-    /// The findings XML of SPEC §3.3.
-    Xml,
-}
 
 /// The arguments of `gitlore analyze`.
 #[derive(Debug, clap::Args)]
@@ -71,9 +64,14 @@ pub struct AnalyzeArgs {
     /// (default: the repository's .github/gitlore.toml, else 12; 0 = everything).
     #[arg(long, value_name = "N")]
     pub window_months: Option<u32>,
-    /// How the findings are printed.
+    /// How the findings are printed: `md` is the findings issue's body, `json` and `xml` cite
+    /// comments by the input's ids; the other formats are `gitlore export`'s.
     #[arg(long, value_enum, default_value_t = Format::Md)]
     pub format: Format,
+    /// The file to write (for `copilot` and `cursor`: the repository's root, see
+    /// `gitlore export --help`); stdout by default.
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
     /// Keep the store in this directory (a temporary one, removed at exit, by default).
     #[arg(long, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
@@ -246,9 +244,29 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
         ),
         Format::Json => json::render(&report)?,
         Format::Xml => xml::render(&report),
+        other => {
+            let conn = store.reader()?;
+            let stored = AnalysedRepo {
+                id: repo_id,
+                full_name: display_name.to_string(),
+                run_at: store_report::last_run_at(&conn, repo_id)?.unwrap_or(now),
+            };
+            let base = web.as_ref().map(|web| web.base.as_str());
+            let mut report = lessons::report::load(&conn, &stored, base)?;
+            report.head = history.head.clone();
+            let links = web.map_or_else(LinkStyle::github_com, |web| web.links);
+            return export::write(&report, other, args.out.as_deref(), &links);
+        }
     };
-    println!("{}", output.trim_end());
-    Ok(())
+    match &args.out {
+        Some(path) => {
+            std::fs::write(path, output).with_context(|| format!("Cannot write {}", path.display()))
+        }
+        None => {
+            println!("{}", output.trim_end());
+            Ok(())
+        }
+    }
 }
 
 /// The review window as `analyze` states it: its dates, and the comments it left out.

@@ -4,11 +4,20 @@
 use quick_xml::escape::escape;
 
 use super::report::Report;
+use crate::knowledge::findings::{Evidence, Finding};
 
 /// The active findings as a `<findings>` document.
 pub fn render(report: &Report) -> String {
+    findings_document(&report.outcome.listing.active, |e| report.evidence_id(e))
+}
+
+/// `findings` as a `<findings>` document, evidence cited by `evidence_id`.
+pub fn findings_document(
+    findings: &[Finding],
+    evidence_id: impl Fn(&Evidence) -> String,
+) -> String {
     let mut out = String::from("<findings>\n");
-    for finding in &report.outcome.listing.active {
+    for finding in findings {
         out.push_str(&format!(
             "  <finding id=\"{}\" category=\"{}\" severity=\"{}\">\n",
             escape(finding.id.as_str()),
@@ -32,7 +41,7 @@ pub fn render(report: &Report) -> String {
             out.push_str(&format!(
                 "      <ref kind=\"{}\" id=\"{}\"/>\n",
                 evidence.kind.as_str(),
-                escape(report.evidence_id(evidence).as_str())
+                escape(evidence_id(evidence).as_str())
             ));
         }
         out.push_str("    </evidence>\n  </finding>\n");

@@ -249,10 +249,13 @@ pub fn shortening_notice(
             count(findings_left_out, "finding", "findings")
         ));
     }
-    let command = format!("`gitlore analyze --github {repo} --format json`");
+    let export = format!("`gitlore export --repo {repo} --format html`");
+    let analyze = format!("`gitlore analyze --github {repo} --format html`");
     let everything = match dashboard_url {
-        Some(url) => format!("[the dashboard]({url}), or run {command} in a clone"),
-        None => format!("run {command} in a clone"),
+        Some(url) => format!(
+            "see [the dashboard]({url}), run {export} where gitlore runs, or {analyze} in a clone"
+        ),
+        None => format!("run {export} where gitlore runs, or {analyze} in a clone"),
     };
     format!(
         "**Shortened to fit GitHub's size limit:** {}. For every finding in full, {everything}.",

@@ -17,6 +17,7 @@ pub mod llm_cache;
 pub mod llm_spend;
 pub mod metrics;
 pub mod publications;
+pub mod report;
 pub mod repos;
 pub mod themes;
 

@@ -1,0 +1,78 @@
+//! The findings JSON: the object `gitlore analyze --format json` prints (comments with labels,
+//! themes, findings), which `gitlore export --format json` extends with the repository's name,
+//! its last run, evidence links and strong couplings, so that `gitlore lessons --from` and
+//! `gitlore mcp --from` can answer from the file alone. The extensions are optional: an
+//! `analyze` output reads back too.
+
+use serde::{Deserialize, Serialize};
+
+/// The whole object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReportJson {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repo: Option<String>,
+    /// Unix seconds of the last findings run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analysed_at: Option<i64>,
+    pub comments: Vec<CommentJson>,
+    pub themes: Vec<ThemeJson>,
+    pub findings: Vec<FindingJson>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub couplings: Option<Vec<CouplingJson>>,
+}
+
+/// A review comment: its id, its built-in labels and its noise class.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CommentJson {
+    pub id: String,
+    pub labels: Vec<String>,
+    /// `bot` or `trivial`; the App's own comments count as a bot's.
+    pub noise: Option<String>,
+}
+
+/// A theme and the comments it groups.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThemeJson {
+    pub id: String,
+    pub label: String,
+    pub comment_ids: Vec<String>,
+}
+
+/// An active finding.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FindingJson {
+    pub id: String,
+    pub category: String,
+    pub severity: String,
+    pub title: String,
+    pub insight: String,
+    pub files: Vec<String>,
+    pub evidence: Vec<EvidenceJson>,
+}
+
+/// One cited source; comments are cited by the input's ids (GitHub's ids from the store).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvidenceJson {
+    pub kind: String,
+    pub id: String,
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+/// Two files that usually change together.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CouplingJson {
+    pub a: String,
+    pub b: String,
+    pub confidence: f64,
+    pub commits: usize,
+}
+
+/// `noise` as the JSON names it: `trivial`, or `bot` for every other class.
+pub fn noise_name(noise: Option<&str>) -> Option<String> {
+    noise.map(|noise| match noise {
+        "trivial" => "trivial".to_string(),
+        _ => "bot".to_string(),
+    })
+}

@@ -1,0 +1,677 @@
+//! `gitlore export`, `gitlore lessons` and `gitlore mcp` as a user runs them: the real binary on
+//! a store that `gitlore analyze --data-dir` filled from a git repository built in a temp dir and
+//! a `--reviews` file (the shared corpus, so there are real themes and findings), with one
+//! finding dismissed as a maintainer would.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use quick_xml::events::Event;
+use serde_json::{Value, json};
+
+use common::corpus::THEMES;
+use gitlore::export::agents::AGENT_FILE_LIMIT;
+use gitlore::export::section::{BEGIN, END};
+use gitlore::knowledge::synthesize::answer::parse_findings;
+use gitlore::store::{Store, findings};
+
+/// The file each corpus theme's inline comments are on.
+const THEME_FILES: [&str; 5] = [
+    "src/handler.rs",
+    "tests/parser.rs",
+    "src/db.rs",
+    "src/api.rs",
+    "src/config.rs",
+];
+const REVIEWERS: [&str; 3] = ["ana", "bo", "chen"];
+/// A file that always changes with `src/db.rs` (and no finding names).
+const COUPLED: &str = "migrations/0001.sql";
+
+fn gitlore(home: &Path, args: &[&str]) -> Output {
+    command(home, args).output().unwrap()
+}
+
+fn command(home: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gitlore"));
+    command
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("GITLORE_LOG", "warn")
+        .current_dir(home);
+    command
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn ok(out: Output) -> String {
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+fn git(repo: &Path, args: &[&str], date: &str) {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "Dev")
+        .env("GIT_AUTHOR_EMAIL", "dev@example.com")
+        .env("GIT_COMMITTER_NAME", "Dev")
+        .env("GIT_COMMITTER_EMAIL", "dev@example.com")
+        .env("GIT_AUTHOR_DATE", date)
+        .env("GIT_COMMITTER_DATE", date)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
+}
+
+fn commit(repo: &Path, files: &[&str], version: usize, day: &str) {
+    for file in files {
+        let path = repo.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("-- {file}, version {version}\n")).unwrap();
+    }
+    git(repo, &["add", "-A"], day);
+    git(
+        repo,
+        &["commit", "-q", "-m", &format!("change {version}")],
+        &format!("{day}T10:00:00Z"),
+    );
+}
+
+/// The corpus's files changed together three times, `src/db.rs` with [`COUPLED`] four times,
+/// and the README alone six times (so the pair changes together far more often than chance).
+fn repository(dir: &Path) -> PathBuf {
+    let repo = dir.join("widgets");
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"], "2021-01-01T00:00:00Z");
+    let mut version = 0;
+    let mut next = || {
+        version += 1;
+        version
+    };
+    for _ in 0..3 {
+        commit(&repo, &THEME_FILES, next(), "2021-03-01");
+    }
+    for _ in 0..4 {
+        commit(&repo, &["src/db.rs", COUPLED], next(), "2021-04-01");
+    }
+    for _ in 0..6 {
+        commit(&repo, &["README.md"], next(), "2021-04-15");
+    }
+    repo
+}
+
+/// Each theme's comments inline on its file across eight PRs, with their web pages.
+fn reviews_file(dir: &Path) -> PathBuf {
+    let mut lines = String::new();
+    for (t, theme) in THEMES.iter().enumerate() {
+        for (i, body) in theme.iter().enumerate() {
+            let pr = 10 + i;
+            let line = json!({
+                "id": format!("theme{t}-{i}"), "pr": pr,
+                "author": REVIEWERS[(t + i) % REVIEWERS.len()], "body": body,
+                "created_at": format!("2021-05-{:02}T12:00:00Z", 1 + (t * 3 + i) % 28),
+                "kind": "inline", "path": THEME_FILES[t], "line": 3,
+                "url": format!("https://github.com/acme/widgets/pull/{pr}#discussion_r{t}{i}"),
+            });
+            lines.push_str(&format!("{line}\n"));
+        }
+    }
+    let file = dir.join("reviews.jsonl");
+    std::fs::write(&file, lines).unwrap();
+    file
+}
+
+/// A store analysed by `gitlore analyze --data-dir`, with its last finding dismissed.
+struct Analysed {
+    dir: tempfile::TempDir,
+    data: String,
+    /// The dismissed finding's id and title.
+    dismissed: String,
+    dismissed_title: String,
+}
+
+impl Analysed {
+    fn new() -> Analysed {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = repository(dir.path());
+        let reviews = reviews_file(dir.path());
+        let data = dir.path().join("data");
+        let args = [
+            "analyze",
+            repo.to_str().unwrap(),
+            "--reviews",
+            reviews.to_str().unwrap(),
+            "--data-dir",
+            data.to_str().unwrap(),
+        ];
+        ok(gitlore(dir.path(), &args));
+        let store = Store::open(&data.join("gitlore.db")).unwrap();
+        let listing = findings::load(&store.reader().unwrap(), 1).unwrap();
+        assert!(listing.active.len() >= 4, "{listing:?}");
+        // The lesson about the config file: not one the MCP session asks for.
+        let dismissed = listing
+            .active
+            .iter()
+            .find(|f| f.files == ["src/config.rs"])
+            .unwrap_or_else(|| panic!("no finding about src/config.rs: {listing:?}"));
+        let (dismissed, dismissed_title) = (dismissed.id.clone(), dismissed.title.clone());
+        let done = store.write(|tx| findings::dismiss(tx, 1, &dismissed, "ana", 1_700_000_000));
+        assert!(done.unwrap());
+        Analysed {
+            dir,
+            data: data.to_str().unwrap().to_string(),
+            dismissed,
+            dismissed_title,
+        }
+    }
+
+    fn home(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn export(&self, format: &str, out: Option<&Path>) -> String {
+        let mut args = vec!["export", "--data-dir", &self.data, "--format", format];
+        let out_arg;
+        if let Some(out) = out {
+            out_arg = out.to_str().unwrap().to_string();
+            args.extend(["--out", &out_arg]);
+        }
+        ok(gitlore(self.home(), &args))
+    }
+
+    /// The export JSON's findings.
+    fn findings(&self) -> Vec<Value> {
+        let json: Value = serde_json::from_str(&self.export("json", None)).unwrap();
+        json["findings"].as_array().unwrap().clone()
+    }
+}
+
+fn files_of(finding: &Value) -> Vec<&str> {
+    finding["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect()
+}
+
+/// `---`-fenced front matter as key/value pairs (YAML's flat mappings: a double-quoted scalar is
+/// unquoted), and the body after it.
+fn front_matter(text: &str) -> (BTreeMap<String, String>, String) {
+    let rest = text.strip_prefix("---\n").expect("front matter opens");
+    let (front, body) = rest.split_once("\n---\n").expect("front matter closes");
+    let pairs = front
+        .lines()
+        .map(|line| {
+            let (key, value) = line.split_once(": ").unwrap_or_else(|| panic!("{line}"));
+            let value = match value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
+                Some(quoted) => {
+                    assert!(
+                        !quoted.replace("\\\\", "").replace("\\\"", "").contains('"'),
+                        "{value}"
+                    );
+                    quoted.replace("\\\"", "\"").replace("\\\\", "\\")
+                }
+                None => value.to_string(),
+            };
+            (key.to_string(), value)
+        })
+        .collect();
+    (pairs, body.to_string())
+}
+
+/// Every file under `dir`, relative to it.
+fn files_under(dir: &Path) -> BTreeMap<String, String> {
+    let mut found = BTreeMap::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(next) = pending.pop() {
+        for entry in std::fs::read_dir(next).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let name = path
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .to_string();
+                found.insert(name, std::fs::read_to_string(&path).unwrap());
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_human_and_script_formats_hold_every_active_finding_and_parse() {
+    let analysed = Analysed::new();
+    let findings = analysed.findings();
+    assert!(findings.len() >= 3);
+    let ids: Vec<&str> = findings.iter().map(|f| f["id"].as_str().unwrap()).collect();
+    assert!(
+        !ids.contains(&analysed.dismissed.as_str()),
+        "dismissed findings never appear"
+    );
+
+    // JSON: analyze's shape, plus links and couplings.
+    let json: Value = serde_json::from_str(&analysed.export("json", None)).unwrap();
+    assert_eq!(json["repo"], "local/widgets");
+    let links: Vec<&str> = findings
+        .iter()
+        .flat_map(|f| f["evidence"].as_array().unwrap())
+        .filter_map(|e| e["url"].as_str())
+        .collect();
+    assert!(
+        links
+            .iter()
+            .all(|l| l.starts_with("https://github.com/acme/widgets/pull/"))
+    );
+    assert!(!links.is_empty());
+    let couplings = json["couplings"].as_array().unwrap();
+    assert!(
+        couplings
+            .iter()
+            .any(|c| c["a"] == COUPLED && c["b"] == "src/db.rs"),
+        "{couplings:?}"
+    );
+
+    // XML: the findings document parses back into the same findings.
+    let xml = analysed.export("xml", None);
+    let parsed = parse_findings(&xml).unwrap();
+    let xml_ids: Vec<&str> = parsed.iter().map(|f| f.id.as_str()).collect();
+    assert_eq!(xml_ids, ids);
+
+    // Markdown: every finding with every piece of evidence, nothing left out.
+    let md = analysed.export("md", None);
+    assert!(!md.contains(&analysed.dismissed_title), "{md}");
+    let evidence_lines = md
+        .lines()
+        .filter(|l| l.starts_with("- review comment") || l.starts_with("- [review comment"))
+        .count();
+    let comment_evidence = findings
+        .iter()
+        .flat_map(|f| f["evidence"].as_array().unwrap())
+        .filter(|e| e["kind"] == "comment")
+        .count();
+    assert_eq!(evidence_lines, comment_evidence, "{md}");
+    assert_eq!(
+        md.matches("\n### ").count(),
+        findings.len() + json["themes"].as_array().unwrap().len()
+    );
+
+    // HTML: well-formed, no reference outside the page, evidence folded.
+    let html = analysed.export("html", None);
+    assert!(!html.contains(&format!("id=\"{}\"", analysed.dismissed)));
+    let mut reader = quick_xml::Reader::from_str(&html);
+    let (mut sections, mut details) = (0, 0);
+    loop {
+        match reader.read_event().expect("the page is well-formed") {
+            Event::Eof => break,
+            Event::Start(tag) | Event::Empty(tag) => {
+                let name = String::from_utf8(tag.name().as_ref().to_vec()).unwrap();
+                assert!(
+                    ![
+                        "script", "img", "link", "iframe", "object", "embed", "a", "form"
+                    ]
+                    .contains(&name.as_str()),
+                    "<{name}> in the page"
+                );
+                for attribute in tag.attributes() {
+                    let attribute = attribute.unwrap();
+                    let key = String::from_utf8(attribute.key.as_ref().to_vec()).unwrap();
+                    assert!(
+                        !["src", "href", "srcset", "action", "style"].contains(&key.as_str())
+                            && !key.starts_with("on"),
+                        "{key} on <{name}>"
+                    );
+                }
+                sections += usize::from(name == "section");
+                details += usize::from(name == "details");
+            }
+            Event::Text(text) => {
+                let text = text.decode().unwrap();
+                assert!(!text.contains("url("), "{text}");
+                assert!(!text.contains("@import"), "{text}");
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(sections, findings.len());
+    assert!(details >= findings.len());
+}
+
+#[test]
+fn the_agent_formats_are_short_scoped_and_parse() {
+    let analysed = Analysed::new();
+    let findings = analysed.findings();
+    let scoped: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["category"] != "reviewer_focus" && !files_of(f).is_empty())
+        .collect();
+    assert!(!scoped.is_empty());
+
+    // AGENTS.md section: markers, lessons only, no figures, within the limit.
+    let section = analysed.export("agents-md", None);
+    assert!(
+        section.starts_with(BEGIN) && section.trim_end().ends_with(END),
+        "{section}"
+    );
+    assert!(section.chars().count() <= AGENT_FILE_LIMIT);
+    let lessons: Vec<&str> = section.lines().filter(|l| l.starts_with("- ")).collect();
+    assert_eq!(lessons.len(), scoped.len(), "{section}");
+    for lesson in &lessons {
+        assert!(!lesson.contains("raised in"), "no counts: {lesson}");
+        assert!(lesson.contains("(`"), "names its paths: {lesson}");
+    }
+    let taught = analysed.dismissed_title.split(" — ").next().unwrap();
+    assert!(!section.contains(taught), "dismissed: {section}");
+    let claude = analysed.export("claude-md", None);
+    assert_eq!(claude, section);
+
+    // Copilot: path-scoped files with applyTo globs covering the finding's files.
+    let root = analysed.home().join("copilot");
+    analysed.export("copilot", Some(&root));
+    let files = files_under(&root);
+    let scoped_files: Vec<(&String, &String)> = files
+        .iter()
+        .filter(|(name, _)| name.starts_with(".github/instructions/"))
+        .collect();
+    assert_eq!(scoped_files.len(), scoped.len(), "{files:?}");
+    for (name, content) in &scoped_files {
+        assert!(name.ends_with(".instructions.md"));
+        assert!(content.chars().count() <= AGENT_FILE_LIMIT);
+        let (front, body) = front_matter(content);
+        let globs: Vec<&str> = front["applyTo"].split(',').collect();
+        let finding = scoped
+            .iter()
+            .find(|f| globs == files_of(f))
+            .unwrap_or_else(|| panic!("{name}: {globs:?} is no finding's files"));
+        assert!(!body.trim().is_empty(), "{name}");
+        assert!(!name.contains(&analysed.dismissed), "{name}");
+        assert!(finding["category"] != "reviewer_focus");
+    }
+
+    // Cursor: `.mdc` rules with description, globs and a boolean alwaysApply.
+    let root = analysed.home().join("cursor");
+    analysed.export("cursor", Some(&root));
+    let rules = files_under(&root);
+    assert_eq!(rules.len(), scoped.len(), "{rules:?}");
+    for (name, content) in &rules {
+        assert!(name.starts_with(".cursor/rules/gitlore-") && name.ends_with(".mdc"));
+        assert!(content.chars().count() <= AGENT_FILE_LIMIT);
+        let (front, _) = front_matter(content);
+        assert_eq!(
+            front.keys().map(String::as_str).collect::<Vec<_>>(),
+            ["alwaysApply", "description", "globs"]
+        );
+        assert_eq!(front["alwaysApply"], "false");
+        assert!(!front["description"].is_empty());
+        assert!(
+            scoped
+                .iter()
+                .any(|f| front["globs"].split(',').eq(files_of(f)))
+        );
+    }
+
+    // A second export replaces gitlore's files, and removes those of lessons gone since.
+    let stale = root.join(".cursor/rules/gitlore-f-gone.mdc");
+    std::fs::write(&stale, "---\nglobs: x\n---\n").unwrap();
+    std::fs::write(root.join(".cursor/rules/team.mdc"), "ours").unwrap();
+    analysed.export("cursor", Some(&root));
+    assert!(!stale.exists());
+    assert_eq!(
+        std::fs::read_to_string(root.join(".cursor/rules/team.mdc")).unwrap(),
+        "ours"
+    );
+}
+
+#[test]
+fn exporting_into_an_existing_agents_md_replaces_only_its_section() {
+    let analysed = Analysed::new();
+    let file = analysed.home().join("AGENTS.md");
+    let before = "# Agents\r\n\nRun `make check` before pushing.\n\n";
+    let after = "\n## Team notes\n\nKeep this   \n\tand this.";
+    std::fs::write(
+        &file,
+        format!("{before}{BEGIN}\n- an old lesson\n{END}{after}"),
+    )
+    .unwrap();
+    analysed.export("agents-md", Some(&file));
+    let written = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        written.starts_with(&format!("{before}{BEGIN}\n")),
+        "{written}"
+    );
+    assert!(written.ends_with(&format!("{END}{after}")), "{written}");
+    assert!(!written.contains("an old lesson"));
+    let section = analysed.export("agents-md", None);
+    assert_eq!(written, format!("{before}{}{after}", section.trim_end()));
+    analysed.export("agents-md", Some(analysed.home()));
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        written,
+        "the directory's AGENTS.md, unchanged"
+    );
+}
+
+#[test]
+fn a_small_report_reads_as_expected() {
+    let analysed = Analysed::new();
+    let md = analysed.export("md", None);
+    // The run's time is the only thing that changes from run to run.
+    let (head, rest) = md.split_once(", analysed ").unwrap();
+    let (_, rest) = rest.split_once(" UTC").unwrap();
+    let md = format!("{head}, analysed <time> UTC{rest}");
+    let agents = analysed.export("agents-md", None);
+    expect_test::expect_file!["snapshots/export_report.md"].assert_eq(&md);
+    expect_test::expect_file!["snapshots/export_agents.md"].assert_eq(&agents);
+}
+
+/// An MCP client over the server's stdio.
+struct Client {
+    child: std::process::Child,
+    input: std::process::ChildStdin,
+    output: BufReader<std::process::ChildStdout>,
+}
+
+impl Client {
+    fn start(home: &Path, args: &[&str]) -> Client {
+        let mut child = command(home, args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let input = child.stdin.take().unwrap();
+        let output = BufReader::new(child.stdout.take().unwrap());
+        Client {
+            child,
+            input,
+            output,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.input, "{line}").unwrap();
+        self.input.flush().unwrap();
+    }
+
+    fn ask(&mut self, message: Value) -> Value {
+        self.send(&message.to_string());
+        self.answer()
+    }
+
+    fn answer(&mut self) -> Value {
+        let mut line = String::new();
+        self.output.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
+    }
+
+    fn finish(mut self) {
+        drop(self.input);
+        assert!(self.child.wait().unwrap().success());
+    }
+}
+
+#[test]
+fn an_mcp_session_returns_the_lessons_of_two_paths() {
+    let analysed = Analysed::new();
+    let findings = analysed.findings();
+    let asked = ["tests/parser.rs", COUPLED];
+    // Expected: the lessons about the test file's directory, and those about `src/db.rs`, which
+    // changes with the migration every time.
+    let expected: Vec<&Value> = findings
+        .iter()
+        .filter(|f| {
+            files_of(f)
+                .iter()
+                .any(|file| file.starts_with("tests/") || *file == "src/db.rs")
+        })
+        .collect();
+    assert!(expected.len() >= 3, "{findings:?}");
+    assert!(expected.iter().any(|f| files_of(f) == ["tests/parser.rs"]));
+
+    let mut client = Client::start(analysed.home(), &["mcp", "--data-dir", &analysed.data]);
+    let init = client.ask(json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": { "name": "test", "version": "1" },
+        },
+    }));
+    assert_eq!(init["id"], 1);
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(init["result"]["serverInfo"]["name"], "gitlore");
+    assert!(init["result"]["capabilities"]["tools"].is_object());
+    client.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+
+    let tools = client.ask(json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" }));
+    let names: Vec<&str> = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["lessons_for_paths", "search_lessons"]);
+
+    let call = client.ask(json!({
+        "jsonrpc": "2.0", "id": "three", "method": "tools/call",
+        "params": { "name": "lessons_for_paths", "arguments": { "paths": asked, "budget": 100000 } },
+    }));
+    assert_eq!(call["id"], "three");
+    assert_eq!(call["result"]["isError"], false);
+    let lessons = call["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let headings: Vec<&str> = lessons.lines().filter(|l| l.starts_with("## ")).collect();
+    assert_eq!(headings.len(), expected.len(), "{lessons}");
+    for finding in &expected {
+        let title = finding["title"].as_str().unwrap();
+        let words: Vec<&str> = title.split_whitespace().take(3).collect();
+        assert!(
+            headings.iter().any(|h| h.contains(&words.join(" "))),
+            "{title} missing from {lessons}"
+        );
+    }
+    assert!(
+        lessons.contains(&format!("`{COUPLED}` usually changes with `src/db.rs`")),
+        "{lessons}"
+    );
+    assert!(
+        lessons.contains("<https://github.com/acme/widgets/pull/"),
+        "{lessons}"
+    );
+
+    let search = client.ask(json!({
+        "jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": { "name": "search_lessons", "arguments": { "query": "QUERY loop" } },
+    }));
+    let found = search["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(found.starts_with("## "), "{found}");
+
+    // Bad requests get JSON-RPC errors, and the session goes on.
+    client.send("{\"jsonrpc\": \"2.0\", \"id\": 5, \"method\": ");
+    assert_eq!(client.answer()["error"]["code"], -32700);
+    let unknown = client.ask(json!({ "jsonrpc": "2.0", "id": 6, "method": "tools/call",
+        "params": { "name": "rm_rf", "arguments": {} } }));
+    assert_eq!(unknown["error"]["code"], -32602);
+    let ping = client.ask(json!({ "jsonrpc": "2.0", "id": 7, "method": "ping" }));
+    assert_eq!(ping["result"], json!({}));
+    client.finish();
+
+    // `gitlore lessons` prints the same, from the store and from an export file.
+    let budget = ["--budget", "100000"];
+    let mut args = vec!["lessons", asked[0], asked[1], "--data-dir", &analysed.data];
+    args.extend(budget);
+    assert_eq!(ok(gitlore(analysed.home(), &args)), lessons);
+    // An absolute path under the current directory counts as relative to it.
+    let absolute = analysed.home().canonicalize().unwrap().join(asked[0]);
+    let mut args = vec![
+        "lessons",
+        absolute.to_str().unwrap(),
+        asked[1],
+        "--data-dir",
+        &analysed.data,
+    ];
+    args.extend(budget);
+    assert_eq!(ok(gitlore(analysed.home(), &args)), lessons);
+    let file = analysed.home().join("export.json");
+    std::fs::write(&file, analysed.export("json", None)).unwrap();
+    let mut args = vec![
+        "lessons",
+        asked[0],
+        asked[1],
+        "--from",
+        file.to_str().unwrap(),
+    ];
+    args.extend(budget);
+    assert_eq!(ok(gitlore(analysed.home(), &args)), lessons);
+}
+
+#[test]
+fn analyze_writes_the_export_formats_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    let reviews = reviews_file(dir.path());
+    let data = dir.path().join("data");
+    let analyze = |format: &str| {
+        let args = [
+            "analyze",
+            repo.to_str().unwrap(),
+            "--reviews",
+            reviews.to_str().unwrap(),
+            "--data-dir",
+            data.to_str().unwrap(),
+            "--format",
+            format,
+        ];
+        ok(gitlore(dir.path(), &args))
+    };
+    let section = analyze("agents-md");
+    assert!(
+        section.starts_with(BEGIN) && section.contains("(`src/db.rs`)"),
+        "{section}"
+    );
+    let data = data.to_str().unwrap();
+    let export = ok(gitlore(
+        dir.path(),
+        &["export", "--data-dir", data, "--format", "agents-md"],
+    ));
+    assert_eq!(section, export);
+    let page = analyze("html");
+    assert!(
+        page.starts_with("<!DOCTYPE html>") && page.contains("<details>"),
+        "{page}"
+    );
+}
