@@ -15,6 +15,7 @@ use crate::render::wording;
 use crate::repo_config::{self, CONFIG_PATH, ConfigProblem, Resolved};
 use crate::scheduler;
 use crate::store::jobs::{self, JobKind};
+use crate::store::reports;
 
 impl RepoJob<'_> {
     /// Reads the repository's history of the window through GraphQL, then queues its analysis.
@@ -91,6 +92,16 @@ impl RepoJob<'_> {
         if history.failure.is_some() {
             outcome.notes.push(wording::HISTORY_UNAVAILABLE.to_string());
         }
+        let report = publish::run_report(
+            &outcome,
+            config,
+            &resolved.problems,
+            history.report.head.as_deref(),
+            now,
+        );
+        runner
+            .store
+            .write_derived(|tx| reports::save(tx, self.repo_id, &report))?;
         if config.publish.issue {
             let context = IssueContext {
                 repo: &self.repo,

@@ -16,7 +16,9 @@ pub mod jobs;
 pub mod llm_cache;
 pub mod llm_spend;
 pub mod metrics;
+pub mod pages;
 pub mod publications;
+pub mod reports;
 pub mod repos;
 pub mod themes;
 
@@ -43,6 +45,7 @@ const MIGRATION_LIST: &[M<'static>] = &[
     M::up(include_str!("migrations/0010_default_branch_push.sql")),
     M::up(include_str!("migrations/0011_llm_spend.sql")),
     M::up(include_str!("migrations/0012_history_first_parent.sql")),
+    M::up(include_str!("migrations/0013_run_reports.sql")),
 ];
 
 /// The schema version a fully migrated database has.
