@@ -143,7 +143,11 @@ async fn setup_registers_the_app_and_writes_a_private_config() {
     assert_eq!(credentials.app_id, NEW_APP_ID);
     assert_eq!(credentials.webhook_secret.expose(), "whsec-from-github");
     assert_eq!(settings.github_api_url, gh.base_url());
-    let oauth = settings.web.oauth.clone().expect("the OAuth client is written");
+    let oauth = settings
+        .web
+        .oauth
+        .clone()
+        .expect("the OAuth client is written");
     assert_eq!(
         (oauth.client_id.as_str(), oauth.client_secret.expose()),
         ("Iv1.abc", "client-secret")

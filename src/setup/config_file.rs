@@ -135,7 +135,9 @@ mod tests {
         );
         let shown = format!("{:?}", app());
         assert!(
-            !shown.contains("whsec") && !shown.contains("PRIVATE KEY") && !shown.contains("oauth-shh"),
+            !shown.contains("whsec")
+                && !shown.contains("PRIVATE KEY")
+                && !shown.contains("oauth-shh"),
             "{shown}"
         );
         let leftovers = std::fs::read_dir(dir.path()).unwrap().count();

@@ -89,7 +89,11 @@ impl Access {
     }
 
     /// The repositories of `repos` that `viewer` may read, asked in parallel.
-    pub async fn readable(self: &Arc<Self>, viewer: &Arc<Viewer>, repos: Vec<RepoEntry>) -> Vec<RepoEntry> {
+    pub async fn readable(
+        self: &Arc<Self>,
+        viewer: &Arc<Viewer>,
+        repos: Vec<RepoEntry>,
+    ) -> Vec<RepoEntry> {
         let mut checks = tokio::task::JoinSet::new();
         for (index, repo) in repos.into_iter().enumerate() {
             let access = self.clone();

@@ -82,7 +82,9 @@ impl WebState {
                 Some(oauth::Flow::new(client.clone(), &github_web, public_url)?)
             }
             (Some(_), None) => {
-                tracing::warn!("signing in is off: GITLORE_PUBLIC_URL is needed for GitHub to send people back");
+                tracing::warn!(
+                    "signing in is off: GITLORE_PUBLIC_URL is needed for GitHub to send people back"
+                );
                 None
             }
             (None, _) => None,

@@ -154,8 +154,8 @@ fn last_run(view: &RepoView) -> Markup {
                 Some(report) => {
                     p {
                         (date_time(report.run_at)) ": "
-                        (report.comments) " review comments by " (report.reviewers) " reviewers on "
-                        (report.pull_requests) " pull requests"
+                        (count(report.comments, "review comment")) " by " (count(report.reviewers, "reviewer")) " on "
+                        (count(report.pull_requests, "pull request"))
                         @if report.window_months > 0 { " in the last " (report.window_months) " months" }
                         @if let Some(head) = &report.head { ", at " code { (short_sha(head)) } }
                         "."
@@ -213,7 +213,10 @@ fn evidence_item(frame: &Frame<'_>, view: &RepoView, evidence: &Evidence) -> Mar
             }
         }
         EvidenceKind::Commit if is_hex(&evidence.id) => {
-            let url = format!("{}/{}/commit/{}", frame.github_web, view.repo.full_name, evidence.id);
+            let url = format!(
+                "{}/{}/commit/{}",
+                frame.github_web, view.repo.full_name, evidence.id
+            );
             html! { (label) " " a href=(url) { code { (short_sha(&evidence.id)) } } }
         }
         EvidenceKind::Commit | EvidenceKind::File => {
@@ -329,6 +332,15 @@ pub fn repo_path(full_name: &str) -> String {
     format!("/repos/{full_name}")
 }
 
+/// `1 reviewer`, `2 reviewers`.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 fn on_github(frame: &Frame<'_>, url: &str) -> bool {
     url.strip_prefix(frame.github_web)
         .is_some_and(|rest| rest.starts_with('/'))
@@ -343,7 +355,8 @@ fn short_sha(sha: &str) -> String {
 }
 
 fn date(unix_secs: i64) -> String {
-    DateTime::from_timestamp(unix_secs, 0).map_or_else(String::new, |t| t.format("%Y-%m-%d").to_string())
+    DateTime::from_timestamp(unix_secs, 0)
+        .map_or_else(String::new, |t| t.format("%Y-%m-%d").to_string())
 }
 
 fn date_time(unix_secs: i64) -> String {

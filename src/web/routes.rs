@@ -109,7 +109,10 @@ pub async fn index(State(state): State<WebState>, headers: HeaderMap) -> Respons
         Err(error) => return trouble(&state, &viewer, &error),
     };
     let readable = state.access.readable(&viewer, repos).await;
-    page(StatusCode::OK, pages::index(&frame(&state, &viewer), &readable))
+    page(
+        StatusCode::OK,
+        pages::index(&frame(&state, &viewer), &readable),
+    )
 }
 
 /// `GET /repos/{owner}/{repo}`.
@@ -120,18 +123,31 @@ pub async fn repository(
 ) -> Response {
     let viewer = viewer(&state, &headers);
     let full_name = format!("{owner}/{name}");
-    let entry = match read(&state, move |store| stored::repo(&store.reader()?, &full_name)).await {
+    let entry = match read(&state, move |store| {
+        stored::repo(&store.reader()?, &full_name)
+    })
+    .await
+    {
         Ok(entry) => entry,
         Err(error) => return trouble(&state, &viewer, &error),
     };
     let Some(entry) = entry else {
-        return page(StatusCode::NOT_FOUND, pages::not_found(&frame(&state, &viewer)));
+        return page(
+            StatusCode::NOT_FOUND,
+            pages::not_found(&frame(&state, &viewer)),
+        );
     };
     if !state.access.can_read(&viewer, &entry).await {
-        return page(StatusCode::NOT_FOUND, pages::not_found(&frame(&state, &viewer)));
+        return page(
+            StatusCode::NOT_FOUND,
+            pages::not_found(&frame(&state, &viewer)),
+        );
     }
     match read(&state, move |store| view::load(store, entry)).await {
-        Ok(view) => page(StatusCode::OK, pages::repository(&frame(&state, &viewer), &view)),
+        Ok(view) => page(
+            StatusCode::OK,
+            pages::repository(&frame(&state, &viewer), &view),
+        ),
         Err(error) => trouble(&state, &viewer, &error),
     }
 }
@@ -154,7 +170,10 @@ pub async fn sign_in_page(
             .map(|url| format!("{}?{}", url.path(), url.query().unwrap_or_default()))
             .unwrap_or_else(|_| "/auth/github".to_string())
     });
-    page(StatusCode::OK, pages::sign_in(&frame(&state, &viewer), start.as_deref()))
+    page(
+        StatusCode::OK,
+        pages::sign_in(&frame(&state, &viewer), start.as_deref()),
+    )
 }
 
 /// A sign-in under way, in the signed sign-in cookie.
@@ -169,7 +188,10 @@ struct Pending {
 pub async fn start_sign_in(State(state): State<WebState>, Query(query): Query<Next>) -> Response {
     let viewer = Viewer::Anonymous;
     let Some(flow) = &state.flow else {
-        return page(StatusCode::NOT_FOUND, pages::sign_in(&frame(&state, &viewer), None));
+        return page(
+            StatusCode::NOT_FOUND,
+            pages::sign_in(&frame(&state, &viewer), None),
+        );
     };
     let started = random_token().and_then(|oauth_state| {
         let pending = Pending {
@@ -220,11 +242,18 @@ pub async fn callback(
         return refused("Signing in is not configured on this server.");
     };
     let pending: Option<Pending> = cookies::read(&headers, SIGN_IN_COOKIE)
-        .and_then(|signed| state.key.verify(SIGN_IN_COOKIE, &signed).map(str::to_string))
+        .and_then(|signed| {
+            state
+                .key
+                .verify(SIGN_IN_COOKIE, &signed)
+                .map(str::to_string)
+        })
         .and_then(|value| URL_SAFE_NO_PAD.decode(value).ok())
         .and_then(|json| serde_json::from_slice(&json).ok());
     let (Some(pending), Some(code), Some(returned)) = (pending, query.code, query.state) else {
-        return refused("This sign-in link is not one this browser started, or it expired. Try again.");
+        return refused(
+            "This sign-in link is not one this browser started, or it expired. Try again.",
+        );
     };
     if !constant_time_eq(pending.state.as_bytes(), returned.as_bytes()) {
         tracing::warn!("a sign-in came back with another state than it was sent with; refused");
@@ -276,12 +305,19 @@ pub async fn sign_out(
     if !constant_time_eq(session.csrf.as_bytes(), form.csrf.as_bytes()) {
         return page(
             StatusCode::FORBIDDEN,
-            pages::problem(&frame(&state, &viewer), "Not signed out", "This form is stale. Reload the page and try again."),
+            pages::problem(
+                &frame(&state, &viewer),
+                "Not signed out",
+                "This form is stale. Reload the page and try again.",
+            ),
         );
     }
-    if let Some(id) = cookies::read(&headers, SESSION_COOKIE)
-        .and_then(|signed| state.key.verify(SESSION_COOKIE, &signed).map(str::to_string))
-    {
+    if let Some(id) = cookies::read(&headers, SESSION_COOKIE).and_then(|signed| {
+        state
+            .key
+            .verify(SESSION_COOKIE, &signed)
+            .map(str::to_string)
+    }) {
         state.sessions.end(&id);
     }
     redirect("/", &[cookies::clear(SESSION_COOKIE)])
@@ -291,7 +327,10 @@ pub async fn sign_out(
 pub async fn style() -> Response {
     let mut response = pages::STYLE.into_response();
     let headers = response.headers_mut();
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/css; charset=utf-8"));
+    headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/css; charset=utf-8"),
+    );
     headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     response
 }
@@ -322,8 +361,17 @@ mod tests {
 
     #[test]
     fn only_local_paths_are_returned_to() {
-        assert_eq!(local_path(Some("/repos/acme/widgets")), "/repos/acme/widgets");
-        for outside in ["//evil.example", "https://evil.example", "/a?b", "/a\\b", "x"] {
+        assert_eq!(
+            local_path(Some("/repos/acme/widgets")),
+            "/repos/acme/widgets"
+        );
+        for outside in [
+            "//evil.example",
+            "https://evil.example",
+            "/a?b",
+            "/a\\b",
+            "x",
+        ] {
             assert_eq!(local_path(Some(outside)), "/", "{outside}");
         }
         assert_eq!(local_path(None), "/");

@@ -23,7 +23,13 @@ pub enum WebReply {
 }
 
 /// Answers a request to the OAuth endpoints of the web host, or `None` for any other path.
-pub fn web(model: &mut Model, method: &str, path: &str, query: &str, body: &[u8]) -> Option<WebReply> {
+pub fn web(
+    model: &mut Model,
+    method: &str,
+    path: &str,
+    query: &str,
+    body: &[u8],
+) -> Option<WebReply> {
     let params = |text: &[u8]| -> Vec<(String, String)> {
         match serde_json::from_slice::<Value>(text) {
             Ok(Value::Object(map)) => map
@@ -44,7 +50,10 @@ pub fn web(model: &mut Model, method: &str, path: &str, query: &str, body: &[u8]
 }
 
 fn param<'a>(params: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    params
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
 }
 
 fn client_matches(model: &Model, params: &[(String, String)]) -> bool {
@@ -60,7 +69,10 @@ fn escape(text: &str) -> String {
 
 fn authorize_page(model: &Model, params: &[(String, String)]) -> WebReply {
     if !client_matches(model, params) {
-        return WebReply::Html(404, "<!doctype html><title>Not Found</title><h1>404</h1>".into());
+        return WebReply::Html(
+            404,
+            "<!doctype html><title>Not Found</title><h1>404</h1>".into(),
+        );
     }
     let hidden: String = ["client_id", "redirect_uri", "state"]
         .iter()
@@ -84,7 +96,8 @@ fn authorize_page(model: &Model, params: &[(String, String)]) -> WebReply {
 }
 
 fn authorize(model: &mut Model, params: &[(String, String)]) -> WebReply {
-    let (Some(login), Some(redirect_uri)) = (param(params, "login"), param(params, "redirect_uri")) else {
+    let (Some(login), Some(redirect_uri)) = (param(params, "login"), param(params, "redirect_uri"))
+    else {
         return WebReply::Html(422, "login and redirect_uri are required".into());
     };
     if !client_matches(model, params) || login.is_empty() {
@@ -124,7 +137,10 @@ fn access_token(model: &mut Model, params: &[(String, String)]) -> WebReply {
     }
     let token = format!("ghu_fake{:x}", model.next_id());
     model.oauth.user_tokens.insert(token.clone(), code.login);
-    WebReply::Json(200, json!({"access_token": token, "token_type": "bearer", "scope": ""}))
+    WebReply::Json(
+        200,
+        json!({"access_token": token, "token_type": "bearer", "scope": ""}),
+    )
 }
 
 /// The login of a user token, if it is one.
@@ -146,7 +162,14 @@ pub fn me(model: &mut Model, urls: &Urls, token: Option<&str>) -> Reply {
 
 /// A repository route asked with a user token: only `GET /repos/{owner}/{repo}`, shown when
 /// the repository is public or the user is a collaborator (404 otherwise, as GitHub hides it).
-pub fn user_repo_route(model: &Model, urls: &Urls, method: &str, key: &str, login: &str, rest: &[&str]) -> Reply {
+pub fn user_repo_route(
+    model: &Model,
+    urls: &Urls,
+    method: &str,
+    key: &str,
+    login: &str,
+    rest: &[&str],
+) -> Reply {
     let Some(repo) = model.repos.get(key) else {
         return Reply::not_found();
     };

@@ -13,10 +13,10 @@ mod repo;
 
 use serde_json::{Value, json};
 
-use super::{auth, oauth};
 use super::json as gh;
 use super::model::{Model, repo_key};
 use super::server::{Reply, Urls};
+use super::{auth, oauth};
 
 /// GitHub's default page size, in items.
 const DEFAULT_PER_PAGE: usize = 30;

@@ -13,9 +13,9 @@ use serde_json::{Value, json};
 use super::faults::{self, Faults, Matchable};
 use super::log::LoggedRequest;
 use super::model::Model;
+use super::oauth::WebReply;
 use super::ratelimit::{Payer, RateLimits};
 use super::resolvers::RateInfo;
-use super::oauth::WebReply;
 use super::{auth, graphql, oauth, rest};
 
 /// Largest request body the fake reads, in bytes: above GitHub's own limits for the bodies the

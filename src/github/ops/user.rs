@@ -25,7 +25,13 @@ impl GitHub {
     /// `permissions.pull`. A repository GitHub hides (404) is not readable. A GET: retried.
     pub async fn token_can_read(&self, repo: &RepoName) -> Result<bool> {
         match self
-            .call(Method::GET, &format!("/repos/{repo}"), As::Token, None, true)
+            .call(
+                Method::GET,
+                &format!("/repos/{repo}"),
+                As::Token,
+                None,
+                true,
+            )
             .await
         {
             Ok(reply) => {
@@ -34,7 +40,9 @@ impl GitHub {
                 Ok(body["permissions"]["pull"].as_bool().unwrap_or(true))
             }
             Err(error) if is_not_found(&error) => Ok(false),
-            Err(error) => Err(error.context(format!("Cannot ask GitHub whether {repo} is readable"))),
+            Err(error) => {
+                Err(error.context(format!("Cannot ask GitHub whether {repo} is readable")))
+            }
         }
     }
 }
