@@ -265,6 +265,9 @@ async fn sign_in(browser: &Browser, base: &str, login: &str, next: &str) {
     browser.goto(&format!("{base}/signin?next={next}")).await;
     let button = browser.find("a.button").await;
     browser.click(&button).await;
+    browser
+        .wait_for_url(|url| url.contains("/login/oauth/authorize"))
+        .await;
     assert!(
         browser.title().await.contains("Authorize"),
         "the fake's authorize page: {}",
@@ -273,10 +276,14 @@ async fn sign_in(browser: &Browser, base: &str, login: &str, next: &str) {
     let field = browser.find("#login_field").await;
     browser.type_into(&field, login).await;
     browser.click(&browser.find("#authorize").await).await;
+    browser
+        .wait_for_url(|url| url.starts_with(base) && !url.contains("/auth/"))
+        .await;
 }
 
-async fn sign_out(browser: &Browser) {
+async fn sign_out(browser: &Browser, base: &str) {
     browser.click(&browser.find("nav form button").await).await;
+    browser.wait_for_url(|url| url == format!("{base}/")).await;
 }
 
 /// The page shows no element hostile text could have made, and the text itself as text.
@@ -385,7 +392,8 @@ async fn pages_show_each_reader_what_github_lets_them_read() {
         browser.text().await.contains("Signed in as bob"),
         "a forged sign-out changes nothing"
     );
-    sign_out(&browser).await;
+    browser.goto(&format!("{base}/signin")).await;
+    sign_out(&browser, &base).await;
     assert!(!browser.text().await.contains("Signed in as"));
 
     // alice signs in and is sent back to the private repository's page.

@@ -145,6 +145,20 @@ impl Browser {
             .to_string()
     }
 
+    /// Waits (up to 10 s) until the page's URL satisfies `done`, e.g. the end of a redirect
+    /// chain a click started; returns the URL.
+    pub async fn wait_for_url(&self, done: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let url = self.url().await;
+            if done(&url) {
+                return url;
+            }
+            assert!(Instant::now() < deadline, "still at {url} after 10 s");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     pub async fn title(&self) -> String {
         self.command("GET", "/title", None)
             .await
