@@ -128,8 +128,12 @@ impl Browser {
     }
 
     /// Ends the session (Chromium quits) and the driver.
-    pub async fn quit(self) {
+    pub async fn quit(mut self) {
         self.command("DELETE", "", None).await;
+        self.session.clear();
+        tokio::task::spawn_blocking(move || drop(self))
+            .await
+            .expect("the driver stops");
     }
 
     pub async fn goto(&self, url: &str) {
@@ -265,8 +269,41 @@ impl Browser {
 }
 
 impl Drop for Browser {
+    /// Ends the session even when a test panicked, then lets chromedriver shut down (it closes
+    /// Chromium on its way out; killed at once, it would leave Chromium running).
     fn drop(&mut self) {
+        if !self.session.is_empty() {
+            let session = format!("/session/{}", self.session);
+            self.blocking_request("DELETE", &session);
+        }
+        self.blocking_request("GET", "/shutdown");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.driver.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
         let _ = self.driver.kill();
         let _ = self.driver.wait();
+    }
+}
+
+impl Browser {
+    /// One request to the driver without the async runtime (for `Drop`); answers are ignored.
+    fn blocking_request(&self, method: &str, path: &str) {
+        use std::io::{Read, Write};
+        let Some(address) = self.base.strip_prefix("http://") else {
+            return;
+        };
+        let Ok(mut stream) = std::net::TcpStream::connect(address) else {
+            return;
+        };
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+        let request =
+            format!("{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n");
+        if stream.write_all(request.as_bytes()).is_ok() {
+            let _ = stream.read_to_end(&mut Vec::new());
+        }
     }
 }
