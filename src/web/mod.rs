@@ -45,6 +45,7 @@ pub struct WebSettings {
 #[derive(Clone)]
 pub struct WebState(Arc<Inner>);
 
+/// What [`WebState`] holds.
 pub struct Inner {
     store: Arc<Store>,
     api_url: String,

@@ -384,3 +384,84 @@ q{quotes:none;font-style:italic}
 .button{display:inline-block;background:#1f883d;color:#fff;padding:.5em 1em;border-radius:6px;text-decoration:none}
 dl.figures{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dd{margin:0}
 ";
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::knowledge::findings::{Category, Severity, Status};
+    use crate::store::findings::Listing;
+    use crate::store::pages::HistoryFigures;
+
+    const HOSTILE: &str = "<img src=x onerror=alert(1)> <a href=\"https://evil.example\">x</a>";
+
+    #[test]
+    fn review_text_is_escaped_and_links_stay_on_github() {
+        let finding = Finding {
+            id: "f-1".into(),
+            category: Category::Landmine,
+            severity: Severity::High,
+            title: HOSTILE.into(),
+            insight: HOSTILE.into(),
+            evidence: vec![
+                Evidence {
+                    kind: EvidenceKind::Comment,
+                    id: "7".into(),
+                    text: HOSTILE.into(),
+                },
+                Evidence {
+                    kind: EvidenceKind::Comment,
+                    id: "8".into(),
+                    text: "fine".into(),
+                },
+            ],
+            files: vec!["src/a.rs".into()],
+            first_seen: 0,
+            last_seen: 0,
+            status: Status::Active,
+        };
+        let view = RepoView {
+            repo: RepoEntry {
+                id: 1,
+                full_name: "acme/widgets".into(),
+                private: true,
+                last_run_at: None,
+                findings: 1,
+            },
+            findings: Listing {
+                active: vec![finding],
+                ..Listing::default()
+            },
+            themes: Vec::new(),
+            history: HistoryFigures::default(),
+            couplings: Vec::new(),
+            report: None,
+            comment_links: HashMap::from([
+                (7, "https://evil.example/x".to_string()),
+                (8, "https://github.com/acme/widgets/pull/1#r8".to_string()),
+            ]),
+            issue_number: None,
+        };
+        let frame = Frame {
+            viewer: &Viewer::Anonymous,
+            github_web: "https://github.com",
+            sign_in: true,
+        };
+        let html = repository(&frame, &view).into_string();
+        assert!(
+            !html.contains("<img") && !html.contains("<a href=\"https://evil"),
+            "{html}"
+        );
+        assert!(
+            html.contains("&lt;img src=x onerror=alert(1)&gt;"),
+            "{html}"
+        );
+        assert!(!html.contains("href=\"https://evil.example/x\""), "{html}");
+        assert!(
+            html.contains("href=\"https://github.com/acme/widgets/pull/1#r8\""),
+            "{html}"
+        );
+        assert!(!html.contains("<script"), "no script: {html}");
+    }
+}
