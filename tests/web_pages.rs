@@ -22,7 +22,7 @@ use gitlore::knowledge::findings::{Category, Evidence, EvidenceKind, Finding, Se
 use gitlore::knowledge::history::Coupling;
 use gitlore::knowledge::history::log::{Commit, FileChange};
 use gitlore::store::comments::{self, Upserted, Version};
-use gitlore::store::reports::{self, RunReport};
+use gitlore::store::run_reports::{self, RunReport};
 use gitlore::store::themes::{self, SavedTheme};
 use gitlore::store::{Store, findings, history, publications, repos};
 use gitlore::web::{self, WebState};
@@ -181,7 +181,7 @@ fn seeded_store(dir: &Path) -> Arc<Store> {
                         commits: 3,
                     }],
                 )?;
-                reports::save(
+                run_reports::save(
                     tx,
                     repo_id,
                     &RunReport {

@@ -18,7 +18,7 @@ use crate::setup::manifest::web_url;
 use crate::store::backfills::{self, BackfillStatus};
 use crate::store::findings::SourceComment;
 use crate::store::jobs::{self, JobKind};
-use crate::store::reports::RunReport;
+use crate::store::run_reports::RunReport;
 use crate::store::{Store, publications};
 
 /// GitHub's own redirector, which records no "mentioned this" event for the pages it links.

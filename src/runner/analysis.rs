@@ -15,7 +15,7 @@ use crate::render::wording;
 use crate::repo_config::{self, CONFIG_PATH, ConfigProblem, Resolved};
 use crate::scheduler;
 use crate::store::jobs::{self, JobKind};
-use crate::store::reports;
+use crate::store::run_reports;
 
 impl RepoJob<'_> {
     /// Reads the repository's history of the window through GraphQL, then queues its analysis.
@@ -101,7 +101,7 @@ impl RepoJob<'_> {
         );
         runner
             .store
-            .write_derived(|tx| reports::save(tx, self.repo_id, &report))?;
+            .write_derived(|tx| run_reports::save(tx, self.repo_id, &report))?;
         if config.publish.issue {
             let context = IssueContext {
                 repo: &self.repo,

@@ -18,8 +18,8 @@ pub mod llm_spend;
 pub mod metrics;
 pub mod pages;
 pub mod publications;
-pub mod reports;
 pub mod repos;
+pub mod run_reports;
 pub mod themes;
 
 use std::path::{Path, PathBuf};

@@ -9,7 +9,7 @@ use anyhow::Result;
 use crate::knowledge::history::Coupling;
 use crate::store::findings::{self, Listing};
 use crate::store::pages::{self, HistoryFigures, RepoEntry, ThemeComment};
-use crate::store::reports::{self, RunReport};
+use crate::store::run_reports::{self, RunReport};
 use crate::store::themes::{self, StoredTheme};
 use crate::store::{Store, publications};
 
@@ -65,7 +65,7 @@ pub fn load(store: &Store, repo: RepoEntry) -> Result<RepoView> {
     Ok(RepoView {
         comment_links: pages::comment_urls(&tx, repo.id, &cited)?,
         history: pages::history_figures(&tx, repo.id)?,
-        report: reports::load(&tx, repo.id)?,
+        report: run_reports::load(&tx, repo.id)?,
         issue_number: publications::findings_issue(&tx, repo.id)?.map(|issue| issue.number),
         findings,
         themes,
