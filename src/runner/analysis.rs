@@ -14,6 +14,7 @@ use crate::render::wording;
 use crate::repo_config::{self, CONFIG_PATH, ConfigProblem, Resolved};
 use crate::scheduler;
 use crate::store::jobs::{self, JobKind};
+use crate::store::run_reports;
 
 impl RepoJob<'_> {
     /// Reads the repository's history of the window its repo config sets (read first) through
@@ -92,6 +93,16 @@ impl RepoJob<'_> {
         if history.failure.is_some() {
             outcome.notes.push(wording::HISTORY_UNAVAILABLE.to_string());
         }
+        let report = publish::run_report(
+            &outcome,
+            config,
+            &resolved.problems,
+            history.report.head.as_deref(),
+            now,
+        );
+        runner
+            .store
+            .write_derived(|tx| run_reports::save(tx, self.repo_id, &report))?;
         if config.publish.issue {
             let context = IssueContext {
                 repo: &self.repo,
