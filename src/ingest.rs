@@ -12,6 +12,7 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::commands::{self, Command};
+use crate::domain::markers::{FINDINGS_MARKER, REFRESH_ACTION};
 use crate::domain::{Author, Comment, CommentKind, PullRequest, Repo};
 use crate::events::{Event, Installation, InstallationChange, Origin};
 use crate::knowledge::classify::{self, BUILTIN_NAME, CommentText};
@@ -20,12 +21,6 @@ use crate::store::comments::{self, Upserted};
 use crate::store::deliveries;
 use crate::store::jobs::{self, JobKind};
 use crate::store::repos::{self, RepoStatus};
-
-/// The hidden marker that identifies gitlore's findings issue in its body.
-pub const FINDINGS_MARKER: &str = "<!-- gitlore:findings -->";
-
-/// The identifier of the check run's "Refresh" button.
-pub const REFRESH_ACTION: &str = "refresh";
 
 /// What applying an event did, in a few words for the delivery's `outcome` column.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -16,7 +16,7 @@ use common::{APP_ID, START_MS, TestApp, at, conversation_comment, fixture, revie
 use gitlore::analysis::Outcome;
 use gitlore::clock::Clock;
 use gitlore::config::Secret;
-use gitlore::domain::RepoName;
+use gitlore::domain::{RepoName, markers};
 use gitlore::github::auth::AppKey;
 use gitlore::github::client::{GitHub, Pause};
 use gitlore::knowledge::filter::NoiseRules;
@@ -31,7 +31,6 @@ use gitlore::store::{findings, jobs, publications};
 
 const REPO: &str = "acme/widgets";
 const INSTALLATION: i64 = 7;
-const LABEL: &str = "gitlore";
 const MINUTE_MS: i64 = 60_000;
 const HOUR_MS: i64 = 60 * MINUTE_MS;
 
@@ -271,7 +270,7 @@ impl Story {
             m.repo(REPO)
                 .issues
                 .values()
-                .filter(|i| i.labels.iter().any(|l| l == LABEL))
+                .filter(|i| i.labels.iter().any(|l| l == markers::DEFAULT_ISSUE_LABEL))
                 .map(|i| (i.number, i.body.clone().unwrap_or_default(), i.pinned))
                 .collect()
         })
@@ -592,8 +591,9 @@ async fn a_reader_is_refused_without_an_analysis() {
     assert_eq!(
         story.replies(pr),
         [format!(
-            "{}\n\n<!-- gitlore:reply {comment} -->",
-            wording::refused_no_permission()
+            "{}\n\n{}",
+            wording::refused_no_permission(),
+            markers::reply_marker(comment)
         )]
     );
     assert!(story.reactions(comment).is_empty(), "one answer: the reply");
@@ -617,8 +617,9 @@ async fn a_second_refresh_within_the_cooldown_is_refused() {
     assert_eq!(
         story.replies(pr),
         [format!(
-            "{}\n\n<!-- gitlore:reply {second} -->",
-            wording::cooldown(7)
+            "{}\n\n{}",
+            wording::cooldown(7),
+            markers::reply_marker(second)
         )]
     );
 }
@@ -672,12 +673,14 @@ async fn help_and_unknown_words_get_one_reply_each() {
     let replies = story.replies(pr);
     assert_eq!(replies.len(), 2, "{replies:#?}");
     assert!(replies.contains(&format!(
-        "{}\n\n<!-- gitlore:reply {help} -->",
-        wording::help_text()
+        "{}\n\n{}",
+        wording::help_text(),
+        markers::reply_marker(help)
     )));
     assert!(replies.contains(&format!(
-        "{}\n\n<!-- gitlore:reply {typo} -->",
-        wording::unknown_command("refrsh")
+        "{}\n\n{}",
+        wording::unknown_command("refrsh"),
+        markers::reply_marker(typo)
     )));
 }
 

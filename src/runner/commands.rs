@@ -7,6 +7,7 @@
 use anyhow::{Context, Result};
 
 use super::{RepoJob, number, text};
+use crate::domain::markers::reply_marker;
 use crate::github::client::is_not_found;
 use crate::github::ops::comments::{Reaction, ReactionTarget};
 use crate::render::wording;
@@ -162,9 +163,4 @@ impl RepoJob<'_> {
             .await?;
         Ok(())
     }
-}
-
-/// The hidden marker of the reply to comment `comment_id`.
-fn reply_marker(comment_id: i64) -> String {
-    format!("<!-- gitlore:reply {comment_id} -->")
 }
