@@ -20,10 +20,11 @@ use std::process::{Child, ChildStderr, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{SECRET, review_comment};
+use gitlore::domain::job::{CheckRun, Job, Occasion};
 use gitlore::domain::{Repo, RepoName};
 use gitlore::events::Installation;
 use gitlore::server::signature;
-use gitlore::store::jobs::{self, JobKind};
+use gitlore::store::jobs;
 use gitlore::store::{self, Store, repos};
 
 /// Where a case sends the server's stdout and stderr.
@@ -574,15 +575,11 @@ fn seed_job(db: &Path) {
         .write(|tx| {
             repos::upsert_installation(tx, &installation, false)?;
             repos::upsert_repo(tx, &repo, Some(1), true)?;
-            jobs::enqueue(
-                tx,
-                JobKind::CheckRun,
-                7,
-                "check:7:abc",
-                &serde_json::json!({"head_sha": "abc", "pr": 1}),
-                0,
-            )
-            .map(drop)
+            let job = Job::CheckRun(CheckRun {
+                pr: 1,
+                head_sha: "abc".into(),
+            });
+            jobs::enqueue(tx, 7, &job, Occasion::Once, 0).map(drop)
         })
         .unwrap();
 }

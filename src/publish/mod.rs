@@ -11,13 +11,14 @@ use anyhow::Result;
 
 use crate::analysis::Outcome;
 use crate::domain::RepoName;
+use crate::domain::job::JobKind;
 use crate::render::issue::{BackfillProgress, IssueView, Summary};
 use crate::render::links::LinkStyle;
 use crate::repo_config::{ConfigProblem, RepoConfig};
 use crate::setup::manifest::web_url;
 use crate::store::backfills::{self, BackfillStatus};
 use crate::store::findings::SourceComment;
-use crate::store::jobs::{self, JobKind};
+use crate::store::jobs;
 use crate::store::{Store, publications};
 
 /// GitHub's own redirector, which records no "mentioned this" event for the pages it links.
