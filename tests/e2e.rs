@@ -12,13 +12,14 @@ use fake_github::{FakeGitHub, Fault, Role, Target};
 use serde_json::{Value, json};
 
 use common::corpus::{THEMES, UNRELATED};
+use common::pause::NoPause;
 use common::{APP_ID, START_MS, TestApp, at, conversation_comment, fixture, review_comment};
 use gitlore::analysis::Outcome;
 use gitlore::clock::Clock;
 use gitlore::config::Secret;
 use gitlore::domain::{RepoName, markers};
 use gitlore::github::auth::AppKey;
-use gitlore::github::client::{GitHub, Pause};
+use gitlore::github::client::GitHub;
 use gitlore::knowledge::filter::NoiseRules;
 use gitlore::knowledge::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
 use gitlore::publish::{IssueContext, issue, issue_view, link_style};
@@ -42,18 +43,6 @@ const PATHS: [[&str; 2]; 5] = [
     ["src/knowledge/filter.rs", "src/knowledge/cluster.rs"],
     ["src/lib.rs", "src/config.rs"],
 ];
-
-/// Waits never: the client's retries run at once.
-struct NoPause;
-
-impl Pause for NoPause {
-    fn pause(
-        &self,
-        _: Duration,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + '_>> {
-        Box::pin(async {})
-    }
-}
 
 /// A runner for the app that publishes to the fake through `github`.
 fn runner(
