@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{SECRET, review_comment};
+use common::{SECRET, review_comment, scalar};
 use gitlore::domain::job::{CheckRun, Job, Occasion};
 use gitlore::domain::{Repo, RepoName};
 use gitlore::events::Installation;
@@ -255,12 +255,6 @@ fn exchange(port: u16, request: &[u8], within: Duration) -> Option<String> {
 /// The status code of an HTTP answer.
 fn status(answer: &str) -> Option<u16> {
     answer.split_whitespace().nth(1)?.parse().ok()
-}
-
-fn scalar(db: &Path, sql: &str) -> i64 {
-    let conn = rusqlite::Connection::open(db).unwrap();
-    conn.busy_timeout(Duration::from_secs(5)).unwrap();
-    conn.query_row(sql, [], |r| r.get(0)).unwrap()
 }
 
 /// Waits up to `limit` for `done`; returns how long it took, or None.

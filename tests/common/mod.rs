@@ -133,6 +133,14 @@ impl TestApp {
     }
 }
 
+/// One number from the database file `db` (opened on its own, as another process would).
+pub fn scalar(db: &Path, sql: &str) -> i64 {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.busy_timeout(std::time::Duration::from_secs(5))
+        .unwrap();
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
 pub fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/webhooks")
 }
