@@ -2,28 +2,7 @@
 //! fenced code blocks and inline code are never commands, so quoting someone's command or
 //! documenting one does not run it.
 
-use std::fmt;
-
-/// A command a maintainer can give in a pull-request comment.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Command {
-    /// Re-run the analysis now and update the findings issue and this PR's check run.
-    Refresh,
-    /// Reply with the list of commands.
-    Help,
-    /// `/gitlore <word>` with a word gitlore does not know: answered with the help text.
-    Unknown(String),
-}
-
-impl fmt::Display for Command {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Command::Refresh => f.write_str("refresh"),
-            Command::Help => f.write_str("help"),
-            Command::Unknown(word) => write!(f, "unknown:{word}"),
-        }
-    }
-}
+use crate::domain::job::Command;
 
 /// The command prefix.
 const PREFIX: &str = "/gitlore";

@@ -120,6 +120,7 @@ struct FileConfig {
     llm_model: Option<String>,
     llm_timeout_secs: Option<i64>,
     llm_max_tokens: Option<i64>,
+    llm_context_tokens: Option<i64>,
     llm_daily_tokens: Option<i64>,
     embed_base_url: Option<String>,
     embed_api_key: Option<String>,
@@ -315,8 +316,11 @@ impl Settings {
 
 /// How long one LLM or embedding request may take.
 const MODEL_TIMEOUT: Duration = Duration::from_secs(120);
-/// Most tokens one LLM answer may have: a batch of 20 labelled comments needs far fewer.
+/// Most tokens one LLM answer may have: a batch of 20 labelled comments needs far fewer. A small
+/// context keeps at most a quarter of itself for the answer.
 const LLM_MAX_TOKENS: u32 = 4096;
+/// The context window assumed when none is set: today's hosted models have at least this.
+const LLM_CONTEXT_TOKENS: u32 = 128_000;
 /// Tokens the LLM may spend on one repository per UTC day: a few full analyses.
 const LLM_DAILY_TOKENS: u64 = 1_000_000;
 /// The longest `Retry-After` an LLM call waits for once.
@@ -368,6 +372,19 @@ fn llm_settings(var: &Lookup<'_>, file: &FileConfig) -> Result<Option<LlmSetting
             name: "GITLORE_LLM_MODEL",
             reason: "a model is needed when GITLORE_LLM_PROVIDER is set".into(),
         })?;
+    let tokens = |value: i64| u32::try_from(value).unwrap_or(u32::MAX);
+    let context_tokens = positive(var, "GITLORE_LLM_CONTEXT_TOKENS", file.llm_context_tokens)?
+        .map_or(LLM_CONTEXT_TOKENS, tokens);
+    let max_tokens = positive(var, "GITLORE_LLM_MAX_TOKENS", file.llm_max_tokens)?
+        .map_or(LLM_MAX_TOKENS.min(context_tokens / 4), tokens);
+    if max_tokens >= context_tokens {
+        return Err(ConfigError::Invalid {
+            name: "GITLORE_LLM_CONTEXT_TOKENS",
+            reason: format!(
+                "`{context_tokens}` leaves no room for a prompt beside the answer's {max_tokens} tokens (GITLORE_LLM_MAX_TOKENS)"
+            ),
+        });
+    }
     Ok(Some(LlmSettings {
         provider,
         base_url,
@@ -379,10 +396,8 @@ fn llm_settings(var: &Lookup<'_>, file: &FileConfig) -> Result<Option<LlmSetting
             .map_or(MODEL_TIMEOUT, |secs| {
                 Duration::from_secs(secs.unsigned_abs())
             }),
-        max_tokens: positive(var, "GITLORE_LLM_MAX_TOKENS", file.llm_max_tokens)?
-            .map_or(LLM_MAX_TOKENS, |tokens| {
-                u32::try_from(tokens).unwrap_or(u32::MAX)
-            }),
+        max_tokens,
+        context_tokens,
         max_retry_wait: LLM_MAX_RETRY_WAIT,
         daily_tokens: Some(
             positive(var, "GITLORE_LLM_DAILY_TOKENS", file.llm_daily_tokens)?
@@ -673,6 +688,72 @@ mod tests {
             message.starts_with("GITLORE_OAUTH_CLIENT_SECRET is invalid"),
             "{message}"
         );
+    }
+
+    #[test]
+    fn llm_limits_come_from_the_file_or_the_environment() {
+        let base = [
+            ("GITLORE_LLM_PROVIDER", "openai"),
+            ("GITLORE_LLM_MODEL", "m"),
+        ];
+        let llm = |vars: &[(&str, &str)], file: Option<&Path>| {
+            let vars: Vec<(&str, &str)> = base.iter().chain(vars).copied().collect();
+            settings(&vars, file).map(|s| s.llm.unwrap())
+        };
+        let defaults = llm(&[], None).unwrap();
+        assert_eq!(
+            (
+                defaults.timeout,
+                defaults.max_tokens,
+                defaults.context_tokens
+            ),
+            (MODEL_TIMEOUT, LLM_MAX_TOKENS, LLM_CONTEXT_TOKENS)
+        );
+        assert_eq!(defaults.daily_tokens, Some(LLM_DAILY_TOKENS));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gitlore.toml");
+        std::fs::write(
+            &path,
+            "llm_timeout_secs = 9\nllm_max_tokens = 500\nllm_context_tokens = 8000\nllm_daily_tokens = 70\n",
+        )
+        .unwrap();
+        let from_file = llm(&[], Some(&path)).unwrap();
+        assert_eq!(
+            (
+                from_file.timeout,
+                from_file.max_tokens,
+                from_file.context_tokens
+            ),
+            (Duration::from_secs(9), 500, 8000)
+        );
+        assert_eq!(from_file.daily_tokens, Some(70));
+        let from_env = llm(&[("GITLORE_LLM_CONTEXT_TOKENS", "6000")], Some(&path)).unwrap();
+        assert_eq!(
+            from_env.context_tokens, 6000,
+            "the environment overrides the file"
+        );
+        let small = llm(&[("GITLORE_LLM_CONTEXT_TOKENS", "2048")], None).unwrap();
+        assert_eq!(
+            small.max_tokens, 512,
+            "a small context keeps a quarter for the answer"
+        );
+        let message = llm(
+            &[
+                ("GITLORE_LLM_CONTEXT_TOKENS", "4096"),
+                ("GITLORE_LLM_MAX_TOKENS", "4096"),
+            ],
+            None,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            message.starts_with("GITLORE_LLM_CONTEXT_TOKENS is invalid: `4096` leaves no room"),
+            "{message}"
+        );
+        let message = llm(&[("GITLORE_LLM_CONTEXT_TOKENS", "lots")], None)
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("not a positive number"), "{message}");
     }
 
     #[test]

@@ -2,9 +2,12 @@
 //! scheduler). Each part holds a [`Vigil`] for as long as it runs; a part that ends before
 //! shutdown began — a panic included — is reported dead: `/healthz` answers 503 naming it and
 //! `serve` stops with an error, so that a supervisor restarts the process.
+//!
+//! Also here: whether deliveries can be stored. While the last attempt failed (a full disk),
+//! `/healthz` answers 503 saying so; the next delivery stored clears it.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use tokio::sync::watch;
 
@@ -13,6 +16,8 @@ use tokio::sync::watch;
 pub struct Health {
     stopping: AtomicBool,
     dead: watch::Sender<Vec<&'static str>>,
+    /// Why the last attempt to store deliveries failed, until one succeeds.
+    store_error: Mutex<Option<String>>,
 }
 
 impl Default for Health {
@@ -20,6 +25,7 @@ impl Default for Health {
         Health {
             stopping: AtomicBool::new(false),
             dead: watch::Sender::new(Vec::new()),
+            store_error: Mutex::new(None),
         }
     }
 }
@@ -43,6 +49,24 @@ impl Health {
         self.dead.borrow().clone()
     }
 
+    /// Deliveries were stored: the store takes writes.
+    pub fn store_written(&self) {
+        *self.store_error.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
+    /// Deliveries could not be stored, for `error`.
+    pub fn store_failed(&self, error: &str) {
+        *self.store_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(error.to_string());
+    }
+
+    /// Why the store did not take the last deliveries, unless it took them.
+    pub fn store_error(&self) -> Option<String> {
+        self.store_error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
     /// Resolves once a part has died.
     pub async fn failure(&self) {
         let mut dead = self.dead.subscribe();
@@ -56,6 +80,13 @@ impl Health {
 pub struct Vigil {
     health: Arc<Health>,
     name: &'static str,
+}
+
+impl Vigil {
+    /// The health this part reports to.
+    pub fn health(&self) -> &Health {
+        &self.health
+    }
 }
 
 impl Drop for Vigil {
@@ -85,6 +116,20 @@ mod tests {
         health.stopping();
         drop(writer);
         assert_eq!(health.dead(), ["delivery worker"]);
+    }
+
+    #[test]
+    fn a_failed_store_write_is_reported_until_one_succeeds() {
+        let health = Arc::new(Health::default());
+        let writer = health.watch("ingress writer");
+        assert_eq!(health.store_error(), None);
+        writer.health().store_failed("database or disk is full");
+        assert_eq!(
+            health.store_error().as_deref(),
+            Some("database or disk is full")
+        );
+        writer.health().store_written();
+        assert_eq!(health.store_error(), None);
     }
 
     #[tokio::test]

@@ -8,24 +8,21 @@ use std::collections::{HashMap, HashSet};
 
 use anyhow::Result;
 use rusqlite::Connection;
-use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use crate::commands::{self, Command};
+use crate::commands;
+use crate::domain::job::{
+    Backfill, CheckRun, Command, CommandJob, CommandSource, Dismissals, Job, Occasion,
+};
+use crate::domain::markers::{FINDINGS_MARKER, REFRESH_ACTION};
 use crate::domain::{Author, Comment, CommentKind, PullRequest, Repo};
 use crate::events::{Event, Installation, InstallationChange, Origin};
 use crate::knowledge::classify::{self, BUILTIN_NAME, CommentText};
 use crate::knowledge::filter::{self, NoiseRules};
 use crate::store::comments::{self, Upserted};
 use crate::store::deliveries;
-use crate::store::jobs::{self, JobKind};
+use crate::store::jobs;
 use crate::store::repos::{self, RepoStatus};
-
-/// The hidden marker that identifies gitlore's findings issue in its body.
-pub const FINDINGS_MARKER: &str = "<!-- gitlore:findings -->";
-
-/// The identifier of the check run's "Refresh" button.
-pub const REFRESH_ACTION: &str = "refresh";
 
 /// What applying an event did, in a few words for the delivery's `outcome` column.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,7 +144,7 @@ impl Ingest<'_, '_> {
                 installation,
                 repos,
             } => {
-                self.register(installation, repos, "")?;
+                self.register(installation, repos, Occasion::Once)?;
                 Ok(done(&format!("{} repositories added", repos.len())))
             }
             Event::ReposRemoved { repos, .. } => {
@@ -222,13 +219,16 @@ impl Ingest<'_, '_> {
                     ));
                 }
                 self.register_origin(origin)?;
-                let payload = json!({
-                    "command": Command::Refresh.to_string(), "source": "check_run",
-                    "check_run_id": check_run_id, "head_sha": head_sha,
-                    "prs": pr_numbers, "author": requester,
+                let job = Job::Command(CommandJob {
+                    command: Command::Refresh,
+                    author: requester.clone(),
+                    source: CommandSource::CheckRun {
+                        check_run_id: *check_run_id,
+                        head_sha: head_sha.clone(),
+                        prs: pr_numbers.clone(),
+                    },
                 });
-                let key = format!("command:check_run:{}", self.delivery_id);
-                self.enqueue(JobKind::Command, origin.repo.id, &key, &payload)?;
+                self.enqueue(origin.repo.id, &job, Occasion::Delivery(self.delivery_id))?;
                 Ok(done("refresh requested from the check run"))
             }
             Event::Push { origin, git_ref } => {
@@ -296,7 +296,7 @@ impl Ingest<'_, '_> {
                 Ok(done("installation suspended"))
             }
             InstallationChange::Registered => {
-                self.register(installation, repos, "")?;
+                self.register(installation, repos, Occasion::Once)?;
                 Ok(done(&format!(
                     "installation registered with {} repositories",
                     repos.len()
@@ -304,7 +304,7 @@ impl Ingest<'_, '_> {
             }
             InstallationChange::Unsuspended => {
                 // A fresh backfill catches up on what happened while suspended.
-                self.register(installation, repos, &format!(":{}", self.delivery_id))?;
+                self.register(installation, repos, Occasion::Delivery(self.delivery_id))?;
                 Ok(done(&format!(
                     "installation registered with {} repositories",
                     repos.len()
@@ -315,13 +315,19 @@ impl Ingest<'_, '_> {
 
     /// Registers an installation's repositories and queues their backfill. A repository is
     /// backfilled once (its removal clears that), or again for each distinct `occasion`.
-    fn register(&self, installation: &Installation, repos: &[Repo], occasion: &str) -> Result<()> {
+    fn register(
+        &self,
+        installation: &Installation,
+        repos: &[Repo],
+        occasion: Occasion<'_>,
+    ) -> Result<()> {
         repos::upsert_installation(self.conn, installation, false)?;
         for repo in repos {
             repos::upsert_repo(self.conn, repo, Some(installation.id), true)?;
-            let payload = json!({ "repo": repo.name.as_str() });
-            let key = format!("backfill:{}{occasion}", repo.id);
-            self.enqueue(JobKind::Backfill, repo.id, &key, &payload)?;
+            let job = Job::Backfill(Backfill {
+                repo: repo.name.as_str().to_string(),
+            });
+            self.enqueue(repo.id, &job, occasion)?;
         }
         Ok(())
     }
@@ -419,13 +425,15 @@ impl Ingest<'_, '_> {
             None => commands::parse(&comment.body),
         };
         for command in found {
-            let payload = json!({
-                "command": command.to_string(), "source": "comment",
-                "comment_id": comment.github_id, "pr": pr.number,
-                "author": comment.author.login,
+            let job = Job::Command(CommandJob {
+                command,
+                author: comment.author.login.clone(),
+                source: CommandSource::Comment {
+                    comment_id: comment.github_id,
+                    pr: pr.number,
+                },
             });
-            let key = format!("command:{}:{command}", comment.github_id);
-            self.enqueue(JobKind::Command, origin.repo.id, &key, &payload)?;
+            self.enqueue(origin.repo.id, &job, Occasion::Once)?;
         }
         Ok(())
     }
@@ -441,9 +449,11 @@ impl Ingest<'_, '_> {
         let Some(sha) = pr.head_sha.as_deref().filter(|_| wants_check_run) else {
             return Ok(done("pull request state stored"));
         };
-        let payload = json!({ "pr": pr.number, "head_sha": sha });
-        let key = format!("check_run:{}:{}:{sha}", origin.repo.id, pr.number);
-        self.enqueue(JobKind::CheckRun, origin.repo.id, &key, &payload)?;
+        let job = Job::CheckRun(CheckRun {
+            pr: pr.number,
+            head_sha: sha.to_string(),
+        });
+        self.enqueue(origin.repo.id, &job, Occasion::Once)?;
         Ok(done("pull request stored, check run queued"))
     }
 
@@ -460,20 +470,17 @@ impl Ingest<'_, '_> {
             ));
         }
         self.register_origin(origin)?;
-        let payload = json!({ "issue": number, "body": body, "editor": editor });
-        let key = format!("dismissals:{}", self.delivery_id);
-        self.enqueue(JobKind::Dismissals, origin.repo.id, &key, &payload)?;
+        let job = Job::Dismissals(Dismissals {
+            issue: number,
+            body: body.to_string(),
+            editor: editor.to_string(),
+        });
+        self.enqueue(origin.repo.id, &job, Occasion::Delivery(self.delivery_id))?;
         Ok(done("findings issue edited: dismissals queued"))
     }
 
-    fn enqueue(
-        &self,
-        kind: JobKind,
-        repo_id: i64,
-        key: &str,
-        payload: &serde_json::Value,
-    ) -> Result<bool> {
-        jobs::enqueue(self.conn, kind, repo_id, key, payload, self.now_ms)
+    fn enqueue(&self, repo_id: i64, job: &Job, occasion: Occasion<'_>) -> Result<bool> {
+        jobs::enqueue(self.conn, repo_id, job, occasion, self.now_ms)
     }
 }
 

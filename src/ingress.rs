@@ -3,7 +3,7 @@
 //! HTTP handlers send a delivery and wait for the answer; the thread gathers whatever has arrived,
 //! writes it all in one transaction (one fsync for many deliveries), then tells each handler its
 //! delivery is durable — or that it is not, so the handler answers 5xx and GitHub shows a failure
-//! that can be redelivered.
+//! that can be redelivered, and `/healthz` says the store cannot be written until it can.
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -13,7 +13,7 @@ use tokio::sync::{mpsc, oneshot};
 use tracing::error;
 
 use crate::clock::Clock;
-use crate::health::Vigil;
+use crate::health::{Health, Vigil};
 use crate::store::Store;
 use crate::store::deliveries::{self, Inserted, NewDelivery};
 use crate::worker::Signal;
@@ -48,8 +48,7 @@ impl Ingress {
         let thread = std::thread::Builder::new()
             .name("ingress-writer".into())
             .spawn(move || {
-                let _vigil = vigil;
-                write_loop(receiver, &store, clock.as_ref(), &signal);
+                write_loop(receiver, &store, clock.as_ref(), &signal, vigil.health());
             })
             .context("Cannot start the ingress writer thread")?;
         Ok((Ingress { sender }, thread))
@@ -74,6 +73,7 @@ fn write_loop(
     store: &Store,
     clock: &dyn Clock,
     signal: &Signal,
+    health: &Health,
 ) {
     while let Some(first) = receiver.blocking_recv() {
         let mut group = vec![first];
@@ -96,9 +96,11 @@ fn write_loop(
                     let _ = reply.send(Ok(outcome));
                 }
                 signal.notify();
+                health.store_written();
             }
             Err(e) => {
                 let message = format!("{e:#}");
+                health.store_failed(&message);
                 error!(error = %message, count = batch.len(), "cannot store deliveries");
                 for reply in replies {
                     let _ = reply.send(Err(message.clone()));

@@ -1,6 +1,8 @@
 //! LLM provider clients: OpenAI-compatible chat completions (OpenAI, OpenRouter, vLLM,
 //! Ollama, llama.cpp server …) and Anthropic messages, behind one `complete` call with an explicit
-//! timeout and one polite retry on rate limits, and metered clients that stop at a token budget.
+//! timeout and one polite retry on rate limits, metered clients that stop at a token budget, and
+//! prompts bounded by the model's context: a conversation too long loses its oldest exchanges, a
+//! prompt that still does not fit is never sent.
 //!
 //! Nothing here decides what to do with a failure: callers fall back to the built-in components.
 
@@ -52,6 +54,9 @@ pub struct LlmSettings {
     pub timeout: Duration,
     /// Most tokens the model may write in one answer.
     pub max_tokens: u32,
+    /// Tokens the model reads and writes in one request (its context window): a prompt may take
+    /// what `max_tokens` leaves of it.
+    pub context_tokens: u32,
     /// The longest `Retry-After` worth waiting for once; a longer one fails the call.
     pub max_retry_wait: Duration,
     /// Tokens (input plus output) the LLM may spend on one repository per UTC day; after that
@@ -128,6 +133,26 @@ pub const BUDGET_SPENT: &str = "the LLM's token budget is spent";
 /// Anthropic's API version header value.
 const ANTHROPIC_VERSION: &str = "2023-06-01";
 
+/// Tokens counted for each turn beyond its text (role and separators).
+const TURN_OVERHEAD_TOKENS: u64 = 4;
+
+/// A generous estimate of the tokens `text` takes: one per three bytes (English prose and code
+/// average about four bytes a token), so that a prompt estimated to fit does fit.
+pub fn estimate_tokens(text: &str) -> u64 {
+    u64::try_from(text.len()).map_or(u64::MAX, |bytes| bytes.div_ceil(3))
+}
+
+/// The estimated tokens of a system prompt and a conversation.
+pub fn prompt_tokens(system: &str, messages: &[Message]) -> u64 {
+    messages
+        .iter()
+        .map(|m| estimate_tokens(&m.content) + TURN_OVERHEAD_TOKENS)
+        .fold(
+            estimate_tokens(system) + TURN_OVERHEAD_TOKENS,
+            u64::saturating_add,
+        )
+}
+
 impl LlmClient {
     pub fn new(settings: LlmSettings) -> Result<LlmClient> {
         let http = reqwest::Client::builder()
@@ -186,6 +211,47 @@ impl LlmClient {
         &self.settings
     }
 
+    /// Tokens a prompt may take: the context less the room kept for the answer.
+    pub fn prompt_budget(&self) -> u64 {
+        u64::from(self.settings.context_tokens).saturating_sub(u64::from(self.settings.max_tokens))
+    }
+
+    /// The conversation as it is sent: whole when it fits [`LlmClient::prompt_budget`]; else
+    /// without its oldest exchanges (an assistant turn and the user turn after it), the first
+    /// user turn kept and told how many were left out. Err when even that does not fit.
+    fn fit(&self, system: &str, messages: &[Message]) -> Result<Vec<Message>> {
+        let budget = self.prompt_budget();
+        let mut sent = messages.to_vec();
+        let mut dropped = 0_usize;
+        while prompt_tokens(system, &sent) > budget
+            && sent.len() > 3
+            && sent[1].role == Role::Assistant
+        {
+            sent.drain(1..3);
+            dropped += 1;
+            if let (Some(first), Some(original)) = (sent.first_mut(), messages.first()) {
+                let left_out = if dropped == 1 {
+                    "1 earlier exchange of this conversation was".to_string()
+                } else {
+                    format!("{dropped} earlier exchanges of this conversation were")
+                };
+                first.content = format!(
+                    "{}\n\n({left_out} left out to fit the model's context.)",
+                    original.content
+                );
+            }
+        }
+        let tokens = prompt_tokens(system, &sent);
+        if tokens > budget {
+            bail!(
+                "the prompt takes about {tokens} tokens, more than the {budget} the model's context of {} leaves beside {} for the answer",
+                self.settings.context_tokens,
+                self.settings.max_tokens
+            );
+        }
+        Ok(sent)
+    }
+
     /// Sends one system + user turn and returns the text of the answer.
     pub async fn complete(&self, system: &str, user: &str) -> Result<Completion> {
         self.chat(system, &[Message::user(user)]).await
@@ -197,7 +263,8 @@ impl LlmClient {
         if self.budget_spent() {
             bail!(BUDGET_SPENT);
         }
-        let (url, body) = self.request(system, messages);
+        let messages = self.fit(system, messages)?;
+        let (url, body) = self.request(system, &messages);
         let mut retried = false;
         loop {
             let mut request = self.http.post(&url).json(&body);
@@ -335,6 +402,7 @@ mod tests {
             model: "m".into(),
             timeout: Duration::from_secs(1),
             max_tokens: 10,
+            context_tokens: 100,
             max_retry_wait: Duration::ZERO,
             daily_tokens: None,
         })
@@ -374,5 +442,57 @@ mod tests {
             .map(|m| m["role"].as_str().unwrap())
             .collect();
         assert_eq!(roles, ["user", "assistant", "user"]);
+    }
+
+    #[test]
+    fn a_conversation_longer_than_the_context_loses_its_oldest_exchanges() {
+        // 90 tokens of room (100 less 10 for the answer); each 30-byte turn counts 14.
+        let client = client(Provider::OpenAi);
+        let turn = |c: char| c.to_string().repeat(30);
+        let turns = [
+            Message::user(turn('q')),
+            Message::assistant(turn('a')),
+            Message::user(turn('r')),
+            Message::assistant(turn('b')),
+            Message::user(turn('s')),
+            Message::assistant(turn('c')),
+            Message::user(turn('t')),
+        ];
+        assert!(prompt_tokens("sys", &turns) > client.prompt_budget());
+        let sent = client.fit("sys", &turns).unwrap();
+        assert!(prompt_tokens("sys", &sent) <= client.prompt_budget());
+        let contents: Vec<&str> = sent.iter().map(|m| m.content.as_str()).collect();
+        assert_eq!(contents.len(), 3, "{contents:?}");
+        assert!(contents[0].starts_with(&turn('q')), "the first turn stays");
+        assert!(
+            contents[0].contains("2 earlier exchanges"),
+            "{}",
+            contents[0]
+        );
+        assert_eq!(
+            contents[1..],
+            [turn('c'), turn('t')],
+            "the latest exchange stays"
+        );
+        let short = [Message::user("q")];
+        assert_eq!(
+            client.fit("sys", &short).unwrap(),
+            short,
+            "what fits is sent whole"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_prompt_that_cannot_fit_the_context_is_never_sent() {
+        // The base URL is unreachable: an attempt to send would fail differently.
+        let error = client(Provider::Anthropic)
+            .complete("sys", &"x".repeat(300))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("more than the 90 the model's context of 100 leaves"),
+            "{error}"
+        );
     }
 }

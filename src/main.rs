@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 use gitlore::clock::{Clock, SystemClock};
 use gitlore::config::Settings;
 use gitlore::github::backfill;
+use gitlore::log_sink::StderrSink;
 use gitlore::store::{Store, comments, deliveries};
 use gitlore::{analyze, app, replay, setup};
 
@@ -84,6 +85,10 @@ Environment (overrides --config):
   GITLORE_LOG_FORMAT          text or json
   GITLORE_LLM_PROVIDER        openai or anthropic, to use an LLM
   GITLORE_LLM_BASE_URL, GITLORE_LLM_MODEL, GITLORE_LLM_API_KEY
+  GITLORE_LLM_TIMEOUT_SECS    how long one LLM request may take (default 120)
+  GITLORE_LLM_MAX_TOKENS      most tokens of one LLM answer (default 4096)
+  GITLORE_LLM_CONTEXT_TOKENS  the model's context window; prompts are cut to fit (default 128000)
+  GITLORE_LLM_DAILY_TOKENS    LLM tokens per repository and day (default 1000000)
   GITLORE_EMBED_BASE_URL, GITLORE_EMBED_MODEL, GITLORE_EMBED_API_KEY
   GITLORE_OAUTH_CLIENT_ID, GITLORE_OAUTH_CLIENT_SECRET   the App's OAuth client, for signing in
   GITLORE_SESSION_SECRET      signs session cookies (default: derived from the private key)
@@ -113,12 +118,21 @@ fn main() -> ExitCode {
         cli.command,
         Command::Analyze(_) | Command::Export(_) | Command::Lessons(_) | Command::Mcp(_)
     ) && std::env::var_os("GITLORE_LOG").is_none();
-    init_logging(&settings, if quiet { "warn" } else { &settings.log_filter });
-    match run(cli.command, settings) {
+    let log = init_logging(&settings, if quiet { "warn" } else { &settings.log_filter });
+    let code = match run(cli.command, settings) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(error) => fail(&error),
-    }
+        Err(error) => {
+            log.line(format!("error: {error:#}\n").as_bytes());
+            ExitCode::FAILURE
+        }
+    };
+    // Queued log lines (and the error) are written, unless stderr is not taking them.
+    log.flush(LOG_FLUSH_TIME);
+    code
 }
+
+/// How long an ending command waits for its last log lines to be written.
+const LOG_FLUSH_TIME: std::time::Duration = std::time::Duration::from_secs(2);
 
 fn run(command: Command, settings: Settings) -> Result<()> {
     match command {
@@ -217,12 +231,14 @@ fn deliveries_command(settings: &Settings, action: Option<DeliveriesAction>) -> 
     Ok(())
 }
 
-fn init_logging(settings: &Settings, filter: &str) {
+/// Logs to standard error through the sink that never blocks; returns the sink.
+fn init_logging(settings: &Settings, filter: &str) -> StderrSink {
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let sink = StderrSink::start(settings.log_json);
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(gitlore::log_sink::StderrSink)
+        .with_writer(sink.clone())
         .log_internal_errors(false)
         .with_ansi(std::io::stderr().is_terminal());
     if settings.log_json {
@@ -230,10 +246,11 @@ fn init_logging(settings: &Settings, filter: &str) {
     } else {
         builder.init();
     }
+    sink
 }
 
-/// Prints an error as one readable message (with its causes), never a backtrace; the exit code
-/// says it failed even when stderr cannot be written.
+/// Prints an error met before logging starts as one readable message (with its causes), never a
+/// backtrace; the exit code says it failed even when stderr cannot be written.
 fn fail(error: &anyhow::Error) -> ExitCode {
     let _ = writeln!(std::io::stderr(), "error: {error:#}");
     ExitCode::FAILURE

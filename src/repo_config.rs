@@ -8,6 +8,7 @@
 
 use serde::Deserialize;
 
+use crate::domain::markers;
 use crate::github::client::FileContent;
 
 /// Where gitlore reads a repository's configuration from.
@@ -84,8 +85,8 @@ impl Default for Publish {
 impl Default for IssueSettings {
     fn default() -> Self {
         IssueSettings {
-            title: "What our reviews keep teaching us (gitlore)".into(),
-            label: "gitlore".into(),
+            title: markers::DEFAULT_ISSUE_TITLE.into(),
+            label: markers::DEFAULT_ISSUE_LABEL.into(),
         }
     }
 }

@@ -10,15 +10,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Result;
-use serde_json::json;
 use tokio::sync::watch;
 
 use crate::clock::Clock;
+use crate::domain::job::{Analysis, AnalysisReason, Job};
 use crate::knowledge::history::mirror;
 
 use crate::repo_config::Schedule;
 use crate::store::Store;
-use crate::store::jobs::{self, JobKind};
+use crate::store::jobs;
 use crate::store::publications::{self, RepoActivity};
 
 /// The shortest time between two scheduled runs of a repository.
@@ -57,17 +57,10 @@ pub fn tick(store: &Store, now_ms: i64) -> Result<usize> {
     }
     store.write_derived(|tx| {
         for repo in &due {
-            let payload = json!({ "reason": "schedule" });
-            let key = analysis_key(repo.repo_id);
-            let run_after = now_ms + jitter_ms(repo);
-            jobs::enqueue_again(
-                tx,
-                JobKind::Analysis,
-                repo.repo_id,
-                &key,
-                &payload,
-                run_after,
-            )?;
+            let job = Job::Analysis(Analysis {
+                reason: AnalysisReason::Schedule,
+            });
+            jobs::enqueue_again(tx, repo.repo_id, &job, now_ms + jitter_ms(repo))?;
         }
         Ok(())
     })?;
@@ -101,11 +94,6 @@ pub async fn run(
         }
         let _ = tokio::time::timeout(period, stop.changed()).await;
     }
-}
-
-/// The dedupe key of a repository's analysis job: one queued at a time.
-pub fn analysis_key(repo_id: i64) -> String {
-    format!("analysis:{repo_id}")
 }
 
 #[cfg(test)]

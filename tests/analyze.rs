@@ -17,9 +17,9 @@ use common::corpus::{THEMES, UNRELATED};
 use fake_github::FakeGitHub;
 use gitlore::clock::ManualClock;
 use gitlore::config::Secret;
+use gitlore::domain::markers::FINDINGS_MARKER;
 use gitlore::github::auth::AppKey;
 use gitlore::github::client::{GitHub, TokioPause};
-use gitlore::ingest::FINDINGS_MARKER;
 use gitlore::knowledge::synthesize::answer::parse_findings;
 
 /// The file each corpus theme's inline comments are on.

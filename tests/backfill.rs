@@ -14,13 +14,14 @@ use fake_github::{FakeGitHub, Fault, Model, Target};
 use rusqlite::types::Value as SqlValue;
 use serde_json::{Value, json};
 
+use common::pause::Recorder;
 use common::{APP_ID, TestApp};
 use gitlore::clock::ManualClock;
 use gitlore::config::Secret;
 use gitlore::domain::RepoName;
 use gitlore::github::auth::AppKey;
 use gitlore::github::backfill::{BackfillRequest, Backfiller, Progress};
-use gitlore::github::client::{As, GitHub, Pause};
+use gitlore::github::client::{As, GitHub};
 use gitlore::knowledge::filter::NoiseRules;
 use gitlore::store::backfills::{self, BackfillStatus};
 use gitlore::store::themes::{self, SavedTheme};
@@ -30,23 +31,6 @@ const REPO: &str = "acme/widgets";
 const OTHER: &str = "other/thing";
 const MINUTE_MS: i64 = 60_000;
 const DAY_MS: i64 = 24 * 60 * MINUTE_MS;
-
-/// Records every wait instead of sleeping, and moves the client's clock by it.
-struct Recorder {
-    waits: Mutex<Vec<Duration>>,
-    clock: Arc<ManualClock>,
-}
-
-impl Pause for Recorder {
-    fn pause(
-        &self,
-        duration: Duration,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + '_>> {
-        self.waits.lock().unwrap().push(duration);
-        self.clock.advance_ms(duration.as_millis() as i64);
-        Box::pin(async {})
-    }
-}
 
 async fn fake() -> FakeGitHub {
     let gh = FakeGitHub::start().await;
@@ -60,10 +44,7 @@ async fn fake() -> FakeGitHub {
 
 fn clock_and_pauses(gh: &FakeGitHub) -> (Arc<ManualClock>, Arc<Recorder>) {
     let clock = Arc::new(ManualClock::new(gh.now_ms()));
-    let pauses = Arc::new(Recorder {
-        waits: Mutex::new(Vec::new()),
-        clock: clock.clone(),
-    });
+    let pauses = Arc::new(Recorder::new(clock.clone()));
     (clock, pauses)
 }
 
@@ -844,7 +825,7 @@ async fn a_502_and_secondary_rate_limits_do_not_stop_it() {
     let (want, _) = gh.inspect(|m| seeded(m, REPO));
     let (got, _, rows) = stored(&app.store, REPO);
     assert_eq!((got, rows), (want.clone(), want.len()));
-    let waits = pauses.waits.lock().unwrap().clone();
+    let waits = pauses.waits();
     assert!(waits.contains(&Duration::from_secs(2)), "{waits:?}");
     assert!(waits.contains(&Duration::from_secs(3)), "{waits:?}");
 }

@@ -199,6 +199,10 @@ fn serve_help_lists_the_environment_variables() {
         "GITLORE_LISTEN",
         "GITLORE_LOG",
         "GITLORE_LLM_PROVIDER",
+        "GITLORE_LLM_TIMEOUT_SECS",
+        "GITLORE_LLM_MAX_TOKENS",
+        "GITLORE_LLM_CONTEXT_TOKENS",
+        "GITLORE_LLM_DAILY_TOKENS",
     ] {
         assert!(help.contains(name), "{name} missing from: {help}");
     }

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{SECRET, review_comment};
+use common::{SECRET, review_comment, scalar};
 use gitlore::server::signature;
 
 /// Deliveries sent in all; the process is killed after `KILL_AFTER` of them are acknowledged.
@@ -56,12 +56,6 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn scalar(db: &Path, sql: &str) -> i64 {
-    let conn = rusqlite::Connection::open(db).unwrap();
-    conn.busy_timeout(Duration::from_secs(5)).unwrap();
-    conn.query_row(sql, [], |r| r.get(0)).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

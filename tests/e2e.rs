@@ -12,13 +12,14 @@ use fake_github::{FakeGitHub, Fault, Role, Target};
 use serde_json::{Value, json};
 
 use common::corpus::{THEMES, UNRELATED};
+use common::pause::NoPause;
 use common::{APP_ID, START_MS, TestApp, at, conversation_comment, fixture, review_comment};
 use gitlore::analysis::Outcome;
 use gitlore::clock::Clock;
 use gitlore::config::Secret;
-use gitlore::domain::RepoName;
+use gitlore::domain::{RepoName, markers};
 use gitlore::github::auth::AppKey;
-use gitlore::github::client::{GitHub, Pause};
+use gitlore::github::client::GitHub;
 use gitlore::knowledge::filter::NoiseRules;
 use gitlore::knowledge::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
 use gitlore::publish::{IssueContext, issue, issue_view, link_style};
@@ -31,7 +32,6 @@ use gitlore::store::{findings, jobs, publications};
 
 const REPO: &str = "acme/widgets";
 const INSTALLATION: i64 = 7;
-const LABEL: &str = "gitlore";
 const MINUTE_MS: i64 = 60_000;
 const HOUR_MS: i64 = 60 * MINUTE_MS;
 
@@ -43,18 +43,6 @@ const PATHS: [[&str; 2]; 5] = [
     ["src/knowledge/filter.rs", "src/knowledge/cluster.rs"],
     ["src/lib.rs", "src/config.rs"],
 ];
-
-/// Waits never: the client's retries run at once.
-struct NoPause;
-
-impl Pause for NoPause {
-    fn pause(
-        &self,
-        _: Duration,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + '_>> {
-        Box::pin(async {})
-    }
-}
 
 /// A runner for the app that publishes to the fake through `github`.
 fn runner(
@@ -279,7 +267,7 @@ impl Story {
             m.repo(REPO)
                 .issues
                 .values()
-                .filter(|i| i.labels.iter().any(|l| l == LABEL))
+                .filter(|i| i.labels.iter().any(|l| l == markers::DEFAULT_ISSUE_LABEL))
                 .map(|i| (i.number, i.body.clone().unwrap_or_default(), i.pinned))
                 .collect()
         })
@@ -600,8 +588,9 @@ async fn a_reader_is_refused_without_an_analysis() {
     assert_eq!(
         story.replies(pr),
         [format!(
-            "{}\n\n<!-- gitlore:reply {comment} -->",
-            wording::refused_no_permission()
+            "{}\n\n{}",
+            wording::refused_no_permission(),
+            markers::reply_marker(comment)
         )]
     );
     assert!(story.reactions(comment).is_empty(), "one answer: the reply");
@@ -625,8 +614,9 @@ async fn a_second_refresh_within_the_cooldown_is_refused() {
     assert_eq!(
         story.replies(pr),
         [format!(
-            "{}\n\n<!-- gitlore:reply {second} -->",
-            wording::cooldown(7)
+            "{}\n\n{}",
+            wording::cooldown(7),
+            markers::reply_marker(second)
         )]
     );
 }
@@ -680,12 +670,14 @@ async fn help_and_unknown_words_get_one_reply_each() {
     let replies = story.replies(pr);
     assert_eq!(replies.len(), 2, "{replies:#?}");
     assert!(replies.contains(&format!(
-        "{}\n\n<!-- gitlore:reply {help} -->",
-        wording::help_text()
+        "{}\n\n{}",
+        wording::help_text(),
+        markers::reply_marker(help)
     )));
     assert!(replies.contains(&format!(
-        "{}\n\n<!-- gitlore:reply {typo} -->",
-        wording::unknown_command("refrsh")
+        "{}\n\n{}",
+        wording::unknown_command("refrsh"),
+        markers::reply_marker(typo)
     )));
 }
 

@@ -1,25 +1,30 @@
 //! The fault-injection suite: the real binary under the faults an adversarial test found —
-//! log sinks that fail, kill -9 while a job runs, slow and idle clients, unsigned and oversized
-//! bodies — each case reporting what was tried and whether the service held. The table
-//! "case | tried | held" is printed (run with `--nocapture` to see it) and every case must hold.
+//! log sinks that fail or stop being read, a full data directory, kill -9 while a job runs, slow
+//! and idle clients, unsigned and oversized bodies — each case reporting what was tried and
+//! whether the service held. The table "case | tried | held" is printed (run with `--nocapture`
+//! to see it) and every case must hold.
 //!
-//! Not covered here: a full disk under the data directory (needs a small mount, hence root); a
-//! log on a full disk is what `/dev/full` simulates (every write fails with ENOSPC).
+//! A log on a full disk is what `/dev/full` simulates (every write fails with ENOSPC). A full
+//! data directory is a file-size limit (`RLIMIT_FSIZE`, SIGXFSZ ignored) lowered on the running
+//! server and raised again: every write past the limit fails with EFBIG, as writes on a full disk
+//! fail with ENOSPC, without the root a small mount would need.
 
 mod common;
 
 use std::fs::File;
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStderr, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{SECRET, review_comment};
+use common::{SECRET, review_comment, scalar};
+use gitlore::domain::job::{CheckRun, Job, Occasion};
 use gitlore::domain::{Repo, RepoName};
 use gitlore::events::Installation;
 use gitlore::server::signature;
-use gitlore::store::jobs::{self, JobKind};
+use gitlore::store::jobs;
 use gitlore::store::{self, Store, repos};
 
 /// Where a case sends the server's stdout and stderr.
@@ -30,6 +35,10 @@ enum LogSink {
     DevFull,
     /// A pipe whose reading end is closed at once: every write fails with EPIPE.
     ClosedPipe,
+    /// A pipe that is never read: once its buffer is full, every write blocks.
+    StuckPipe,
+    /// A file (in the data directory, so that it fills up with it).
+    File(PathBuf),
 }
 
 /// How a case starts the server.
@@ -58,6 +67,8 @@ impl<'a> Launch<'a> {
 struct Server {
     child: Child,
     port: u16,
+    /// The reading end of a [`LogSink::StuckPipe`], kept open and unread.
+    stuck_stderr: Option<ChildStderr>,
 }
 
 impl Server {
@@ -96,12 +107,33 @@ impl Server {
             LogSink::DevFull => command
                 .stdout(File::create("/dev/full").unwrap())
                 .stderr(File::create("/dev/full").unwrap()),
-            LogSink::ClosedPipe => command.stdout(Stdio::piped()).stderr(Stdio::piped()),
+            LogSink::ClosedPipe | LogSink::StuckPipe => {
+                command.stdout(Stdio::piped()).stderr(Stdio::piped())
+            }
+            LogSink::File(ref path) => {
+                let log = File::create(path).unwrap();
+                command.stdout(log.try_clone().unwrap()).stderr(log)
+            }
         };
+        // SIGXFSZ ignored: a write past a file-size limit fails (EFBIG) instead of killing.
+        // SAFETY: `signal` is async-signal-safe; nothing else runs between fork and exec.
+        unsafe {
+            command.pre_exec(|| {
+                libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+                Ok(())
+            });
+        }
         let mut child = command.spawn().unwrap();
         drop(child.stdout.take());
-        drop(child.stderr.take());
-        let mut server = Server { child, port };
+        let stuck_stderr = child
+            .stderr
+            .take()
+            .filter(|_| matches!(launch.log, LogSink::StuckPipe));
+        let mut server = Server {
+            child,
+            port,
+            stuck_stderr,
+        };
         let deadline = Instant::now() + Duration::from_secs(30);
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
             if let Some(status) = server.exited() {
@@ -120,6 +152,42 @@ impl Server {
         self.child.try_wait().unwrap()
     }
 
+    /// Sets the soft limit on the size of any file the server writes (None: no limit).
+    fn limit_file_size(&self, bytes: Option<u64>) {
+        let limit = libc::rlimit {
+            rlim_cur: bytes.unwrap_or(libc::RLIM_INFINITY),
+            rlim_max: libc::RLIM_INFINITY,
+        };
+        let pid = libc::pid_t::try_from(self.child.id()).unwrap();
+        // SAFETY: plain system call on a child of this process; the pointers outlive it.
+        let done = unsafe { libc::prlimit(pid, libc::RLIMIT_FSIZE, &limit, std::ptr::null_mut()) };
+        assert_eq!(done, 0, "{}", std::io::Error::last_os_error());
+    }
+
+    /// Reads what waits in a [`LogSink::StuckPipe`] (and what follows within `within`).
+    fn read_stuck_log(&mut self, within: Duration) -> Vec<u8> {
+        let Some(mut pipe) = self.stuck_stderr.take() else {
+            return Vec::new();
+        };
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut chunk = [0_u8; 65536];
+            while let Ok(read @ 1..) = pipe.read(&mut chunk) {
+                if sender.send(chunk[..read].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        let deadline = Instant::now() + within;
+        let mut log = Vec::new();
+        while let Ok(chunk) =
+            receiver.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
+            log.extend(chunk);
+        }
+        log
+    }
+
     /// `GET /healthz`: the status code, or None without an answer within `within`.
     fn healthz(&self, within: Duration) -> Option<u16> {
         let request = "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
@@ -128,11 +196,21 @@ impl Server {
 
     /// Posts a signed review-comment delivery; returns the status code.
     fn deliver(&self, n: i64) -> Option<u16> {
-        let payload = review_comment("created", n, &format!("Comment {n}: check the bounds."), 0);
+        self.deliver_comment(n, &format!("Comment {n}: check the bounds."))
+    }
+
+    /// Posts a signed delivery of review comment `n` saying `text`; returns the status code.
+    fn deliver_comment(&self, n: i64, text: &str) -> Option<u16> {
+        self.deliver_as(&format!("fault-{n}"), n, text)
+    }
+
+    /// Posts a signed delivery with the id `id` of review comment `n` saying `text`.
+    fn deliver_as(&self, id: &str, n: i64, text: &str) -> Option<u16> {
+        let payload = review_comment("created", n, text, 0);
         let body = serde_json::to_vec(&payload).unwrap();
         let head = format!(
             "POST /webhook HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n\
-             X-GitHub-Event: pull_request_review_comment\r\nX-GitHub-Delivery: fault-{n}\r\n\
+             X-GitHub-Event: pull_request_review_comment\r\nX-GitHub-Delivery: {id}\r\n\
              X-Hub-Signature-256: {}\r\nContent-Length: {}\r\n\r\n",
             signature::sign(SECRET.as_bytes(), &body),
             body.len()
@@ -179,12 +257,6 @@ fn status(answer: &str) -> Option<u16> {
     answer.split_whitespace().nth(1)?.parse().ok()
 }
 
-fn scalar(db: &Path, sql: &str) -> i64 {
-    let conn = rusqlite::Connection::open(db).unwrap();
-    conn.busy_timeout(Duration::from_secs(5)).unwrap();
-    conn.query_row(sql, [], |r| r.get(0)).unwrap()
-}
-
 /// Waits up to `limit` for `done`; returns how long it took, or None.
 fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> Option<Duration> {
     let start = Instant::now();
@@ -214,8 +286,15 @@ impl Outcome {
     }
 }
 
-/// Deliveries sent in the log-sink cases.
+/// Deliveries sent in the log-sink cases that fail at once.
 const LOG_CASE_DELIVERIES: i64 = 40;
+
+/// Deliveries sent into a stuck log pipe: their logs are many times a pipe's 64 KiB and more than
+/// the log queue holds.
+const STUCK_PIPE_DELIVERIES: i64 = 1000;
+
+/// A pipe's buffer on Linux.
+const PIPE_BUFFER: usize = 64 * 1024;
 
 /// The server logs at debug level into a sink that fails: it starts, takes signed deliveries,
 /// processes them and stays healthy.
@@ -226,31 +305,189 @@ fn log_sink_case(case: &'static str, sink: LogSink, tried: &str) -> Outcome {
     launch.log_level = "debug";
     let held = (|| {
         let mut server = Server::start(&launch)?;
-        let accepted = (1..=LOG_CASE_DELIVERIES)
-            .filter(|n| server.deliver(*n) == Some(202))
-            .count();
-        if let Some(status) = server.exited() {
-            return Err(format!("the server exited ({status})"));
-        }
-        if accepted as i64 != LOG_CASE_DELIVERIES {
-            return Err(format!(
-                "{accepted}/{LOG_CASE_DELIVERIES} deliveries accepted"
-            ));
-        }
-        let db = store::database_path(dir.path());
-        let processed = wait_for(Duration::from_secs(30), || {
-            scalar(&db, "SELECT count(*) FROM deliveries WHERE state = 'done'")
-                == LOG_CASE_DELIVERIES
-        });
-        if processed.is_none() {
-            return Err("deliveries left unprocessed".into());
-        }
+        let accepted = take_deliveries(&mut server, dir.path(), LOG_CASE_DELIVERIES)?;
         match server.healthz(Duration::from_secs(2)) {
             Some(200) => Ok(format!("{accepted} accepted and processed, /healthz 200")),
             other => Err(format!("/healthz answered {other:?}")),
         }
     })();
     Outcome::new(case, tried, held)
+}
+
+/// Sends `count` deliveries, each of which must be answered 202, and waits until all are
+/// processed; Err at the first that is not, or if the server exits.
+fn take_deliveries(server: &mut Server, data_dir: &Path, count: i64) -> Result<i64, String> {
+    take_deliveries_as(server, data_dir, count, |n| format!("fault-{n}"))
+}
+
+/// [`take_deliveries`] with the delivery ids `id` makes.
+fn take_deliveries_as(
+    server: &mut Server,
+    data_dir: &Path,
+    count: i64,
+    id: impl Fn(i64) -> String,
+) -> Result<i64, String> {
+    for n in 1..=count {
+        if let Some(status) = server.exited() {
+            return Err(format!("the server exited ({status})"));
+        }
+        match server.deliver_as(&id(n), n, &format!("Comment {n}: check the bounds.")) {
+            Some(202) => {}
+            other => return Err(format!("delivery {n} of {count} answered {other:?}")),
+        }
+    }
+    let db = store::database_path(data_dir);
+    let processed = wait_for(Duration::from_secs(30), || {
+        scalar(&db, "SELECT count(*) FROM deliveries WHERE state = 'done'") == count
+    });
+    match processed {
+        Some(_) => Ok(count),
+        None => Err("deliveries left unprocessed".into()),
+    }
+}
+
+/// The server logs at debug level into a pipe nobody reads: deliveries are still answered and
+/// processed, `/healthz` answers, and the log says how many lines it dropped.
+fn stuck_pipe_case() -> Outcome {
+    let dir = tempfile::tempdir().unwrap();
+    let mut launch = Launch::new(dir.path());
+    launch.log = LogSink::StuckPipe;
+    launch.log_level = "trace";
+    let held = (|| {
+        let mut server = Server::start(&launch)?;
+        // The longest delivery ids accepted: every log line of a delivery names its id.
+        let accepted = take_deliveries_as(&mut server, dir.path(), STUCK_PIPE_DELIVERIES, |n| {
+            format!("{n:0>200}")
+        })?;
+        if server.healthz(Duration::from_secs(2)) != Some(200) {
+            return Err("/healthz did not answer 200".into());
+        }
+        let log = server.read_stuck_log(Duration::from_secs(3));
+        let log = String::from_utf8_lossy(&log);
+        if log.len() < PIPE_BUFFER {
+            return Err(format!("the pipe never filled: {} bytes of log", log.len()));
+        }
+        let dropped: u64 = log
+            .lines()
+            .filter_map(|line| {
+                line.split_once("log lines dropped")?
+                    .1
+                    .split_once("dropped=")?
+                    .1
+                    .parse::<u64>()
+                    .ok()
+            })
+            .sum();
+        if dropped == 0 {
+            return Err(format!(
+                "no notice of dropped log lines in {} lines of log",
+                log.lines().count()
+            ));
+        }
+        Ok(format!(
+            "{accepted} accepted and processed, /healthz 200; {} KiB of log, {dropped} lines dropped and counted",
+            log.len() / 1024
+        ))
+    })();
+    Outcome::new(
+        "log pipe not read",
+        "stderr a pipe nobody reads, trace level",
+        held,
+    )
+}
+
+/// A review comment of about 48 KiB that does not compress.
+fn incompressible_comment(seed: i64) -> String {
+    let mut state = seed.unsigned_abs().wrapping_mul(6_364_136_223_846_793_005) | 1;
+    (0..48 * 1024)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            char::from(b'a' + u8::try_from((state >> 33) % 26).unwrap())
+        })
+        .collect()
+}
+
+/// The largest file in `dir`.
+fn largest_file(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.metadata().ok())
+        .map(|metadata| metadata.len())
+        .max()
+        .unwrap_or(0)
+}
+
+/// The data directory fills up (its log with it): every delivery is either stored (202) or
+/// refused with 503 so that GitHub can redeliver it; `/healthz` says the store cannot write;
+/// once space returns, the refused ones are redelivered and everything stored is processed.
+fn disk_full_case() -> Outcome {
+    const SENT: i64 = 40;
+    let dir = tempfile::tempdir().unwrap();
+    let mut launch = Launch::new(dir.path());
+    launch.log = LogSink::File(dir.path().join("gitlore.log"));
+    launch.env = vec![("GITLORE_WORKER_LEASE_SECS", "2".to_string())];
+    let tried = format!(
+        "data directory and log full (file-size limit) during {SENT} deliveries of 48 KiB, then space back"
+    );
+    let held = (|| {
+        let mut server = Server::start(&launch)?;
+        take_deliveries(&mut server, dir.path(), 3)?;
+        // Room for a few more deliveries, then none.
+        server.limit_file_size(Some(largest_file(dir.path()) + 200 * 1024));
+        let mut stored = Vec::new();
+        let mut refused = Vec::new();
+        for n in 4..4 + SENT {
+            match server.deliver_comment(n, &incompressible_comment(n)) {
+                Some(202) => stored.push(n),
+                Some(503) => refused.push(n),
+                other => return Err(format!("delivery {n} answered {other:?} on a full disk")),
+            }
+        }
+        if refused.is_empty() {
+            return Err("the file-size limit never bit".into());
+        }
+        let health_when_full = server.healthz(Duration::from_secs(2));
+        if let Some(status) = server.exited() {
+            return Err(format!("the server exited ({status})"));
+        }
+        server.limit_file_size(None);
+        for n in &refused {
+            match server.deliver_comment(*n, &incompressible_comment(*n)) {
+                Some(202) => {}
+                other => {
+                    return Err(format!(
+                        "redelivery of {n} answered {other:?} with space back"
+                    ));
+                }
+            }
+        }
+        let db = store::database_path(dir.path());
+        let everything = 3 + SENT;
+        let processed = wait_for(Duration::from_secs(60), || {
+            scalar(&db, "SELECT count(*) FROM deliveries WHERE state = 'done'") == everything
+        });
+        if processed.is_none() {
+            let done = scalar(&db, "SELECT count(*) FROM deliveries WHERE state = 'done'");
+            return Err(format!(
+                "{done} of {everything} deliveries processed with space back"
+            ));
+        }
+        let comments = scalar(&db, "SELECT count(*) FROM comments");
+        if comments != everything {
+            return Err(format!("{comments} of {everything} comments stored"));
+        }
+        match (health_when_full, server.healthz(Duration::from_secs(2))) {
+            (Some(503), Some(200)) => Ok(format!(
+                "{} stored, {} refused with 503 and redelivered; /healthz 503 when full, 200 after; all {everything} processed",
+                stored.len(),
+                refused.len()
+            )),
+            other => Err(format!("/healthz answered {other:?} (when full, after)")),
+        }
+    })();
+    Outcome::new("data directory full", tried, held)
 }
 
 /// A job leased when the process is killed with SIGKILL runs again soon after a restart, once.
@@ -332,15 +569,11 @@ fn seed_job(db: &Path) {
         .write(|tx| {
             repos::upsert_installation(tx, &installation, false)?;
             repos::upsert_repo(tx, &repo, Some(1), true)?;
-            jobs::enqueue(
-                tx,
-                JobKind::CheckRun,
-                7,
-                "check:7:abc",
-                &serde_json::json!({"head_sha": "abc", "pr": 1}),
-                0,
-            )
-            .map(drop)
+            let job = Job::CheckRun(CheckRun {
+                pr: 1,
+                head_sha: "abc".into(),
+            });
+            jobs::enqueue(tx, 7, &job, Occasion::Once, 0).map(drop)
         })
         .unwrap();
 }
@@ -517,6 +750,8 @@ fn fault_injection_suite() {
                 "stdout and stderr pipes closed by the reader, debug level",
             )]
         }),
+        std::thread::spawn(|| vec![stuck_pipe_case()]),
+        std::thread::spawn(|| vec![disk_full_case()]),
         std::thread::spawn(|| vec![kill_during_job_case()]),
         std::thread::spawn(slow_client_cases),
         std::thread::spawn(|| vec![idle_connections_case()]),

@@ -380,7 +380,7 @@ async fn findings_issue_edits_queue_dismissals() {
     let mut edited = fixture("issues.edited.0.json");
     edited["issue"]["body"] = json!(format!(
         "{}\n- [x] dismiss `f-1`",
-        gitlore::ingest::FINDINGS_MARKER
+        gitlore::domain::markers::FINDINGS_MARKER
     ));
     app.send("issues", &edited).await;
     app.drain();

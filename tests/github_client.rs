@@ -2,36 +2,21 @@
 //! for real, token caching by installation, retries, rate limits, no duplicated creates, and
 //! pagination that keeps the token on a non-github.com host.
 
+mod common;
 mod fake_github;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
+use common::pause::Recorder;
 use fake_github::{FakeGitHub, Fault, Target};
 use gitlore::clock::ManualClock;
 use gitlore::config::Secret;
 use gitlore::domain::RepoName;
 use gitlore::github::auth::AppKey;
-use gitlore::github::client::{FileContent, GitHub, NewIssue, Pause};
+use gitlore::github::client::{FileContent, GitHub, NewIssue};
 
 const APP_ID: i64 = 4242;
-
-/// Records every wait instead of sleeping, and moves the client's clock by it.
-struct Recorder {
-    waits: Mutex<Vec<Duration>>,
-    clock: Arc<ManualClock>,
-}
-
-impl Pause for Recorder {
-    fn pause(
-        &self,
-        duration: Duration,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + '_>> {
-        self.waits.lock().unwrap().push(duration);
-        self.clock.advance_ms(duration.as_millis() as i64);
-        Box::pin(async {})
-    }
-}
 
 struct Setup {
     gh: FakeGitHub,
@@ -48,10 +33,7 @@ async fn setup() -> Setup {
         m.add_installation(8, "other", &["other/thing"]);
     });
     let clock = Arc::new(ManualClock::new(gh.now_ms()));
-    let pauses = Arc::new(Recorder {
-        waits: Mutex::new(Vec::new()),
-        clock: clock.clone(),
-    });
+    let pauses = Arc::new(Recorder::new(clock.clone()));
     let key = AppKey::new(APP_ID, &Secret::new(fake_github::test_private_key_pem())).unwrap();
     let client = GitHub::new(&gh.base_url(), key, clock.clone(), pauses.clone()).unwrap();
     Setup {
@@ -115,7 +97,7 @@ async fn a_502_is_retried_and_a_secondary_rate_limit_is_waited_out() {
         s.client.default_branch(7, &widgets()).await.unwrap(),
         "main"
     );
-    let waits = s.pauses.waits.lock().unwrap().clone();
+    let waits = s.pauses.waits();
     assert_eq!(waits.len(), 2, "{waits:?}");
     assert!(
         waits[0] >= Duration::from_millis(500),
@@ -294,7 +276,7 @@ async fn only_content_creating_requests_count_towards_the_per_minute_cap() {
             .unwrap();
     }
     assert!(
-        s.pauses.waits.lock().unwrap().is_empty(),
+        s.pauses.waits().is_empty(),
         "GraphQL queries create nothing: no pause"
     );
     for n in 0..81 {
@@ -310,7 +292,7 @@ async fn only_content_creating_requests_count_towards_the_per_minute_cap() {
             .await
             .unwrap();
     }
-    let waits = s.pauses.waits.lock().unwrap().clone();
+    let waits = s.pauses.waits();
     assert_eq!(
         waits.len(),
         1,
@@ -334,7 +316,7 @@ async fn a_spent_graphql_limit_is_waited_out_until_its_reset() {
         .await
         .unwrap();
     assert!(data["rateLimit"]["remaining"].is_number(), "{data}");
-    let waits = s.pauses.waits.lock().unwrap().clone();
+    let waits = s.pauses.waits();
     assert_eq!(waits.len(), 1, "{waits:?}");
     assert!(
         waits[0] >= Duration::from_secs(29) && waits[0] <= Duration::from_secs(31),

@@ -2,17 +2,18 @@
 //! reactions, PR files over several pages, collaborator permissions, check runs created once,
 //! pinning with GitHub's 3-pin limit, and the App's installation look-up.
 
+mod common;
 mod fake_github;
 
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
+use common::pause::Recorder;
 use fake_github::{FakeGitHub, Fault, Role, Target};
 use gitlore::clock::ManualClock;
 use gitlore::config::Secret;
 use gitlore::domain::RepoName;
 use gitlore::github::auth::AppKey;
-use gitlore::github::client::{GitHub, Pause};
+use gitlore::github::client::GitHub;
 use gitlore::github::ops::checks::{CheckOutput, CheckRunFields};
 use gitlore::github::ops::comments::{Reaction, ReactionTarget};
 use gitlore::github::ops::issues::{IssueState, IssueUpdate, PinOutcome};
@@ -22,26 +23,12 @@ const APP_ID: i64 = 4242;
 const INSTALLATION: i64 = 7;
 const REPO: &str = "acme/widgets";
 
-/// Moves the client's clock by each wait instead of sleeping.
-struct NoSleep(Arc<ManualClock>, Mutex<Vec<Duration>>);
-
-impl Pause for NoSleep {
-    fn pause(
-        &self,
-        duration: Duration,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + '_>> {
-        self.1.lock().unwrap().push(duration);
-        self.0.advance_ms(duration.as_millis() as i64);
-        Box::pin(async {})
-    }
-}
-
 async fn setup() -> (FakeGitHub, GitHub) {
     let gh = FakeGitHub::start().await;
     gh.with_test_app(APP_ID, "gitlore");
     gh.seed(|m| m.add_installation(INSTALLATION, "acme", &[REPO]));
     let clock = Arc::new(ManualClock::new(gh.now_ms()));
-    let pause = Arc::new(NoSleep(clock.clone(), Mutex::new(Vec::new())));
+    let pause = Arc::new(Recorder::new(clock.clone()));
     let key = AppKey::new(APP_ID, &Secret::new(fake_github::test_private_key_pem())).unwrap();
     let client = GitHub::new(&gh.base_url(), key, clock, pause).unwrap();
     (gh, client)

@@ -68,6 +68,7 @@ async fn a_spent_daily_budget_hands_over_to_the_built_in_components_until_the_ne
         model: "m".into(),
         timeout: Duration::from_secs(5),
         max_tokens: 100,
+        context_tokens: 128_000,
         max_retry_wait: Duration::ZERO,
         daily_tokens: Some(TOKENS_PER_CALL),
     })

@@ -1,5 +1,6 @@
 //! The LLM classifier against fake OpenAI-compatible and Anthropic servers over HTTP: batching,
-//! tolerant parsing, fallbacks that are retried, caching, rate limits and timeouts.
+//! tolerant parsing, fallbacks that are retried, caching, rate limits, timeouts and requests
+//! bounded by the model's context.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -12,8 +13,8 @@ use serde_json::{Value, json};
 
 use gitlore::config::Secret;
 use gitlore::knowledge::classify::CommentText;
-use gitlore::knowledge::classify::llm::{Input, LlmClassifier, Source};
-use gitlore::llm::{LlmClient, LlmSettings, Provider};
+use gitlore::knowledge::classify::llm::{Input, LlmClassifier, PROMPT, Source};
+use gitlore::llm::{LlmClient, LlmSettings, Message, Provider, estimate_tokens, prompt_tokens};
 use gitlore::store::Store;
 
 /// How the fake model answers one request: status, headers, and the text of the answer.
@@ -104,6 +105,7 @@ async fn fake(provider: Provider, script: Script) -> (LlmSettings, Arc<Mutex<Vec
         model: "test-model".into(),
         timeout: Duration::from_millis(800),
         max_tokens: 1000,
+        context_tokens: 128_000,
         max_retry_wait: Duration::from_secs(2),
         daily_tokens: None,
     };
@@ -344,6 +346,70 @@ async fn a_timeout_or_a_long_rate_limit_falls_back_to_builtin_and_caches_nothing
     );
     assert!(
         stats.errors[0].contains("rate limited"),
+        "{:?}",
+        stats.errors
+    );
+}
+
+#[tokio::test]
+async fn requests_hold_only_what_fits_the_context_and_an_oversized_comment_is_never_sent() {
+    let (mut settings, requests) =
+        fake(Provider::OpenAi, Arc::new(|_, user| ok(good_answer(user)))).await;
+    // Room for the prompt and about one comment, not three.
+    settings.context_tokens =
+        u32::try_from(estimate_tokens(PROMPT) + 60).unwrap() + settings.max_tokens;
+    let client = LlmClient::new(settings.clone()).unwrap();
+    let oversized = "Why? ".repeat(200);
+    let bodies = [BODIES[0], BODIES[1], BODIES[2], oversized.as_str()];
+    let hashes: Vec<String> = bodies
+        .iter()
+        .map(|b| gitlore::ingest::body_hash(b))
+        .collect();
+    let inputs: Vec<Input<'_>> = bodies
+        .iter()
+        .zip(&hashes)
+        .enumerate()
+        .map(|(i, (body, hash))| Input {
+            id: format!("c{i}"),
+            body_hash: hash,
+            text: CommentText {
+                body,
+                path: None,
+                diff_hunk: None,
+            },
+        })
+        .collect();
+    let (_dir, store) = store();
+    let (results, stats) = LlmClassifier {
+        client: &client,
+        store: &store,
+    }
+    .classify(&inputs)
+    .await
+    .unwrap();
+    let sent = requests.lock().unwrap().clone();
+    assert!(sent.len() > 1, "three comments do not fit one request");
+    for request in &sent {
+        let user = request["messages"][1]["content"].as_str().unwrap();
+        assert!(
+            prompt_tokens(PROMPT, &[Message::user(user)]) <= client.prompt_budget(),
+            "{user}"
+        );
+        assert!(!asked_ids(user).contains(&"c3".to_string()), "never sent");
+    }
+    let sources: Vec<Source> = results.iter().map(|(_, source)| *source).collect();
+    assert_eq!(
+        sources,
+        [
+            Source::Model,
+            Source::Model,
+            Source::Model,
+            Source::Fallback
+        ]
+    );
+    assert_eq!(stats.errors.len(), 1, "{:?}", stats.errors);
+    assert!(
+        stats.errors[0].contains("the model's context"),
         "{:?}",
         stats.errors
     );

@@ -626,6 +626,7 @@ async fn slow_fake(script: Script, delay: Duration) -> (LlmClient, Arc<Mutex<Vec
         model: "test-model".into(),
         timeout: Duration::from_secs(5),
         max_tokens: 2000,
+        context_tokens: 128_000,
         max_retry_wait: Duration::from_secs(1),
         daily_tokens: None,
     })

@@ -449,6 +449,7 @@ async fn configured_models_are_used_and_their_failures_fall_back_to_builtin() {
         model: "m".into(),
         timeout: Duration::from_secs(5),
         max_tokens: 1000,
+        context_tokens: 128_000,
         max_retry_wait: Duration::from_secs(1),
         daily_tokens: None,
     })

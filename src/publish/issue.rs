@@ -5,9 +5,9 @@
 use anyhow::Result;
 
 use crate::domain::RepoName;
+use crate::domain::markers::FINDINGS_MARKER;
 use crate::github::client::{GitHub, HttpError, NewIssue};
 use crate::github::ops::issues::{IssueUpdate, PinOutcome};
-use crate::ingest::FINDINGS_MARKER;
 use crate::render::wording;
 use crate::repo_config::IssueSettings;
 use crate::store::Store;

@@ -248,7 +248,7 @@ pub fn refresh_action() -> Action {
     Action {
         label: wording::REFRESH_LABEL,
         description: wording::REFRESH_DESCRIPTION,
-        identifier: crate::ingest::REFRESH_ACTION,
+        identifier: crate::domain::markers::REFRESH_ACTION,
     }
 }
 

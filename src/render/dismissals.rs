@@ -7,18 +7,14 @@
 
 use std::collections::HashMap;
 
+use crate::domain::markers::{DISMISS_OPEN, HIDDEN_CLOSE};
 use crate::render::wording;
-
-/// Opens the hidden comment that names a box's finding.
-const ID_OPEN: &str = "<!-- gitlore:dismiss ";
-/// Closes it.
-const ID_CLOSE: &str = " -->";
 
 /// The dismiss box of finding `id` (characters outside `[A-Za-z0-9._:-]` dropped from the id, so
 /// it cannot end the comment).
 pub fn dismiss_box(id: &str) -> String {
     format!(
-        "- [ ] {} {ID_OPEN}{}{ID_CLOSE}",
+        "- [ ] {} {DISMISS_OPEN}{}{HIDDEN_CLOSE}",
         wording::DISMISS_LABEL,
         safe_id(id)
     )
@@ -55,8 +51,8 @@ fn parse_box(line: &str) -> Option<(String, bool)> {
         "[x]" | "[X]" => true,
         _ => return None,
     };
-    let (_, after) = item[3..].split_once(ID_OPEN)?;
-    let (id, _) = after.split_once(ID_CLOSE)?;
+    let (_, after) = item[3..].split_once(DISMISS_OPEN)?;
+    let (id, _) = after.split_once(HIDDEN_CLOSE)?;
     (!id.is_empty() && id == safe_id(id)).then(|| (id.to_string(), ticked))
 }
 

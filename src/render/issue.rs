@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::domain::RepoName;
-use crate::ingest::FINDINGS_MARKER;
+use crate::domain::markers::FINDINGS_MARKER;
 use crate::knowledge::findings::{Category, Finding};
 use crate::render::dismissals::dismiss_box;
 use crate::render::evidence::{Sources, evidence_line, files_list};

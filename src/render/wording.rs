@@ -7,13 +7,6 @@ use chrono::DateTime;
 use crate::knowledge::findings::{Category, EvidenceKind, Severity};
 use crate::render::links::{code_span, truncate};
 
-/// The findings issue's title when the repo config names none (the same text as
-/// `repo_config`'s default).
-pub const DEFAULT_ISSUE_TITLE: &str = "What our reviews keep teaching us (gitlore)";
-
-/// The name of the check run.
-pub const CHECK_RUN_NAME: &str = "gitlore";
-
 /// Marks a finding first seen in this run.
 pub const NEW_MARKER: &str = "**new**";
 
@@ -379,7 +372,6 @@ mod tests {
     fn refresh_button_fits_githubs_limits() {
         assert!(REFRESH_LABEL.chars().count() <= 20);
         assert!(REFRESH_DESCRIPTION.chars().count() <= 40);
-        assert!(crate::ingest::REFRESH_ACTION.chars().count() <= 20);
     }
 
     #[test]
@@ -415,12 +407,6 @@ mod tests {
             ),
             "{year}"
         );
-    }
-
-    #[test]
-    fn the_default_title_is_the_repo_configs() {
-        let config = crate::repo_config::RepoConfig::default();
-        assert_eq!(DEFAULT_ISSUE_TITLE, config.issue.title);
     }
 
     #[test]

@@ -1,10 +1,10 @@
 //! The backfill and analysis jobs: read the history, analyse, publish the findings issue.
 
 use anyhow::Result;
-use serde_json::json;
 
 use super::RepoJob;
 use crate::analysis::{self, Request};
+use crate::domain::job::{Analysis, AnalysisReason, Job, analysis_key};
 use crate::github::backfill::{BackfillRequest, Backfiller};
 use crate::github::client::{As, is_transient};
 use crate::knowledge::theme_run::Models;
@@ -12,8 +12,7 @@ use crate::publish::{self, IssueContext, issue};
 use crate::render::issue::render_issue;
 use crate::render::wording;
 use crate::repo_config::{self, CONFIG_PATH, ConfigProblem, Resolved};
-use crate::scheduler;
-use crate::store::jobs::{self, JobKind};
+use crate::store::jobs;
 use crate::store::run_reports;
 
 impl RepoJob<'_> {
@@ -53,12 +52,13 @@ impl RepoJob<'_> {
         };
         tracing::info!(%repo, prs = summary.progress.prs_done, already_done = summary.already_done, "backfill finished");
         let now = runner.clock.now_ms();
-        let key = scheduler::analysis_key(self.repo_id);
         runner.store.write_derived(|tx| {
-            let payload = json!({ "reason": "backfill" });
-            jobs::enqueue_again(tx, JobKind::Analysis, self.repo_id, &key, &payload, now)?;
+            let job = Job::Analysis(Analysis {
+                reason: AnalysisReason::Backfill,
+            });
+            jobs::enqueue_again(tx, self.repo_id, &job, now)?;
             // One the scheduler queued meanwhile may be waiting out its jitter.
-            jobs::hasten(tx, &key, now)
+            jobs::hasten(tx, &analysis_key(self.repo_id), now)
         })
     }
 

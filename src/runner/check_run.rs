@@ -1,9 +1,10 @@
 //! The check-run job: the findings that apply to a pull request's head commit.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
-use super::{RepoJob, number, text};
+use super::RepoJob;
 use crate::analysis::window_start;
+use crate::domain::job::CheckRun;
 use crate::publish::check_run::{self, CheckRunInput, CheckRunOutcome};
 use crate::publish::{self, commit_link_base};
 use crate::render::check_run::PastComment;
@@ -13,10 +14,8 @@ use crate::store::{comments, findings, repos};
 impl RepoJob<'_> {
     /// A pull request was opened, pushed to or reopened: its head commit gets a check run,
     /// unless a newer commit has replaced it since.
-    pub(super) async fn check_run(&self) -> Result<()> {
-        let payload = &self.job.payload;
-        let pr = number(payload, "pr").context("The check-run job names no pull request")?;
-        let sha = text(payload, "head_sha").context("The check-run job names no commit")?;
+    pub(super) async fn check_run(&self, job: &CheckRun) -> Result<()> {
+        let (pr, sha) = (job.pr, job.head_sha.as_str());
         let stored = repos::pull_request_head(&self.runner.store.reader()?, self.repo_id, pr)?;
         if stored.as_deref().is_some_and(|head| head != sha) {
             tracing::info!(repo = %self.repo, pr, sha, "not the pull request's head any more: no check run");

@@ -4,45 +4,29 @@
 //! A reply carries a hidden marker with the command comment's id, so a retried job finds it
 //! instead of posting twice; reactions are idempotent on GitHub's side.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
-use super::{RepoJob, number, text};
+use super::RepoJob;
+use crate::domain::job::{Command, CommandJob, CommandSource};
+use crate::domain::markers::reply_marker;
 use crate::github::client::is_not_found;
 use crate::github::ops::comments::{Reaction, ReactionTarget};
 use crate::render::wording;
 use crate::store::{publications, repos};
 
-/// Where a command came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Source {
-    /// A pull-request comment: acknowledged with reactions, answered with replies.
-    Comment { comment_id: i64, pr: i64 },
-    /// The check run's Refresh button: no comment to react to or reply on.
-    CheckRunButton,
-}
-
 impl RepoJob<'_> {
-    pub(super) async fn command(&self) -> Result<()> {
-        let payload = &self.job.payload;
-        let command = text(payload, "command").context("The command job names no command")?;
-        let author = text(payload, "author").unwrap_or_default();
-        let source = match text(payload, "source") {
-            Some("check_run") => Source::CheckRunButton,
-            _ => Source::Comment {
-                comment_id: number(payload, "comment_id")
-                    .context("The command job names no comment")?,
-                pr: number(payload, "pr").context("The command job names no pull request")?,
-            },
-        };
-        match (command, source) {
-            ("refresh", _) => self.refresh(source, author).await,
-            ("help", Source::Comment { .. }) => self.reply(source, &wording::help_text()).await,
-            (other, Source::Comment { .. }) => {
-                let word = other.strip_prefix("unknown:").unwrap_or(other);
+    pub(super) async fn command(&self, job: &CommandJob) -> Result<()> {
+        let source = &job.source;
+        match (&job.command, source) {
+            (Command::Refresh, _) => self.refresh(source, &job.author).await,
+            (Command::Help, CommandSource::Comment { .. }) => {
+                self.reply(source, &wording::help_text()).await
+            }
+            (Command::Unknown(word), CommandSource::Comment { .. }) => {
                 self.reply(source, &wording::unknown_command(word)).await
             }
-            (other, Source::CheckRunButton) => {
-                tracing::warn!(repo = %self.repo, command = other, "unknown action from the check run: ignored");
+            (other, CommandSource::CheckRun { .. }) => {
+                tracing::warn!(repo = %self.repo, command = %other, "unknown action from the check run: ignored");
                 Ok(())
             }
         }
@@ -51,7 +35,7 @@ impl RepoJob<'_> {
     /// `/gitlore refresh`: the permission and cooldown checks (a refusal is answered with one
     /// reply and nothing else), then 👀, the analysis with the issue and this pull request's
     /// check run, then 🚀.
-    async fn refresh(&self, source: Source, author: &str) -> Result<()> {
+    async fn refresh(&self, source: &CommandSource, author: &str) -> Result<()> {
         let runner = self.runner;
         let allowed = runner
             .permissions
@@ -105,29 +89,22 @@ impl RepoJob<'_> {
 
     /// The pull request and head commit whose check run a refresh updates: the stored head of
     /// the commented pull request, or the button's commit.
-    fn refreshed_head(&self, source: Source) -> Result<Option<(i64, String)>> {
-        let payload = &self.job.payload;
+    fn refreshed_head(&self, source: &CommandSource) -> Result<Option<(i64, String)>> {
         match source {
-            Source::Comment { pr, .. } => {
+            CommandSource::Comment { pr, .. } => {
                 let stored =
-                    repos::pull_request_head(&self.runner.store.reader()?, self.repo_id, pr)?;
-                let sha = stored.or_else(|| text(payload, "head_sha").map(str::to_string));
-                Ok(sha.map(|sha| (pr, sha)))
+                    repos::pull_request_head(&self.runner.store.reader()?, self.repo_id, *pr)?;
+                Ok(stored.map(|sha| (*pr, sha)))
             }
-            Source::CheckRunButton => {
-                let pr = payload
-                    .get("prs")
-                    .and_then(|prs| prs.get(0))
-                    .and_then(serde_json::Value::as_i64);
-                let sha = text(payload, "head_sha").map(str::to_string);
-                Ok(pr.zip(sha))
+            CommandSource::CheckRun { head_sha, prs, .. } => {
+                Ok(prs.first().map(|pr| (*pr, head_sha.clone())))
             }
         }
     }
 
     /// Reacts to the command comment; a comment deleted meanwhile (404) is no reason to stop.
-    async fn react(&self, source: Source, reaction: Reaction) -> Result<()> {
-        let Source::Comment { comment_id, .. } = source else {
+    async fn react(&self, source: &CommandSource, reaction: Reaction) -> Result<()> {
+        let &CommandSource::Comment { comment_id, .. } = source else {
             return Ok(());
         };
         let reacted = self
@@ -150,8 +127,8 @@ impl RepoJob<'_> {
     }
 
     /// Replies once to the command comment; the Refresh button gets no reply.
-    async fn reply(&self, source: Source, text: &str) -> Result<()> {
-        let Source::Comment { comment_id, pr } = source else {
+    async fn reply(&self, source: &CommandSource, text: &str) -> Result<()> {
+        let &CommandSource::Comment { comment_id, pr } = source else {
             return Ok(());
         };
         let marker = reply_marker(comment_id);
@@ -162,9 +139,4 @@ impl RepoJob<'_> {
             .await?;
         Ok(())
     }
-}
-
-/// The hidden marker of the reply to comment `comment_id`.
-fn reply_marker(comment_id: i64) -> String {
-    format!("<!-- gitlore:reply {comment_id} -->")
 }

@@ -1,20 +1,18 @@
 //! The dismissals job: dismiss boxes ticked in the findings issue by someone with write access.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
-use super::{RepoJob, number, text};
+use super::RepoJob;
+use crate::domain::job::Dismissals;
 use crate::render::dismissals::ticked_dismissals;
 use crate::store::{findings, publications};
 
 impl RepoJob<'_> {
     /// Dismisses the findings whose box was ticked between the body gitlore published and the
     /// edited one, then publishes the issue again without them.
-    pub(super) async fn dismissals(&self) -> Result<()> {
+    pub(super) async fn dismissals(&self, job: &Dismissals) -> Result<()> {
         let runner = self.runner;
-        let payload = &self.job.payload;
-        let number = number(payload, "issue").context("The dismissals job names no issue")?;
-        let edited = text(payload, "body").unwrap_or_default();
-        let editor = text(payload, "editor").unwrap_or_default();
+        let (number, edited, editor) = (job.issue, job.body.as_str(), job.editor.as_str());
         let known = publications::findings_issue(&runner.store.reader()?, self.repo_id)?;
         let Some(known) = known.filter(|issue| issue.number == number) else {
             tracing::info!(repo = %self.repo, issue = number, "an edited issue that is not the findings issue: ignored");

@@ -78,9 +78,9 @@ impl LeaseKeeper {
 mod tests {
     use super::*;
     use crate::clock::SystemClock;
+    use crate::domain::job::{Analysis, AnalysisReason, Job, Occasion};
     use crate::domain::{Repo, RepoName};
     use crate::store::repos;
-    use serde_json::json;
 
     fn store_with_claimed_job(dir: &tempfile::TempDir, owner: &str, lease_ms: i64) -> Arc<Store> {
         let store = Arc::new(Store::open(&dir.path().join("gitlore.db")).unwrap());
@@ -94,7 +94,10 @@ mod tests {
                     private: false,
                 };
                 repos::upsert_repo(tx, &repo, None, true)?;
-                jobs::enqueue(tx, jobs::JobKind::Analysis, 1, "a", &json!({}), now)?;
+                let job = Job::Analysis(Analysis {
+                    reason: AnalysisReason::Schedule,
+                });
+                jobs::enqueue(tx, 1, &job, Occasion::Once, now)?;
                 jobs::claim(tx, owner, now, lease_ms).map(drop)
             })
             .unwrap();

@@ -18,19 +18,19 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use serde_json::Value;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::clock::Clock;
 use crate::domain::RepoName;
+use crate::domain::job::Job;
 use crate::github::client::GitHub;
 use crate::knowledge::embed::remote::RemoteEmbedder;
 use crate::knowledge::filter::NoiseRules;
 use crate::llm::LlmClient;
 use crate::render::links::LinkStyle;
 use crate::store::Store;
-use crate::store::jobs::{self, ClaimedJob, JobKind};
+use crate::store::jobs::{self, ClaimedJob};
 use crate::store::repos;
 
 pub use history::HistorySource;
@@ -215,7 +215,7 @@ impl Runner {
         let Some(outcome) = self.handle_leased(&job, &owner).await? else {
             tracing::warn!(
                 job = job.id,
-                kind = job.kind.as_str(),
+                kind = job.job.kind().as_str(),
                 "the job's lease was lost while it ran: abandoned"
             );
             return Ok(true);
@@ -228,13 +228,13 @@ impl Runner {
             Err(error) => {
                 let message = format!("{error:#}");
                 if job.attempts >= inner.settings.max_attempts {
-                    tracing::error!(job = job.id, kind = job.kind.as_str(), error = %message, "job failed for good");
+                    tracing::error!(job = job.id, kind = job.job.kind().as_str(), error = %message, "job failed for good");
                     inner
                         .store
                         .write_derived(|tx| jobs::fail(tx, job.id, &message))?;
                 } else {
                     let at = inner.settings.retry_at(now, job.attempts);
-                    tracing::warn!(job = job.id, kind = job.kind.as_str(), attempts = job.attempts, error = %message, "job failed: retrying later");
+                    tracing::warn!(job = job.id, kind = job.job.kind().as_str(), attempts = job.attempts, error = %message, "job failed: retrying later");
                     inner
                         .store
                         .write_derived(|tx| jobs::retry_later(tx, job.id, &message, at))?;
@@ -280,9 +280,9 @@ impl Inner {
             );
             return Ok(());
         };
-        let name = match job.kind {
-            // The backfill's payload keeps the name as GitHub spells it.
-            JobKind::Backfill => text(&job.payload, "repo").unwrap_or(&installed.full_name),
+        let name = match &job.job {
+            // The backfill keeps the name as GitHub spells it.
+            Job::Backfill(backfill) => &backfill.repo,
             _ => &installed.full_name,
         };
         let repo = RepoName::parse(name)
@@ -294,28 +294,18 @@ impl Inner {
             installation: installed.installation_id,
             repo,
         };
-        match job.kind {
-            JobKind::Backfill => context.backfill().await,
-            JobKind::Analysis => context.scheduled_analysis().await,
-            JobKind::CheckRun => context.check_run().await,
-            JobKind::Command => context.command().await,
-            JobKind::Dismissals => context.dismissals().await,
+        match &job.job {
+            Job::Backfill(_) => context.backfill().await,
+            Job::Analysis(_) => context.scheduled_analysis().await,
+            Job::CheckRun(check_run) => context.check_run(check_run).await,
+            Job::Command(command) => context.command(command).await,
+            Job::Dismissals(dismissals) => context.dismissals(dismissals).await,
         }
     }
 
     fn now_secs(&self) -> i64 {
         self.clock.now_ms().div_euclid(1000)
     }
-}
-
-/// A string field of a job's payload.
-fn text<'a>(payload: &'a Value, field: &str) -> Option<&'a str> {
-    payload.get(field).and_then(Value::as_str)
-}
-
-/// A number field of a job's payload.
-fn number(payload: &Value, field: &str) -> Option<i64> {
-    payload.get(field).and_then(Value::as_i64)
 }
 
 #[cfg(test)]

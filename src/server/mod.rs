@@ -55,16 +55,22 @@ pub fn router(state: AppState, webhook_path: &str) -> Router {
         .with_state(state)
 }
 
-/// `GET /healthz`: 200 while every part runs, 503 naming the parts that stopped.
+/// `GET /healthz`: 200 while every part runs and deliveries can be stored; else 503 naming the
+/// parts that stopped, or why the store cannot be written.
 async fn healthz(State(state): State<AppState>) -> (StatusCode, String) {
     let dead = state.health.dead();
-    if dead.is_empty() {
-        (StatusCode::OK, "ok\n".into())
-    } else {
+    if !dead.is_empty() {
         let parts = dead.join(", ");
-        (
+        return (
             StatusCode::SERVICE_UNAVAILABLE,
             format!("stopped: {parts}\n"),
-        )
+        );
+    }
+    match state.health.store_error() {
+        Some(error) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("cannot store deliveries: {error}\n"),
+        ),
+        None => (StatusCode::OK, "ok\n".into()),
     }
 }

@@ -2,58 +2,18 @@
 //! deduplicated so that the same work is never queued twice, and claimed by runners with a lease
 //! (an owner and an expiry), so that several runners can share the queue.
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
-/// A kind of job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum JobKind {
-    /// Read the repository's review history from GitHub.
-    Backfill,
-    /// Compute the check run of a pull request's head commit.
-    CheckRun,
-    /// Run a `/gitlore …` command or the check run's Refresh button.
-    Command,
-    /// Apply ticked "dismiss" boxes of the findings issue.
-    Dismissals,
-    /// Analyse the repository and publish its findings issue.
-    Analysis,
-}
+use crate::domain::job::{Job, JobKind, Occasion};
 
-impl JobKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            JobKind::Backfill => "backfill",
-            JobKind::CheckRun => "check_run",
-            JobKind::Command => "command",
-            JobKind::Dismissals => "dismissals",
-            JobKind::Analysis => "analysis",
-        }
-    }
-
-    /// The kind stored as `name`.
-    pub fn parse(name: &str) -> Result<JobKind> {
-        let all = [
-            JobKind::Backfill,
-            JobKind::CheckRun,
-            JobKind::Command,
-            JobKind::Dismissals,
-            JobKind::Analysis,
-        ];
-        match all.into_iter().find(|kind| kind.as_str() == name) {
-            Some(kind) => Ok(kind),
-            None => bail!("unknown job kind `{name}`"),
-        }
-    }
-}
-
-/// Queues a job unless one with the same `dedupe_key` exists. Returns whether it was queued.
+/// Queues `job` for repository `repo_id` unless the same work is queued already (the same
+/// [`Job::dedupe_key`]). Returns whether it was queued.
 pub fn enqueue(
     conn: &Connection,
-    kind: JobKind,
     repo_id: i64,
-    dedupe_key: &str,
-    payload: &serde_json::Value,
+    job: &Job,
+    occasion: Occasion<'_>,
     now_ms: i64,
 ) -> Result<bool> {
     let changed = conn
@@ -62,10 +22,10 @@ pub fn enqueue(
              VALUES (?1, ?2, ?3, ?4, ?5, ?5) ON CONFLICT (dedupe_key) DO NOTHING",
         )?
         .execute(params![
-            kind.as_str(),
+            job.kind().as_str(),
             repo_id,
-            dedupe_key,
-            payload.to_string(),
+            job.dedupe_key(repo_id, occasion),
+            job.fields_json()?,
             now_ms
         ])?;
     Ok(changed == 1)
@@ -98,16 +58,9 @@ pub fn list(conn: &Connection) -> Result<Vec<JobRow>> {
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
-/// Queues a job, or puts a finished one with the same `dedupe_key` back in the queue: for
+/// Queues `job`, or puts a finished one with the same dedupe key back in the queue: for
 /// recurring work such as a repository's analysis. A pending job keeps its place and payload.
-pub fn enqueue_again(
-    conn: &Connection,
-    kind: JobKind,
-    repo_id: i64,
-    dedupe_key: &str,
-    payload: &serde_json::Value,
-    run_after_ms: i64,
-) -> Result<()> {
+pub fn enqueue_again(conn: &Connection, repo_id: i64, job: &Job, run_after_ms: i64) -> Result<()> {
     conn.prepare_cached(
         "INSERT INTO jobs (kind, repo_id, dedupe_key, payload, run_after, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?5)
@@ -117,10 +70,10 @@ pub fn enqueue_again(
           WHERE jobs.state <> 'pending'",
     )?
     .execute(params![
-        kind.as_str(),
+        job.kind().as_str(),
         repo_id,
-        dedupe_key,
-        payload.to_string(),
+        job.dedupe_key(repo_id, Occasion::Once),
+        job.fields_json()?,
         run_after_ms
     ])?;
     Ok(())
@@ -152,54 +105,60 @@ pub fn has_pending(conn: &Connection, kind: JobKind, repo_id: i64) -> Result<boo
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClaimedJob {
     pub id: i64,
-    pub kind: JobKind,
     pub repo_id: Option<i64>,
-    pub payload: serde_json::Value,
+    pub job: Job,
     /// Including this one.
     pub attempts: i64,
 }
 
 /// Leases the oldest due job to `owner` until `now_ms + lease_ms`. A repository runs one job at
-/// a time: a job is not claimed while another job of its repository is leased.
+/// a time: a job is not claimed while another job of its repository is leased. A job whose
+/// stored kind or fields do not read fails for good, with why, and the next one is claimed.
 pub fn claim(
     conn: &Connection,
     owner: &str,
     now_ms: i64,
     lease_ms: i64,
 ) -> Result<Option<ClaimedJob>> {
-    let claimed = conn
-        .prepare_cached(
-            "UPDATE jobs SET lease_owner = ?1, lease_expires_at = ?2, attempts = attempts + 1
-              WHERE id = (SELECT j.id FROM jobs j
-                           WHERE j.state = 'pending' AND j.run_after <= ?3
-                             AND (j.lease_expires_at IS NULL OR j.lease_expires_at <= ?3)
-                             AND NOT EXISTS (SELECT 1 FROM jobs busy
-                                              WHERE busy.repo_id = j.repo_id AND busy.id <> j.id
-                                                AND busy.state = 'pending'
-                                                AND busy.lease_expires_at > ?3)
-                           ORDER BY j.run_after, j.id LIMIT 1)
-          RETURNING id, kind, repo_id, payload, attempts",
-        )?
-        .query_row(params![owner, now_ms + lease_ms, now_ms], |row| {
-            Ok((
-                row.get::<_, i64>(0)?,
-                row.get::<_, String>(1)?,
-                row.get::<_, Option<i64>>(2)?,
-                row.get::<_, String>(3)?,
-                row.get::<_, i64>(4)?,
-            ))
-        })
-        .optional()?;
-    let Some((id, kind, repo_id, payload, attempts)) = claimed else {
-        return Ok(None);
-    };
-    Ok(Some(ClaimedJob {
-        id,
-        kind: JobKind::parse(&kind)?,
-        repo_id,
-        payload: serde_json::from_str(&payload)?,
-        attempts,
-    }))
+    loop {
+        let claimed = conn
+            .prepare_cached(
+                "UPDATE jobs SET lease_owner = ?1, lease_expires_at = ?2, attempts = attempts + 1
+                  WHERE id = (SELECT j.id FROM jobs j
+                               WHERE j.state = 'pending' AND j.run_after <= ?3
+                                 AND (j.lease_expires_at IS NULL OR j.lease_expires_at <= ?3)
+                                 AND NOT EXISTS (SELECT 1 FROM jobs busy
+                                                  WHERE busy.repo_id = j.repo_id AND busy.id <> j.id
+                                                    AND busy.state = 'pending'
+                                                    AND busy.lease_expires_at > ?3)
+                               ORDER BY j.run_after, j.id LIMIT 1)
+              RETURNING id, kind, repo_id, payload, attempts",
+            )?
+            .query_row(params![owner, now_ms + lease_ms, now_ms], |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, Option<i64>>(2)?,
+                    row.get::<_, String>(3)?,
+                    row.get::<_, i64>(4)?,
+                ))
+            })
+            .optional()?;
+        let Some((id, kind, repo_id, payload, attempts)) = claimed else {
+            return Ok(None);
+        };
+        match JobKind::parse(&kind).and_then(|kind| Job::from_stored(kind, &payload)) {
+            Ok(job) => {
+                return Ok(Some(ClaimedJob {
+                    id,
+                    repo_id,
+                    job,
+                    attempts,
+                }));
+            }
+            Err(error) => fail(conn, id, &format!("{error:#}"))?,
+        }
+    }
 }
 
 /// Extends the lease `owner` holds on job `id` to `until_ms`. Returns whether it still held it.

@@ -4,6 +4,7 @@
 
 pub mod corpus;
 pub mod findings;
+pub mod pause;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -130,6 +131,14 @@ impl TestApp {
     pub fn path(&self) -> &Path {
         self.dir.path()
     }
+}
+
+/// One number from the database file `db` (opened on its own, as another process would).
+pub fn scalar(db: &Path, sql: &str) -> i64 {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.busy_timeout(std::time::Duration::from_secs(5))
+        .unwrap();
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
 }
 
 pub fn fixtures_dir() -> PathBuf {

@@ -9,9 +9,7 @@ use serde_json::Value;
 use super::super::client::{As, GitHub, MAX_ATTEMPTS, PER_PAGE, is_retryable};
 use super::{i64_field, str_field};
 use crate::domain::RepoName;
-
-/// The name of the bot's check run.
-pub const CHECK_RUN_NAME: &str = "gitlore";
+use crate::domain::markers::CHECK_RUN_NAME;
 
 /// A check run as the bot needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]

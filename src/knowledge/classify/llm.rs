@@ -4,7 +4,7 @@
 //! Review comments are untrusted: they are escaped and quoted as data inside `<comment>`
 //! elements, and the prompt tells the model never to follow text inside them. A comment without
 //! a usable answer gets the built-in labels and is asked again on the next run; a failure is
-//! never cached.
+//! never cached. A request holds as many comments as fit the model's context.
 
 use std::collections::{HashMap, HashSet};
 
@@ -14,7 +14,7 @@ use quick_xml::events::Event;
 use sha2::{Digest, Sha256};
 
 use super::{Classification, CommentText, Label, Scored, builtin};
-use crate::llm::LlmClient;
+use crate::llm::{LlmClient, Message, prompt_tokens};
 use crate::store::Store;
 use crate::store::llm_cache::{self, CacheKey};
 
@@ -93,7 +93,7 @@ impl LlmClassifier<'_> {
         let missing: Vec<usize> = (0..inputs.len())
             .filter(|i| results[*i].is_none())
             .collect();
-        for batch in missing.chunks(BATCH) {
+        for batch in &batches(self.client, &missing, inputs) {
             stats.requests += 1;
             let batch_inputs: Vec<&Input<'_>> = batch.iter().map(|i| &inputs[*i]).collect();
             let answers = match self
@@ -138,6 +138,26 @@ impl LlmClassifier<'_> {
             .collect();
         Ok((results, stats))
     }
+}
+
+/// Groups the comments to ask about (indices into `inputs`) into requests of at most [`BATCH`]
+/// comments whose prompt fits the model's context; a comment too long for any request goes alone
+/// (the client refuses it, and it gets the built-in labels).
+fn batches(client: &LlmClient, missing: &[usize], inputs: &[Input<'_>]) -> Vec<Vec<usize>> {
+    let fits = |batch: &[usize]| {
+        let batch: Vec<&Input<'_>> = batch.iter().map(|i| &inputs[*i]).collect();
+        prompt_tokens(PROMPT, &[Message::user(user_message(&batch))]) <= client.prompt_budget()
+    };
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    for &index in missing {
+        match out.last_mut() {
+            Some(batch) if batch.len() < BATCH && fits(&[batch.as_slice(), &[index]].concat()) => {
+                batch.push(index);
+            }
+            _ => out.push(vec![index]),
+        }
+    }
+    out
 }
 
 /// The user turn: the comments, escaped, as data.

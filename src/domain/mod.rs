@@ -1,6 +1,9 @@
 //! Domain types shared by the event parser, the store and the analysis: names and ids that mean
 //! one thing each.
 
+pub mod job;
+pub mod markers;
+
 use std::fmt;
 
 /// `owner/name` of a repository, lower-cased (GitHub names are case-insensitive).
