@@ -12,12 +12,13 @@
 //! its title without the figures the built-in synthesizer appends (" — raised in 3 PRs by 2
 //! reviewers"), plus the first sentence of its insight when that sentence holds no figure.
 //! Lessons with files are scoped to them (a directory `d/` as `d/**`); those without apply
-//! everywhere. Review text is defused as in the findings issue. Most severe first; lessons that
+//! everywhere. Review text is defused as in the findings issue (`select::for_agents`). Most severe first; lessons that
 //! do not fit are left out.
 
 use crate::knowledge::findings::{Category, Finding};
 use crate::lessons::report::RepoReport;
-use crate::render::links::{LinkStyle, code_span, untrusted};
+use crate::lessons::select::for_agents;
+use crate::render::links::code_span;
 
 use super::section;
 
@@ -63,10 +64,6 @@ pub enum Content {
 
 /// The report's lessons for agents, most severe first.
 pub fn lessons(report: &RepoReport) -> Vec<AgentLesson> {
-    let links = LinkStyle {
-        web_base: String::new(),
-        redirect_base: None,
-    };
     let mut findings: Vec<&Finding> = report
         .findings
         .iter()
@@ -80,7 +77,7 @@ pub fn lessons(report: &RepoReport) -> Vec<AgentLesson> {
             let globs: Vec<String> = finding.files.iter().filter_map(|f| glob(f)).collect();
             AgentLesson {
                 id: finding.id.clone(),
-                text: untrusted(&lesson_text(finding), &links, LESSON_CHARS),
+                text: for_agents(&lesson_text(finding), LESSON_CHARS),
                 paths: finding.files.clone(),
                 globs,
             }
