@@ -56,8 +56,19 @@ pub struct Outcome {
     pub new_ids: HashSet<String>,
     /// What fell back to a built-in component, and why.
     pub notes: Vec<String>,
-    /// Unix seconds: the window's start (0 for everything).
-    pub window_start: i64,
+    /// The review window the comments were taken from.
+    pub window: Window,
+}
+
+/// The review window of an analysis, and what it left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    /// Unix seconds: the start (0 for the whole history).
+    pub start: i64,
+    /// Unix seconds: the end.
+    pub end: i64,
+    /// Review comments (not noise) written before the start.
+    pub left_out: usize,
 }
 
 /// The start of a window of `months` ending at `end` (unix s); 0 months is everything.
@@ -105,6 +116,8 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
     .await?;
     let mut comments =
         stored::load_source_comments(&store.reader()?, request.repo_id, window_start)?;
+    let left_out =
+        stored::count_source_comments_before(&store.reader()?, request.repo_id, window_start)?;
     let before = Counted::of(&comments);
     comments.retain(|_, c| !exclusions.excludes_comment(&c.author, c.path.as_deref(), &c.body));
     let history = exclusions.filter_history(request.history);
@@ -195,7 +208,11 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
         listing,
         new_ids,
         notes,
-        window_start,
+        window: Window {
+            start: window_start,
+            end: request.window_end,
+            left_out,
+        },
     })
 }
 

@@ -1,5 +1,5 @@
-//! Wires the parts into the running app: store, worker thread, ingress writer, HTTP server; a
-//! part that stops unexpectedly fails `/healthz` and ends `serve` with an error.
+//! Wires the parts into the running app: store, worker thread, ingress writer, HTTP server (with
+//! the web pages); a part that stops unexpectedly fails `/healthz` and ends `serve` with an error.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -24,6 +24,7 @@ use crate::scheduler;
 use crate::server::{self, AppState};
 use crate::setup::manifest::web_url;
 use crate::store::Store;
+use crate::web;
 use crate::worker::{Signal, Worker};
 
 /// How often the WAL is checkpointed while serving: often enough that the WAL stays small
@@ -122,7 +123,8 @@ pub async fn serve(settings: Settings) -> Result<()> {
         store: store.clone(),
         health: health.clone(),
     };
-    let app = server::router(state, &settings.webhook_path);
+    let pages = web::WebState::new(&settings, store.clone(), clock.clone())?;
+    let app = server::router(state, &settings.webhook_path).merge(web::router(pages));
     let listener = tokio::net::TcpListener::bind(settings.listen)
         .await
         .with_context(|| format!("Cannot listen on {}", settings.listen))?;

@@ -13,6 +13,7 @@ use thiserror::Error;
 use crate::knowledge::embed::remote::RemoteSettings;
 use crate::llm::{LlmSettings, Provider};
 use crate::runner::DEFAULT_JOB_LEASE_MS;
+use crate::web::{OAuthClient, WebSettings};
 use crate::worker::WorkerSettings;
 
 /// A configuration problem, worded for the operator.
@@ -81,6 +82,8 @@ pub struct Settings {
     pub llm: Option<LlmSettings>,
     /// The remote embedder, when one is configured; `None` means the built-in embedder.
     pub embed: Option<RemoteSettings>,
+    /// The web pages: sign-in with GitHub and who may read what.
+    pub web: WebSettings,
 }
 
 /// What `gitlore serve` cannot run without.
@@ -121,6 +124,10 @@ struct FileConfig {
     embed_base_url: Option<String>,
     embed_api_key: Option<String>,
     embed_model: Option<String>,
+    oauth_client_id: Option<String>,
+    oauth_client_secret: Option<String>,
+    session_secret: Option<String>,
+    web_public: Option<bool>,
 }
 
 const DEFAULT_LISTEN: &str = "0.0.0.0:3000";
@@ -275,6 +282,7 @@ impl Settings {
             job_lease_ms,
             llm: llm_settings(&var, &file_config)?,
             embed: embed_settings(&var, &file_config)?,
+            web: web_settings(&var, &file_config)?,
         })
     }
 
@@ -406,6 +414,52 @@ fn embed_settings(
         model,
         timeout: MODEL_TIMEOUT,
     }))
+}
+
+/// `GITLORE_OAUTH_*`, `GITLORE_SESSION_SECRET`, `GITLORE_WEB_PUBLIC`: sign-in needs both OAuth
+/// values; public repositories are readable without signing in unless turned off.
+fn web_settings(var: &Lookup<'_>, file: &FileConfig) -> Result<WebSettings, ConfigError> {
+    let client_id = var(&["GITLORE_OAUTH_CLIENT_ID"]).or(file.oauth_client_id.clone());
+    let client_secret = var(&["GITLORE_OAUTH_CLIENT_SECRET"]).or(file.oauth_client_secret.clone());
+    let oauth = match (client_id, client_secret) {
+        (Some(client_id), Some(secret)) => Some(OAuthClient {
+            client_id,
+            client_secret: Secret::new(secret),
+        }),
+        (None, None) => None,
+        (Some(_), None) => {
+            return Err(ConfigError::Invalid {
+                name: "GITLORE_OAUTH_CLIENT_SECRET",
+                reason: "it is needed when GITLORE_OAUTH_CLIENT_ID is set".into(),
+            });
+        }
+        (None, Some(_)) => {
+            return Err(ConfigError::Invalid {
+                name: "GITLORE_OAUTH_CLIENT_ID",
+                reason: "it is needed when GITLORE_OAUTH_CLIENT_SECRET is set".into(),
+            });
+        }
+    };
+    let public = match var(&["GITLORE_WEB_PUBLIC"]) {
+        Some(text) => match text.trim() {
+            "true" | "1" | "yes" => true,
+            "false" | "0" | "no" => false,
+            _ => {
+                return Err(ConfigError::Invalid {
+                    name: "GITLORE_WEB_PUBLIC",
+                    reason: format!("`{text}` is neither `true` nor `false`"),
+                });
+            }
+        },
+        None => file.web_public.unwrap_or(true),
+    };
+    Ok(WebSettings {
+        oauth,
+        session_secret: var(&["GITLORE_SESSION_SECRET"])
+            .or(file.session_secret.clone())
+            .map(Secret::new),
+        public_repos_anonymous: public,
+    })
 }
 
 fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
@@ -588,6 +642,35 @@ mod tests {
         .to_string();
         assert!(
             message.starts_with("GITLORE_EMBED_MODEL is invalid"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn web_settings_need_both_oauth_values_and_hide_the_secret() {
+        let s = settings(&[], None).unwrap();
+        assert!(s.web.oauth.is_none() && s.web.public_repos_anonymous);
+        let s = settings(
+            &[
+                ("GITLORE_OAUTH_CLIENT_ID", "Iv1.abc"),
+                ("GITLORE_OAUTH_CLIENT_SECRET", "oauth-shh"),
+                ("GITLORE_WEB_PUBLIC", "false"),
+            ],
+            None,
+        )
+        .unwrap();
+        let oauth = s.web.oauth.clone().unwrap();
+        assert_eq!(
+            (oauth.client_id.as_str(), oauth.client_secret.expose()),
+            ("Iv1.abc", "oauth-shh")
+        );
+        assert!(!s.web.public_repos_anonymous);
+        assert!(!format!("{s:?}").contains("oauth-shh"));
+        let message = settings(&[("GITLORE_OAUTH_CLIENT_ID", "Iv1.abc")], None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.starts_with("GITLORE_OAUTH_CLIENT_SECRET is invalid"),
             "{message}"
         );
     }

@@ -32,4 +32,5 @@ pub mod scorecard;
 pub mod server;
 pub mod setup;
 pub mod store;
+pub mod web;
 pub mod worker;

@@ -84,7 +84,10 @@ Environment (overrides --config):
   GITLORE_LOG_FORMAT          text or json
   GITLORE_LLM_PROVIDER        openai or anthropic, to use an LLM
   GITLORE_LLM_BASE_URL, GITLORE_LLM_MODEL, GITLORE_LLM_API_KEY
-  GITLORE_EMBED_BASE_URL, GITLORE_EMBED_MODEL, GITLORE_EMBED_API_KEY";
+  GITLORE_EMBED_BASE_URL, GITLORE_EMBED_MODEL, GITLORE_EMBED_API_KEY
+  GITLORE_OAUTH_CLIENT_ID, GITLORE_OAUTH_CLIENT_SECRET   the App's OAuth client, for signing in
+  GITLORE_SESSION_SECRET      signs session cookies (default: derived from the private key)
+  GITLORE_WEB_PUBLIC          false: public repositories' pages need signing in too";
 
 #[derive(Debug, Subcommand)]
 enum DeliveriesAction {

@@ -41,6 +41,10 @@ pub struct RepoScore {
     pub precise: usize,
     /// Findings citing a comment that is noise or does not exist.
     pub citing_noise: usize,
+    /// Members of the themes that hold two or more comments of a gold theme, and how many of
+    /// them belong to that (the best-matching) gold theme.
+    pub matched_members: usize,
+    pub pure_members: usize,
 }
 
 impl RepoScore {
@@ -54,6 +58,18 @@ impl RepoScore {
         self.cited += other.cited;
         self.precise += other.precise;
         self.citing_noise += other.citing_noise;
+        self.matched_members += other.matched_members;
+        self.pure_members += other.pure_members;
+    }
+
+    /// Share (0..=1) of the members of gold-matching themes that are of their gold theme; 1
+    /// when no theme matches one.
+    pub fn purity(&self) -> f64 {
+        if self.matched_members == 0 {
+            1.0
+        } else {
+            ratio(self.pure_members, self.matched_members)
+        }
     }
 
     /// Share (0..=1) of gold themes recovered by a finding; 0 without gold themes.
@@ -205,6 +221,17 @@ pub fn score(
         findings: published.findings.len(),
         ..RepoScore::default()
     };
+    for set in &theme_sets {
+        let best = gold
+            .iter()
+            .map(|theme| holds(set, theme))
+            .max()
+            .unwrap_or(0);
+        if best >= 2 {
+            result.matched_members += set.len();
+            result.pure_members += best;
+        }
+    }
     for theme in gold {
         result.by_theme += usize::from(theme_sets.iter().any(|s| holds(s, theme) >= 2));
         result.by_finding += usize::from(finding_sets.iter().any(|s| holds(s, theme) >= 2));
@@ -231,4 +258,41 @@ pub fn score(
         result.citing_noise += usize::from(noisy);
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str) -> Record {
+        serde_json::from_value(serde_json::json!({
+            "id": id, "repo": "o/r", "pr": 1, "author": "a", "kind": "inline",
+            "body": "b", "noise": null, "labels": []
+        }))
+        .expect("a record")
+    }
+
+    #[test]
+    fn purity_counts_the_members_of_the_best_gold_theme_in_matching_themes() {
+        let records: Vec<Record> = ["a", "b", "c", "d", "e"].map(record).into();
+        let records: Vec<&Record> = records.iter().collect();
+        let gold = GoldTheme {
+            id: "g".into(),
+            repo: "o/r".into(),
+            title: "t".into(),
+            comment_ids: vec!["a".into(), "b".into(), "c".into()],
+        };
+        let published = Published {
+            // Two of the gold theme's comments and one stranger; a theme matching nothing.
+            themes: vec![
+                vec!["a".into(), "b".into(), "d".into()],
+                vec!["c".into(), "e".into()],
+            ],
+            findings: Vec::new(),
+        };
+        let score = score("o/r", &records, &[&gold], &published);
+        assert_eq!((score.pure_members, score.matched_members), (2, 3));
+        assert!((score.purity() - 2.0 / 3.0).abs() < 1e-9);
+        assert_eq!(score.by_theme, 1);
+    }
 }

@@ -97,8 +97,9 @@ fn touch(m: &mut Model, repo: &str, number: u64, ago_ms: i64) {
 
 /// 120 merged pull requests in the window: two with 150 review threads, three threads of 120
 /// comments (one of them beyond the first 50 threads), one PR with 130 conversation comments,
-/// one with 60 reviews, bots, empty approvals and an old `/gitlore` command; plus what must be skipped: three merged PRs
-/// updated 400 days ago, an open PR and a closed unmerged one, all with comments.
+/// one with 60 reviews, bots, empty approvals and an old `/gitlore` command; a closed unmerged
+/// PR, whose reviews count as much; plus what must be skipped: three merged PRs updated 400 days
+/// ago and an open PR, all with comments.
 fn seed_history(m: &mut Model) {
     for i in 0..120u64 {
         let number = m
@@ -216,13 +217,13 @@ fn seed_small(m: &mut Model, repo: &str, prs: u64) {
 /// `(kind, GitHub id, body)` of a comment.
 type Key = (String, i64, String);
 
-/// The in-window merged pull requests of `repo` in the fake, by number.
+/// The in-window merged or closed pull requests of `repo` in the fake, by number.
 fn window_pulls(m: &Model, repo: &str) -> Vec<u64> {
     let horizon = m.now_ms - 300 * DAY_MS;
     m.repo(repo)
         .pulls
         .values()
-        .filter(|p| p.merged && p.updated_at_ms >= horizon)
+        .filter(|p| !p.open && p.updated_at_ms >= horizon)
         .map(|p| p.number)
         .collect()
 }
@@ -354,7 +355,10 @@ async fn recovers_every_comment_of_the_window_with_few_requests() {
         "one page per 25 PRs, nested pages only where needed"
     );
     assert_eq!(summary.progress.requests, operations.len() as u64);
-    assert_eq!(summary.progress.prs_done, 120);
+    assert_eq!(
+        summary.progress.prs_done, 121,
+        "120 merged, 1 closed unmerged"
+    );
     assert!(summary.progress.rate_limit_remaining.is_some());
     assert_eq!(
         pages_seen.lock().unwrap().len(),
@@ -437,7 +441,10 @@ async fn an_aborted_backfill_resumes_from_its_cursor_without_gap_or_duplicate() 
     assert_eq!(got, want, "no gap");
     assert_eq!(rows, want.len(), "no duplicate");
     assert_eq!(got_resolved, want_resolved);
-    assert_eq!(summary.progress.prs_done, 120);
+    assert_eq!(
+        summary.progress.prs_done, 121,
+        "120 merged, 1 closed unmerged"
+    );
 }
 
 /// RFC 3339 of the fake's time `ms`.

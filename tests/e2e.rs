@@ -100,18 +100,26 @@ impl Story {
     /// review threads carry the corpus's five themes (two reviewers or more, two PRs or more
     /// each), one more with unrelated remarks; maria may write, rita may only read.
     async fn new() -> Story {
+        Story::reviewed(10 * 24 * HOUR_MS, false).await
+    }
+
+    /// [`Story::new`] with the reviews made `age_ms` before the start and, with `closed`, every
+    /// other pull request closed without being merged.
+    async fn reviewed(age_ms: i64, closed: bool) -> Story {
         let gh = FakeGitHub::start().await;
         gh.with_test_app(APP_ID, "gitlore");
-        gh.set_now_ms(START_MS - 10 * 24 * HOUR_MS);
+        gh.set_now_ms(START_MS - age_ms);
         gh.seed(|m| {
             m.add_installation(INSTALLATION, "acme", &[REPO]);
             m.set_role(REPO, "maria", Role::Write);
             m.set_role(REPO, "rita", Role::Read);
             for (t, bodies) in THEMES.iter().enumerate() {
                 for pair in 0..4 {
-                    let number = m
-                        .add_merged_pull(REPO, &format!("Theme {t}, part {pair}"), "erin")
-                        .number;
+                    let pull = m.add_merged_pull(REPO, &format!("Theme {t}, part {pair}"), "erin");
+                    if closed && pair % 2 == 1 {
+                        (pull.merged, pull.merged_at_ms) = (false, None);
+                    }
+                    let number = pull.number;
                     for i in [2 * pair, 2 * pair + 1] {
                         let login = if t == 4 {
                             "dana"
@@ -835,7 +843,11 @@ async fn a_store_too_big_for_one_issue_is_published_shortened() {
         listing: findings::load(&store.reader().unwrap(), story.repo_id).unwrap(),
         new_ids: Default::default(),
         notes: Vec::new(),
-        window_start: 0,
+        window: gitlore::analysis::Window {
+            start: 0,
+            end: now,
+            left_out: 0,
+        },
     };
     let repo = RepoName::parse(REPO).unwrap();
     let config = RepoConfig::default();
@@ -1353,6 +1365,42 @@ async fn a_config_problem_is_logged_as_well_as_shown() {
         logs.contains("acme/widgets:.github/gitlore.toml line 4"),
         "{logs}"
     );
+}
+
+#[tokio::test]
+async fn a_whole_history_window_backfills_old_and_closed_pull_requests() {
+    // Reviewed three years ago, half on pull requests closed without merging.
+    let story = Story::reviewed(3 * 365 * 24 * HOUR_MS, true).await;
+    story.gh.seed(|m| {
+        let config = "[analysis]\nwindow-months = 0\n";
+        let files = &mut m.repo_mut(REPO).files;
+        files.insert(".github/gitlore.toml".into(), config.into());
+    });
+    story.install().await;
+    let read = story.app.count(&format!(
+        "SELECT count(*) FROM comments WHERE repo_id = {}",
+        story.repo_id
+    ));
+    assert_eq!(read, 48, "every review comment of the 21 pull requests");
+    let found = story.active_findings();
+    assert!(found.len() >= 4, "the themes become findings: {found:#?}");
+    let body = story.issue_body();
+    let closed_pr = 2; // theme 0, part 1: closed without merging
+    assert!(
+        body.contains(&format!("/{REPO}/pull/{closed_pr}#discussion_r")),
+        "review evidence from a closed pull request is cited: {body}"
+    );
+}
+
+#[tokio::test]
+async fn the_default_window_leaves_reviews_older_than_a_year_unread() {
+    let story = Story::reviewed(3 * 365 * 24 * HOUR_MS, false).await;
+    story.install().await;
+    let read = story.app.count(&format!(
+        "SELECT count(*) FROM comments WHERE repo_id = {}",
+        story.repo_id
+    ));
+    assert_eq!(read, 0);
 }
 
 #[tokio::test]

@@ -42,7 +42,7 @@ async fn fake() -> FakeGitHub {
 
 fn http() -> reqwest::Client {
     reqwest::Client::builder()
-        .timeout(Duration::from_secs(10))
+        .timeout(Duration::from_secs(60))
         .build()
         .expect("client")
 }

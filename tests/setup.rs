@@ -143,6 +143,20 @@ async fn setup_registers_the_app_and_writes_a_private_config() {
     assert_eq!(credentials.app_id, NEW_APP_ID);
     assert_eq!(credentials.webhook_secret.expose(), "whsec-from-github");
     assert_eq!(settings.github_api_url, gh.base_url());
+    let oauth = settings
+        .web
+        .oauth
+        .clone()
+        .expect("the OAuth client is written");
+    assert_eq!(
+        (oauth.client_id.as_str(), oauth.client_secret.expose()),
+        ("Iv1.abc", "client-secret")
+    );
+    assert!(!page.contains("client-secret"));
+    assert_eq!(
+        manifest["callback_urls"][0],
+        format!("{}/auth/callback", WEBHOOK_URL.rsplit_once('/').unwrap().0)
+    );
 
     // The written key signs JWTs GitHub accepts: an installation token comes back.
     let key = AppKey::new(credentials.app_id, &credentials.private_key).unwrap();

@@ -73,7 +73,7 @@ fn corpus(inject: bool) -> Vec<Value> {
             } else {
                 ["alice", "bob", "carol"][(t + i) % 3]
             };
-            let body = if inject && t == 0 && i == 1 {
+            let body = if inject && t == 0 && i == 0 {
                 format!("{body} {INJECTION}")
             } else {
                 body.to_string()
@@ -1064,6 +1064,30 @@ async fn an_injected_instruction_changes_nothing_but_the_data() {
         outcomes.push((shape(&synthesis), shape(&builtin), synthesis.notes));
     }
     assert_eq!(outcomes[0], outcomes[1], "only the data differs");
+}
+
+#[test]
+fn a_hotspot_discussed_in_one_pull_request_is_no_fragile_area() {
+    let mut a = Analysed::new(false);
+    let on_hot = |a: &Analysed| {
+        a.comments
+            .values()
+            .filter(|c| c.path.as_deref() == Some(HOT))
+            .count()
+    };
+    assert!(on_hot(&a) >= 2);
+    for comment in a.comments.values_mut() {
+        if comment.path.as_deref() == Some(HOT) {
+            comment.pr_number = 999;
+        }
+    }
+    let findings = a.builtin().findings;
+    assert!(
+        findings
+            .iter()
+            .all(|f| f.category.as_str() != "fragile_area"),
+        "{findings:#?}"
+    );
 }
 
 #[test]

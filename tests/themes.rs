@@ -32,7 +32,7 @@ fn themes_of(comments: &[(String, &str)]) -> Vec<Vec<String>> {
         .collect();
     let vectors = TfIdf::fit(&prepared).vectors();
     let keys: Vec<&String> = comments.iter().map(|(key, _)| key).collect();
-    let result = cluster(&keys, &vectors, Params::for_corpus(comments.len()));
+    let result = cluster(&keys, &vectors, Params::default());
     let mut clusters: Vec<Vec<String>> = result
         .clusters
         .iter()

@@ -43,7 +43,7 @@ pub fn backfill_months(months: u32, newest_commit_at: Option<i64>, now: i64) -> 
     months.saturating_add(behind_months).min(ALL_MONTHS)
 }
 
-/// Reads the merged pull requests of `repo` updated in the last `months` into `store` and
+/// Reads the merged and closed pull requests of `repo` updated in the last `months` into `store` and
 /// returns the repository's id there. Progress goes to stderr, one line per page.
 pub async fn backfill(
     settings: &Settings,

@@ -7,6 +7,7 @@ use super::report::Report;
 use crate::domain::RepoName;
 use crate::render::issue::{IssueView, Summary, render_issue};
 use crate::render::links::LinkStyle;
+use crate::render::wording::ReviewWindow;
 use crate::repo_config::ConfigProblem;
 use crate::setup::manifest::web_url;
 
@@ -77,7 +78,11 @@ pub fn render(report: &Report, context: &Context) -> String {
             comments: outcome.comments.len(),
             reviewers: reviewers.len(),
             pull_requests: pull_requests.len(),
-            window_months: context.window_months,
+            window: ReviewWindow {
+                months: context.window_months,
+                start: outcome.window.start,
+                left_out: outcome.window.left_out,
+            },
             updated_at: context.now,
             head: context.head.map(str::to_string),
         },

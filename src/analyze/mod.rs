@@ -36,6 +36,7 @@ use crate::knowledge::theme_run::Models;
 use crate::lessons;
 use crate::llm::LlmClient;
 use crate::render::links::LinkStyle;
+use crate::render::wording::utc_day;
 use crate::repo_config::{self, Resolved};
 use crate::store::inputs::{self, InputComment};
 use crate::store::report::{self as store_report, AnalysedRepo};
@@ -205,10 +206,11 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
     let analysed_at = Instant::now();
     let outcome = runtime.block_on(analysis::run(&store, &request))?;
     eprintln!(
-        "analyze: {} themes, {} findings from {} review comments in {:.1} s ({:.1} s in all)",
+        "analyze: {} themes, {} findings from {} review comments of {} in {:.1} s ({:.1} s in all)",
         outcome.themes.themes.len(),
         outcome.listing.active.len(),
         outcome.comments.len(),
+        window_words(&outcome.window),
         analysed_at.elapsed().as_secs_f64(),
         started.elapsed().as_secs_f64()
     );
@@ -264,6 +266,18 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
             println!("{}", output.trim_end());
             Ok(())
         }
+    }
+}
+
+/// The review window as `analyze` states it: its dates, and the comments it left out.
+fn window_words(window: &analysis::Window) -> String {
+    let dates = match window.start {
+        0 => format!("the whole history (to {})", utc_day(window.end)),
+        start => format!("{} to {}", utc_day(start), utc_day(window.end)),
+    };
+    match window.left_out {
+        0 => dates,
+        n => format!("{dates}; {n} older left out (--window-months 0 reads them)"),
     }
 }
 

@@ -1,36 +1,33 @@
-//! Density clustering of comment embeddings into themes (SPEC §3.1): HDBSCAN with cosine
-//! distance and leaf cluster selection, written for large inputs.
+//! Clustering of comment embeddings into themes: average linkage over each comment's nearest
+//! neighbours, stopped at a fixed cosine similarity, so that a group of alike comments is found
+//! whatever the size of the corpus around it.
 //!
-//! Exact HDBSCAN needs every pairwise distance (10^10 for 100,000 comments). Here each point's
-//! neighbourhood (core distance, the points within it, the nearest beyond it) comes from a
-//! random-projection forest (`knn`), and the minimum spanning tree is taken over the edges
-//! those neighbourhoods and a sample give (`tree`); both approximations are described where
-//! they are made, and both are exact for inputs that fit in one leaf. Inputs are first sorted
+//! Up to a few thousand comments every pair is compared. Comparing every pair of 100,000
+//! comments costs 5·10^9 dot products, so beyond that each point's nearest neighbours come from a
+//! random-projection forest (`knn`), and only those pairs are candidates for a merge
+//! (`linkage`). Inputs are first sorted
 //! by their key, so the same set of comments gives the same clusters in any order.
 
 mod knn;
+mod linkage;
 mod parallel;
-mod tree;
 
 use crate::knowledge::embed::Vector;
 
-/// HDBSCAN parameters, in points.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Clustering parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Params {
-    /// Smallest group that counts as a cluster.
-    pub min_cluster_size: usize,
-    /// Neighbours (the point itself included) whose distance is a point's core distance.
-    pub min_samples: usize,
+    /// Mean cosine similarity (0..=1) of a cluster's cross pairs below which two groups stay
+    /// apart.
+    pub min_similarity: f32,
 }
 
-impl Params {
-    /// The original tool's choice for `n` comments: `min_cluster_size = max(5, n/100)`,
-    /// `min_samples = max(2, min_cluster_size/3)`.
-    pub fn for_corpus(n: usize) -> Params {
-        let min_cluster_size = (n / 100).max(5);
+impl Default for Params {
+    /// The built-in embedder's threshold, chosen on the training split of the labelled corpus
+    /// (`gitlore-bench findings`).
+    fn default() -> Params {
         Params {
-            min_cluster_size,
-            min_samples: (min_cluster_size / 3).max(2),
+            min_similarity: 0.15,
         }
     }
 }
@@ -43,7 +40,8 @@ pub struct Cluster {
     pub medoid: usize,
 }
 
-/// The clusters, ordered by their smallest member key, and the points in none (noise).
+/// The clusters (two members or more), ordered by their smallest member key, and the points in
+/// none (noise).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Clustering {
     pub clusters: Vec<Cluster>,
@@ -56,8 +54,7 @@ pub fn cluster<K: Ord>(keys: &[K], vectors: &[Vector], params: Params) -> Cluste
     let mut order: Vec<usize> = (0..vectors.len().min(keys.len())).collect();
     order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
     let points: Vec<&[f32]> = order.iter().map(|&i| vectors[i].as_slice()).collect();
-    let found = knn::neighbourhood(&points, params.min_samples);
-    let leaves = tree::leaf_clusters(&points, &found, params.min_cluster_size);
+    let leaves = linkage::clusters(&points, params.min_similarity);
     let mut clustered = vec![false; points.len()];
     let clusters = leaves
         .into_iter()
@@ -120,7 +117,7 @@ mod tests {
                 v[groups + noise..dimension - 1]
                     .iter_mut()
                     .for_each(|x| *x = jitter());
-                v[dimension - 1] = if g < groups { 0.5 } else { 0.0 };
+                v[dimension - 1] = if g < groups { 0.3 } else { 0.0 };
                 let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
                 vectors.push(v.into_iter().map(|x| x / norm).collect());
             }
@@ -132,16 +129,7 @@ mod tests {
     fn finds_the_groups_and_leaves_the_noise_out() {
         let vectors = blobs(3, 20, 6);
         let keys: Vec<usize> = (0..vectors.len()).collect();
-        // min_samples = 5 smooths the clouds' random sub-structure, which leaf selection would
-        // otherwise split (scikit-learn's HDBSCAN splits the same points the same way).
-        let result = cluster(
-            &keys,
-            &vectors,
-            Params {
-                min_cluster_size: 5,
-                min_samples: 5,
-            },
-        );
+        let result = cluster(&keys, &vectors, Params::default());
         let sets: Vec<Vec<usize>> = result.clusters.iter().map(|c| c.members.clone()).collect();
         assert_eq!(
             sets,
@@ -161,33 +149,33 @@ mod tests {
     }
 
     #[test]
-    fn tiny_and_degenerate_inputs_are_all_noise() {
-        let none: Vec<Vector> = Vec::new();
-        assert_eq!(
-            cluster::<u32>(&[], &none, Params::for_corpus(0)),
-            Clustering::default()
-        );
-        let zeros = vec![vec![0.0; 4]; 3];
-        let result = cluster(&[3, 1, 2], &zeros, Params::for_corpus(3));
-        assert!(result.clusters.is_empty());
-        assert_eq!(result.noise, [1, 2, 0]); // input positions, in key order
+    fn a_small_group_is_found_alone_and_among_many_others() {
+        let alone = blobs(1, 3, 4);
+        let keys: Vec<usize> = (0..alone.len()).collect();
+        let found = cluster(&keys, &alone, Params::default());
+        assert_eq!(found.clusters.len(), 1);
+        assert_eq!(found.clusters[0].members, [0, 1, 2]);
+        // Groups of three among 1,200 comments: each still found, whole and alone.
+        let crowd = blobs(400, 3, 0);
+        let keys: Vec<usize> = (0..crowd.len()).collect();
+        let found = cluster(&keys, &crowd, Params::default());
+        let sets: Vec<Vec<usize>> = found.clusters.iter().map(|c| c.members.clone()).collect();
+        let expected: Vec<Vec<usize>> = (0..400)
+            .map(|g| vec![3 * g, 3 * g + 1, 3 * g + 2])
+            .collect();
+        assert_eq!(sets, expected);
     }
 
     #[test]
-    fn params_follow_the_original_tool() {
+    fn tiny_and_degenerate_inputs_are_all_noise() {
+        let none: Vec<Vector> = Vec::new();
         assert_eq!(
-            Params::for_corpus(50),
-            Params {
-                min_cluster_size: 5,
-                min_samples: 2
-            }
+            cluster::<u32>(&[], &none, Params::default()),
+            Clustering::default()
         );
-        assert_eq!(
-            Params::for_corpus(100_000),
-            Params {
-                min_cluster_size: 1000,
-                min_samples: 333
-            }
-        );
+        let zeros = vec![vec![0.0; 4]; 3];
+        let result = cluster(&[3, 1, 2], &zeros, Params::default());
+        assert!(result.clusters.is_empty());
+        assert_eq!(result.noise, [1, 2, 0]); // input positions, in key order
     }
 }

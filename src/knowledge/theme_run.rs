@@ -19,7 +19,7 @@ use crate::ingest::body_hash;
 use crate::knowledge::classify::CommentText;
 use crate::knowledge::classify::Label;
 use crate::knowledge::classify::llm::{Input, LlmClassifier, Source};
-use crate::knowledge::cluster::{Cluster, Params, cluster};
+use crate::knowledge::cluster::{Cluster, Clustering, Params, cluster};
 use crate::knowledge::embed::Vector;
 use crate::knowledge::embed::builtin::TfIdf;
 use crate::knowledge::embed::remote::RemoteEmbedder;
@@ -43,6 +43,8 @@ const LABEL_FALLBACK_WORDS: usize = 8;
 /// notable singleton: well above the classifier's 0.5 threshold, so that one comment alone is
 /// reported only when the classifier found several cues.
 pub const SINGLETON_MIN_CONFIDENCE: f32 = 0.8;
+/// Pull requests (count) a theme's comments must come from.
+pub const MIN_PRS: usize = 2;
 /// Hex digits (of a sha256) in a theme id: 40 bits, so ids of one repository do not collide in
 /// practice, and a collision (with any repository) is detected and salted away.
 const ID_HEX_DIGITS: usize = 10;
@@ -193,7 +195,9 @@ fn load(
 ) -> Result<(Vec<CorpusComment>, Vec<StoredTheme>)> {
     let conn = store.reader()?;
     let snapshot = conn.unchecked_transaction()?;
-    let corpus = stored::load_corpus(&snapshot, repo_id, window_start)?;
+    let mut corpus = stored::load_corpus(&snapshot, repo_id, window_start)?;
+    // A PR author's replies explain their own change: no reviewer's lesson.
+    corpus.retain(|comment| !comment.by_pr_author());
     let previous = stored::load_themes(&snapshot, repo_id)?;
     Ok((corpus, previous))
 }
@@ -220,7 +224,8 @@ fn analyse(
         .map(|comment| (comment.kind.as_str(), comment.github_id))
         .collect();
     let vectors = vectors.unwrap_or_else(|| model.vectors());
-    let clustering = cluster(&keys, &vectors, Params::for_corpus(corpus.len()));
+    let mut clustering = cluster(&keys, &vectors, Params::default());
+    recurring_only(&mut clustering, &corpus);
     let positions: Vec<Vec<usize>> = clustering
         .clusters
         .iter()
@@ -274,6 +279,29 @@ fn analyse(
         comments: corpus.len(),
         notes,
     })
+}
+
+/// Keeps the clusters whose comments come from two pull requests or more: a remark repeated in
+/// one pull request is not a recurring theme. The others' members become noise.
+fn recurring_only(clustering: &mut Clustering, corpus: &[CorpusComment]) {
+    let (recurring, single): (Vec<Cluster>, Vec<Cluster>) =
+        std::mem::take(&mut clustering.clusters)
+            .into_iter()
+            .partition(|cluster| {
+                let prs: HashSet<i64> = cluster
+                    .members
+                    .iter()
+                    .map(|&p| corpus[p].pr_number)
+                    .collect();
+                prs.len() >= MIN_PRS
+            });
+    clustering.clusters = recurring;
+    clustering
+        .noise
+        .extend(single.into_iter().flat_map(|cluster| cluster.members));
+    clustering
+        .noise
+        .sort_by_key(|&p| (&corpus[p].kind, corpus[p].github_id));
 }
 
 /// Who a cluster is: the theme it continues, or a new one.

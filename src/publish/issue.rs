@@ -105,7 +105,7 @@ fn stable_part(body: &str) -> String {
         stable.push('\n');
     }
     if let Some(summary) = lines.next() {
-        stable.push_str(&without_update_time(summary));
+        stable.push_str(&without_window_start(&without_update_time(summary)));
         stable.push('\n');
     }
     for line in lines {
@@ -113,6 +113,18 @@ fn stable_part(body: &str) -> String {
         stable.push('\n');
     }
     stable
+}
+
+/// The summary line without the date its window starts on, which moves with every day.
+fn without_window_start(summary: &str) -> String {
+    let Some(start) = summary.find(wording::WINDOW_SINCE) else {
+        return summary.to_string();
+    };
+    let date = start + wording::WINDOW_SINCE.len();
+    let end = summary[date..]
+        .find([';', ')'])
+        .map_or(summary.len(), |n| date + n);
+    format!("{}{}", &summary[..date], &summary[end..])
 }
 
 /// The summary line without its `Updated … UTC` time.
@@ -224,7 +236,7 @@ mod tests {
 
     const BODY: &str = "<!-- gitlore:findings -->\n\
         **2 findings** from 9 review comments by 3 reviewers on 4 pull requests in the last 12 \
-        months. Updated 2026-11-22 21:05 UTC at [`abc1234`](https://x/commit/abc1234).\n\n\
+        months (since 2025-11-22; 3 older review comments left out). Updated 2026-11-22 21:05 UTC at [`abc1234`](https://x/commit/abc1234).\n\n\
         ### Return errors instead of unwrapping\n\n\
         **high severity** · **new** · `src/a.rs`\n";
 
@@ -232,6 +244,7 @@ mod tests {
     fn the_update_time_and_new_marks_alone_are_no_change() {
         let later = BODY
             .replace("2026-11-22 21:05 UTC", "2026-11-23 09:00 UTC")
+            .replace("since 2025-11-22", "since 2025-11-23")
             .replace(" · **new**", "");
         assert!(same_content(BODY, &later));
     }
@@ -240,6 +253,7 @@ mod tests {
     fn anything_else_is_a_change() {
         for changed in [
             BODY.replace("9 review comments", "10 review comments"),
+            BODY.replace("3 older", "4 older"),
             BODY.replace("abc1234", "def5678"),
             BODY.replace("`src/a.rs`", "`src/b.rs`"),
             BODY.replace("unwrapping", "panicking"),

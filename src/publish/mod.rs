@@ -13,11 +13,13 @@ use crate::analysis::Outcome;
 use crate::domain::RepoName;
 use crate::render::issue::{BackfillProgress, IssueView, Summary};
 use crate::render::links::LinkStyle;
+use crate::render::wording::ReviewWindow;
 use crate::repo_config::{ConfigProblem, RepoConfig};
 use crate::setup::manifest::web_url;
 use crate::store::backfills::{self, BackfillStatus};
 use crate::store::findings::SourceComment;
 use crate::store::jobs::{self, JobKind};
+use crate::store::run_reports::RunReport;
 use crate::store::{Store, publications};
 
 /// GitHub's own redirector, which records no "mentioned this" event for the pages it links.
@@ -115,7 +117,11 @@ pub fn issue_view(outcome: &Outcome, context: &IssueContext<'_>) -> IssueView {
             comments: outcome.comments.len(),
             reviewers: reviewers.len(),
             pull_requests: pull_requests.len(),
-            window_months: context.config.analysis.window_months,
+            window: ReviewWindow {
+                months: context.config.analysis.window_months,
+                start: outcome.window.start,
+                left_out: outcome.window.left_out,
+            },
             updated_at: context.now,
             head: context.head.map(str::to_string),
         },
@@ -126,6 +132,30 @@ pub fn issue_view(outcome: &Outcome, context: &IssueContext<'_>) -> IssueView {
         notes: outcome.notes.clone(),
         links: context.links.clone(),
         dashboard_url: None,
+    }
+}
+
+/// The report of an analysis the repository's web page shows: its figures, the repo config's
+/// problems and the analysis' notes.
+pub fn run_report(
+    outcome: &Outcome,
+    config: &RepoConfig,
+    problems: &[ConfigProblem],
+    head: Option<&str>,
+    now: i64,
+) -> RunReport {
+    let comments = outcome.comments.values();
+    let reviewers: BTreeSet<&str> = comments.clone().map(|c| c.author.as_str()).collect();
+    let pull_requests: BTreeSet<i64> = comments.map(|c| c.pr_number).collect();
+    RunReport {
+        run_at: now,
+        comments: outcome.comments.len(),
+        reviewers: reviewers.len(),
+        pull_requests: pull_requests.len(),
+        window_months: config.analysis.window_months,
+        head: head.map(str::to_string),
+        config_problems: problems.iter().map(ToString::to_string).collect(),
+        notes: outcome.notes.clone(),
     }
 }
 

@@ -47,7 +47,8 @@ pub struct Summary {
     pub comments: usize,
     pub reviewers: usize,
     pub pull_requests: usize,
-    pub window_months: u32,
+    /// The review window the comments were taken from.
+    pub window: wording::ReviewWindow,
     /// Unix seconds of this update.
     pub updated_at: i64,
     /// The analysed head commit of the default branch, if any.
@@ -238,15 +239,13 @@ fn summary_line(view: &IssueView) -> String {
         .head
         .as_deref()
         .map(|sha| view.sources().commit(sha));
-    wording::summary_line(
-        view.findings.len(),
-        summary.comments,
-        summary.reviewers,
-        summary.pull_requests,
-        summary.window_months,
-        summary.updated_at,
-        head.as_deref(),
-    )
+    let counts = wording::SummaryCounts {
+        findings: view.findings.len(),
+        comments: summary.comments,
+        reviewers: summary.reviewers,
+        pull_requests: summary.pull_requests,
+    };
+    wording::summary_line(counts, summary.window, summary.updated_at, head.as_deref())
 }
 
 /// Config problems, backfill progress and notes, each a sentence.

@@ -97,26 +97,73 @@ pub const UPDATED_PREFIX: &str = "Updated ";
 
 /// The findings issue's one-line summary. `head` is the analysed commit, already a link.
 pub fn summary_line(
-    findings: usize,
-    comments: usize,
-    reviewers: usize,
-    pull_requests: usize,
-    window_months: u32,
+    counts: SummaryCounts,
+    window: ReviewWindow,
     updated_at: i64,
     head: Option<&str>,
 ) -> String {
     let at_commit = head.map(|head| format!(" at {head}")).unwrap_or_default();
-    let window = match window_months {
-        0 => "over the whole history".to_string(),
-        months => format!("in the last {}", count(months as usize, "month", "months")),
+    let left_out = match window.left_out {
+        0 => String::new(),
+        n => format!(
+            "; {} left out",
+            count(n, "older review comment", "older review comments")
+        ),
+    };
+    let window = match window.months {
+        0 => format!(
+            "over the whole history{}",
+            if left_out.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", &left_out[2..])
+            }
+        ),
+        months => format!(
+            "in the last {} {WINDOW_SINCE}{}{left_out})",
+            count(months as usize, "month", "months"),
+            utc_day(window.start)
+        ),
     };
     format!(
         "**{}** from {} by {} on {} {window}. {UPDATED_PREFIX}{}{at_commit}.",
-        count(findings, "finding", "findings"),
-        count(comments, "review comment", "review comments"),
-        count(reviewers, "reviewer", "reviewers"),
-        count(pull_requests, "pull request", "pull requests"),
+        count(counts.findings, "finding", "findings"),
+        count(counts.comments, "review comment", "review comments"),
+        count(counts.reviewers, "reviewer", "reviewers"),
+        count(counts.pull_requests, "pull request", "pull requests"),
         utc_minute(updated_at),
+    )
+}
+
+/// What introduces the window's start date in the summary line (the publisher leaves the date
+/// out when it compares bodies: it moves every day).
+pub const WINDOW_SINCE: &str = "(since ";
+
+/// What the summary line counts.
+#[derive(Debug, Clone, Copy)]
+pub struct SummaryCounts {
+    pub findings: usize,
+    pub comments: usize,
+    pub reviewers: usize,
+    pub pull_requests: usize,
+}
+
+/// The review window the summary line states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReviewWindow {
+    /// 0 for the whole history.
+    pub months: u32,
+    /// Unix seconds.
+    pub start: i64,
+    /// Review comments written before the start.
+    pub left_out: usize,
+}
+
+/// Unix seconds as `2026-11-22`.
+pub fn utc_day(unix_secs: i64) -> String {
+    DateTime::from_timestamp(unix_secs, 0).map_or_else(
+        || unix_secs.to_string(),
+        |t| t.format("%Y-%m-%d").to_string(),
     )
 }
 
@@ -337,14 +384,37 @@ mod tests {
 
     #[test]
     fn a_window_of_zero_months_is_the_whole_history() {
-        let line = |months| summary_line(1, 2, 1, 2, months, 0, None);
+        let counts = SummaryCounts {
+            findings: 1,
+            comments: 2,
+            reviewers: 1,
+            pull_requests: 2,
+        };
+        let line = |months, left_out| {
+            let window = ReviewWindow {
+                months,
+                start: 86_400 * 365,
+                left_out,
+            };
+            summary_line(counts, window, 0, None)
+        };
+        let whole = line(0, 0);
         assert!(
-            line(0).contains(" on 2 pull requests over the whole history."),
-            "{}",
-            line(0)
+            whole.contains(" on 2 pull requests over the whole history."),
+            "{whole}"
         );
-        assert!(line(1).contains(" in the last 1 month."), "{}", line(1));
-        assert!(line(12).contains(" in the last 12 months."), "{}", line(12));
+        let month = line(1, 0);
+        assert!(
+            month.contains(" in the last 1 month (since 1971-01-01)."),
+            "{month}"
+        );
+        let year = line(12, 37);
+        assert!(
+            year.contains(
+                " in the last 12 months (since 1971-01-01; 37 older review comments left out)."
+            ),
+            "{year}"
+        );
     }
 
     #[test]

@@ -5,7 +5,6 @@ use serde_json::json;
 
 use super::RepoJob;
 use crate::analysis::{self, Request};
-use crate::github::backfill::cli::DEFAULT_WINDOW_MONTHS;
 use crate::github::backfill::{BackfillRequest, Backfiller};
 use crate::github::client::{As, is_transient};
 use crate::knowledge::theme_run::Models;
@@ -15,11 +14,14 @@ use crate::render::wording;
 use crate::repo_config::{self, CONFIG_PATH, ConfigProblem, Resolved};
 use crate::scheduler;
 use crate::store::jobs::{self, JobKind};
+use crate::store::run_reports;
 
 impl RepoJob<'_> {
-    /// Reads the repository's history of the window through GraphQL, then queues its analysis.
+    /// Reads the repository's history of the window its repo config sets (read first) through
+    /// GraphQL, then queues its analysis.
     pub(super) async fn backfill(&self) -> Result<()> {
         let runner = self.runner;
+        let window_months = self.repo_config().await?.config.analysis.window_months;
         let backfiller = Backfiller {
             client: runner.github.clone(),
             store: runner.store.clone(),
@@ -29,7 +31,7 @@ impl RepoJob<'_> {
         let request = BackfillRequest {
             repo: self.repo.clone(),
             who: As::Installation(self.installation),
-            window_months: DEFAULT_WINDOW_MONTHS,
+            window_months,
             force: false,
         };
         let repo = &self.repo;
@@ -91,6 +93,16 @@ impl RepoJob<'_> {
         if history.failure.is_some() {
             outcome.notes.push(wording::HISTORY_UNAVAILABLE.to_string());
         }
+        let report = publish::run_report(
+            &outcome,
+            config,
+            &resolved.problems,
+            history.report.head.as_deref(),
+            now,
+        );
+        runner
+            .store
+            .write_derived(|tx| run_reports::save(tx, self.repo_id, &report))?;
         if config.publish.issue {
             let context = IssueContext {
                 repo: &self.repo,

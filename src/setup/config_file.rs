@@ -21,6 +21,8 @@ struct Written<'a> {
     app_slug: &'a str,
     github_api_url: &'a str,
     webhook_secret: &'a str,
+    oauth_client_id: &'a str,
+    oauth_client_secret: &'a str,
     private_key: &'a str,
 }
 
@@ -35,7 +37,7 @@ pub fn check_writable(path: &Path, force: bool) -> Result<()> {
     Ok(())
 }
 
-/// Writes app id, slug, API URL, webhook secret and the PEM key (inline) to `path`. Without
+/// Writes app id, slug, API URL, webhook secret, OAuth client and the PEM key (inline) to `path`. Without
 /// `force` an existing file is never replaced; with it, the new file is written next to the old
 /// one and renamed over it, so it too is created with mode 0600.
 pub fn write(path: &Path, app: &NewApp, api_url: &str, force: bool) -> Result<()> {
@@ -44,11 +46,13 @@ pub fn write(path: &Path, app: &NewApp, api_url: &str, force: bool) -> Result<()
         app_slug: &app.slug,
         github_api_url: api_url,
         webhook_secret: app.webhook_secret.expose(),
+        oauth_client_id: &app.client_id,
+        oauth_client_secret: app.client_secret.expose(),
         private_key: app.pem.expose(),
     })
     .context("Cannot encode the configuration")?;
     let text = format!(
-        "# Written by `gitlore setup` for the GitHub App {} ({}).\n# It holds the App's private key and webhook secret: keep it mode 0600, out of version control.\n{text}",
+        "# Written by `gitlore setup` for the GitHub App {} ({}).\n# It holds the App's private key, webhook secret and OAuth client secret: keep it mode 0600, out of version control.\n{text}",
         app.slug, app.html_url
     );
     if !force {
@@ -97,6 +101,8 @@ mod tests {
             html_url: "https://github.com/apps/gitlore-acme".into(),
             pem: Secret::new(include_str!("../../tests/fixtures/test-app-key.pem")),
             webhook_secret: Secret::new("whsec \"quoted\""),
+            client_id: "Iv1.abc".into(),
+            client_secret: Secret::new("oauth-shh"),
         }
     }
 
@@ -122,9 +128,16 @@ mod tests {
             "whsec \"quoted\""
         );
         assert_eq!(settings.private_key.unwrap().expose(), app().pem.expose());
+        let oauth = settings.web.oauth.unwrap();
+        assert_eq!(
+            (oauth.client_id.as_str(), oauth.client_secret.expose()),
+            ("Iv1.abc", "oauth-shh")
+        );
         let shown = format!("{:?}", app());
         assert!(
-            !shown.contains("whsec") && !shown.contains("PRIVATE KEY"),
+            !shown.contains("whsec")
+                && !shown.contains("PRIVATE KEY")
+                && !shown.contains("oauth-shh"),
             "{shown}"
         );
         let leftovers = std::fs::read_dir(dir.path()).unwrap().count();

@@ -6,12 +6,18 @@ use serde_json::Value;
 /// `app-manifest.json`: the events and least permissions the App needs.
 const MANIFEST: &str = include_str!("../../app-manifest.json");
 
-/// The manifest with this run's callback (`redirect_url`) and webhook URL.
+/// The manifest with this run's callback (`redirect_url`) and webhook URL, and the web pages'
+/// sign-in callback (`callback_urls`) on the webhook's host: `gitlore serve` serves both.
 pub fn manifest(redirect_url: &str, webhook_url: &str) -> Result<Value> {
     let mut manifest: Value =
         serde_json::from_str(MANIFEST).context("The embedded app-manifest.json is not JSON")?;
     manifest["redirect_url"] = redirect_url.into();
     manifest["hook_attributes"]["url"] = webhook_url.into();
+    let origin = reqwest::Url::parse(webhook_url)
+        .with_context(|| format!("The webhook URL {webhook_url:?} is not a URL"))?
+        .origin()
+        .ascii_serialization();
+    manifest["callback_urls"] = vec![format!("{origin}/auth/callback")].into();
     Ok(manifest)
 }
 
@@ -126,6 +132,10 @@ mod tests {
             "https://h.example/webhook?a=1&b=\"2\"",
         )
         .unwrap();
+        assert_eq!(
+            manifest["callback_urls"][0],
+            "https://h.example/auth/callback"
+        );
         let html = page("https://github.com/settings/apps/new?state=s", &manifest);
         assert!(html.contains("https://h.example/webhook?a=1&amp;b=\\&quot;2\\&quot;"));
         assert!(!html.contains("b=\\\"2"), "no raw quote ends the attribute");

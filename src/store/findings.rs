@@ -12,6 +12,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use crate::domain::is_pr_author;
+use crate::knowledge::classify::{BUILTIN_NAME, Classification, Label};
 use crate::knowledge::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
 
 /// A review comment as findings cite it.
@@ -32,6 +33,8 @@ pub struct SourceComment {
     pub resolved: bool,
     /// Its page on GitHub, when stored.
     pub url: Option<String>,
+    /// The built-in classifier's labels, most confident first (empty when unclassified).
+    pub labels: Vec<Label>,
 }
 
 impl SourceComment {
@@ -39,6 +42,12 @@ impl SourceComment {
     /// reviewer's lesson).
     pub fn by_pr_author(&self) -> bool {
         is_pr_author(&self.author, self.pr_author.as_deref())
+    }
+
+    /// Whether it can back a lesson: a reviewer's comment (not the PR author's reply) with a
+    /// label other than a question or praise.
+    pub fn teaches(&self) -> bool {
+        !self.by_pr_author() && self.labels.iter().any(|label| label.teaches())
     }
 }
 
@@ -49,14 +58,18 @@ pub fn load_source_comments(
     repo_id: i64,
     since: i64,
 ) -> Result<BTreeMap<i64, SourceComment>> {
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare(&format!(
         "SELECT c.id, c.body, c.author_login, c.pr_number, c.path,
-                coalesce(c.created_at, c.updated_at), c.resolved, c.html_url, p.author_login
+                coalesce(c.created_at, c.updated_at), c.resolved, c.html_url, p.author_login,
+                cl.labels
            FROM comments c
            LEFT JOIN pull_requests p ON p.repo_id = c.repo_id AND p.number = c.pr_number
+           LEFT JOIN classifications cl
+             ON cl.comment_id = c.id AND cl.classifier = '{BUILTIN_NAME}'
+            AND substr(cl.body_hash, -64) = c.body_hash
           WHERE c.repo_id = ?1 AND c.deleted = 0 AND c.noise IS NULL
-            AND coalesce(c.created_at, c.updated_at) >= ?2",
-    )?;
+            AND coalesce(c.created_at, c.updated_at) >= ?2"
+    ))?;
     let rows = stmt.query_map(params![repo_id, since], |row| {
         Ok(SourceComment {
             id: row.get(0)?,
@@ -68,11 +81,31 @@ pub fn load_source_comments(
             created_at: row.get(5)?,
             resolved: row.get(6)?,
             url: row.get(7)?,
+            labels: row
+                .get::<_, Option<String>>(9)?
+                .and_then(|json| serde_json::from_str::<Classification>(&json).ok())
+                .map(|scored| scored.into_iter().map(|s| s.label).collect())
+                .unwrap_or_default(),
         })
     })?;
     rows.map(|row| row.map(|c| (c.id, c)))
         .collect::<rusqlite::Result<_>>()
         .with_context(|| format!("Cannot read the comments of repository {repo_id}"))
+}
+
+/// Review comments of `repo_id` (not noise, not deleted) written before `before` (unix s): what
+/// a window starting there leaves out.
+pub fn count_source_comments_before(conn: &Connection, repo_id: i64, before: i64) -> Result<usize> {
+    let count: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM comments
+              WHERE repo_id = ?1 AND deleted = 0 AND noise IS NULL
+                AND coalesce(created_at, updated_at) < ?2",
+            params![repo_id, before],
+            |row| row.get(0),
+        )
+        .with_context(|| format!("Cannot count the comments of repository {repo_id}"))?;
+    Ok(usize::try_from(count).unwrap_or(0))
 }
 
 /// Evidence as stored in the `evidence` JSON column.

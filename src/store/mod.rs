@@ -16,9 +16,11 @@ pub mod jobs;
 pub mod llm_cache;
 pub mod llm_spend;
 pub mod metrics;
+pub mod pages;
 pub mod publications;
 pub mod report;
 pub mod repos;
+pub mod run_reports;
 pub mod themes;
 
 use std::path::{Path, PathBuf};
@@ -44,6 +46,7 @@ const MIGRATION_LIST: &[M<'static>] = &[
     M::up(include_str!("migrations/0010_default_branch_push.sql")),
     M::up(include_str!("migrations/0011_llm_spend.sql")),
     M::up(include_str!("migrations/0012_history_first_parent.sql")),
+    M::up(include_str!("migrations/0013_run_reports.sql")),
 ];
 
 /// The schema version a fully migrated database has.

@@ -7,6 +7,7 @@ use gitlore::domain::RepoName;
 use gitlore::knowledge::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
 use gitlore::render::issue::{BackfillProgress, IssueView, Summary};
 use gitlore::render::links::LinkStyle;
+use gitlore::render::wording::ReviewWindow;
 use gitlore::repo_config::ConfigProblem;
 
 /// 2026-11-22 21:00 UTC.
@@ -200,7 +201,11 @@ pub fn realistic_view() -> IssueView {
             comments: 412,
             reviewers: 17,
             pull_requests: 96,
-            window_months: 12,
+            window: ReviewWindow {
+                months: 12,
+                start: NOW - 365 * 86_400,
+                left_out: 0,
+            },
             updated_at: NOW,
             head: Some("3f9c2ab4e1d07c5b6a8f9e0d1c2b3a4f5e6d7c8b".into()),
         },

@@ -42,6 +42,7 @@ impl LoggedRequest {
         }
         let token_exchange =
             self.path.starts_with("/app/installations/") && self.path.ends_with("/access_tokens");
-        !matches!(self.method.as_str(), "GET" | "HEAD") && !token_exchange
+        let sign_in = self.path.starts_with("/login/oauth/");
+        !matches!(self.method.as_str(), "GET" | "HEAD") && !token_exchange && !sign_in
     }
 }

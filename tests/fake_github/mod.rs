@@ -24,6 +24,7 @@
 //! (`/repos/acme/widgets/issues`); GraphQL requests are logged as `/graphql`. Like GitHub, the
 //! fake writes `Link` URLs as `/repositories/{id}/…`, so pages after the first are logged (and
 //! matched by fault targets) under that path.
+//! The web host also serves GitHub's OAuth sign-in (`/login/oauth/…`, see `oauth.rs`).
 //! The clock is frozen at the system time of `start()` until a test moves it.
 #![allow(dead_code)] // each test binary uses a different part of the fake
 
@@ -34,6 +35,7 @@ mod json;
 pub mod limits;
 pub mod log;
 pub mod model;
+mod oauth;
 mod ratelimit;
 mod resolvers;
 mod rest;

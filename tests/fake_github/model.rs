@@ -135,6 +135,8 @@ pub struct Repo {
     /// By lower-cased login.
     pub collaborators: BTreeMap<String, Role>,
     pub created_at_ms: i64,
+    /// Private repositories are shown only to collaborators (and installation tokens).
+    pub private: bool,
 }
 
 impl Repo {
@@ -297,6 +299,25 @@ pub enum NodeRef {
     IssueComment(String, i64),
 }
 
+/// The App's OAuth client (web application flow): its credentials, codes waiting to be
+/// exchanged, and the user tokens issued, each naming its user's login.
+#[derive(Debug, Default)]
+pub struct OAuth {
+    /// `(client_id, client_secret)`, once seeded.
+    pub client: Option<(String, String)>,
+    pub codes: HashMap<String, OAuthCode>,
+    /// User token → login.
+    pub user_tokens: HashMap<String, String>,
+}
+
+/// A one-time code the authorize page handed out.
+#[derive(Debug, Clone)]
+pub struct OAuthCode {
+    pub login: String,
+    pub redirect_uri: String,
+    pub expires_at_ms: i64,
+}
+
 /// The whole fake GitHub.
 #[derive(Debug)]
 pub struct Model {
@@ -306,6 +327,8 @@ pub struct Model {
     pub repos: BTreeMap<String, Repo>,
     pub tokens: HashMap<String, Token>,
     pub manifest_codes: HashMap<String, ManifestConversion>,
+    /// The App's OAuth client and the sign-ins made with it (`/login/oauth/…`, user tokens).
+    pub oauth: OAuth,
     /// Actors by lower-cased GraphQL login.
     pub actors: HashMap<String, Actor>,
     pub nodes: HashMap<String, NodeRef>,

@@ -3,7 +3,8 @@
 //! GitHub writes them) and authentication: the token exchange takes the App's JWT, the manifest
 //! conversion nothing, every other route an unexpired installation token that covers the repo
 //! (no token or another installation's repo: 404, as GitHub hides private repositories; a
-//! wrong or expired token: 401).
+//! wrong or expired token: 401). A user token from the OAuth sign-in may ask `GET /user` and
+//! `GET /repos/{owner}/{repo}` (`oauth.rs`).
 
 mod app;
 mod checks;
@@ -12,10 +13,10 @@ mod repo;
 
 use serde_json::{Value, json};
 
-use super::auth;
 use super::json as gh;
 use super::model::{Model, repo_key};
 use super::server::{Reply, Urls};
+use super::{auth, oauth};
 
 /// GitHub's default page size, in items.
 const DEFAULT_PER_PAGE: usize = 30;
@@ -73,6 +74,7 @@ pub fn dispatch(model: &mut Model, urls: &Urls, req: &RestRequest<'_>) -> Reply 
         ("GET", ["installation", "repositories"]) => {
             app::installation_repositories(model, urls, req)
         }
+        ("GET", ["user"]) => oauth::me(model, urls, req.token),
         ("POST", ["app-manifests", code, "conversions"]) => {
             app::manifest_conversion(model, urls, code)
         }
@@ -107,6 +109,9 @@ fn repo_route(
     let Some(token) = req.token else {
         return Reply::not_found();
     };
+    if let Some(login) = oauth::user_of(model, token) {
+        return oauth::user_repo_route(model, urls, req.method, &key, login, rest);
+    }
     let Some(live) = auth::live_token(model, token) else {
         return Reply::message(401, "Bad credentials");
     };

@@ -13,9 +13,10 @@ use serde_json::{Value, json};
 use super::faults::{self, Faults, Matchable};
 use super::log::LoggedRequest;
 use super::model::Model;
+use super::oauth::WebReply;
 use super::ratelimit::{Payer, RateLimits};
 use super::resolvers::RateInfo;
-use super::{auth, graphql, rest};
+use super::{auth, graphql, oauth, rest};
 
 /// Largest request body the fake reads, in bytes: above GitHub's own limits for the bodies the
 /// bot sends (65,536-character issue bodies, check-run output).
@@ -154,6 +155,9 @@ pub async fn handle(State(shared): State<Arc<Shared>>, request: Request<Body>) -
         Ok(bytes) => bytes,
         Err(_) => return StatusCode::PAYLOAD_TOO_LARGE.into_response(),
     };
+    if let Some(answer) = oauth::web(&mut lock(&shared.model), &method, &path, &query, &bytes) {
+        return web_answer(&shared, method, path, query, answer);
+    }
     let body: Result<Option<Value>, ()> = if bytes.is_empty() {
         Ok(None)
     } else {
@@ -288,5 +292,52 @@ pub async fn handle(State(shared): State<Arc<Shared>>, request: Request<Body>) -
     for (name, value) in reply.headers {
         set(&name, value);
     }
+    response
+}
+
+/// An answer of the web host's OAuth endpoints, logged like any request (no token, no body).
+fn web_answer(
+    shared: &Shared,
+    method: String,
+    path: String,
+    query: String,
+    answer: WebReply,
+) -> Response {
+    let (status, response) = match answer {
+        WebReply::Html(status, html) => (
+            status,
+            (
+                StatusCode::from_u16(status).unwrap_or(StatusCode::OK),
+                [("content-type", "text/html; charset=utf-8")],
+                html,
+            )
+                .into_response(),
+        ),
+        WebReply::Redirect(location) => (
+            302,
+            (StatusCode::FOUND, [("location", location)]).into_response(),
+        ),
+        WebReply::Json(status, value) => (
+            status,
+            (
+                StatusCode::from_u16(status).unwrap_or(StatusCode::OK),
+                [("content-type", "application/json; charset=utf-8")],
+                value.to_string(),
+            )
+                .into_response(),
+        ),
+    };
+    lock(&shared.log).push(LoggedRequest {
+        method,
+        path,
+        query,
+        token: None,
+        installation_id: None,
+        body: None,
+        status,
+        graphql_operation: None,
+        graphql_mutation: false,
+        fault: None,
+    });
     response
 }

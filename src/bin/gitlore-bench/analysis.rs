@@ -215,7 +215,7 @@ pub fn run(sizes: &[usize]) -> Result<()> {
         let vectors = TfIdf::fit(&prepared).vectors();
         let embedded = start.elapsed();
         let keys: Vec<usize> = (0..size).collect();
-        let result = cluster(&keys, &vectors, Params::for_corpus(size));
+        let result = cluster(&keys, &vectors, Params::default());
         let total = start.elapsed();
         println!(
             "{size:<9} {:>7.3}  {:>9.3}  {:>7.3}  {:>8}  {:>5}  {:>11.1}",

@@ -25,12 +25,13 @@ pub fn run(args: FindingsArgs) -> Result<()> {
     let rules = NoiseRules::new(None, None, &[]);
     let started = Instant::now();
     println!(
-        "{:<28} {:>5} {:>5} {:>8} {:>10} {:>9} {:>8} {:>10} {:>6}",
+        "{:<28} {:>5} {:>5} {:>8} {:>10} {:>7} {:>9} {:>8} {:>10} {:>6}",
         "repository",
         "split",
         "gold",
         "themes",
         "by theme",
+        "purity",
         "findings",
         "by find",
         "precision",
@@ -63,11 +64,12 @@ pub fn run(args: FindingsArgs) -> Result<()> {
         }
         print_row(&total, split);
         println!(
-            "  {}: {:.0}% of gold themes recovered by a finding, evidence precision {:.3}, {} findings citing noise",
+            "  {}: {:.0}% of gold themes recovered by a finding, evidence precision {:.3}, {} findings citing noise, theme purity {:.3}",
             split.as_str(),
             100.0 * total.recovered_share(),
             total.evidence_precision(),
-            total.citing_noise
+            total.citing_noise,
+            total.purity()
         );
     }
     println!("({:.1} s)", started.elapsed().as_secs_f64());
@@ -76,12 +78,13 @@ pub fn run(args: FindingsArgs) -> Result<()> {
 
 fn print_row(score: &RepoScore, split: Split) {
     println!(
-        "{:<28} {:>5} {:>5} {:>8} {:>10} {:>9} {:>8} {:>10.3} {:>6}",
+        "{:<28} {:>5} {:>5} {:>8} {:>10} {:>7.3} {:>9} {:>8} {:>10.3} {:>6}",
         score.repo,
         split.as_str(),
         score.gold_themes,
         score.themes,
         score.by_theme,
+        score.purity(),
         score.findings,
         score.by_finding,
         score.evidence_precision(),

@@ -1,4 +1,4 @@
-//! Reads one page of a repository's merged pull requests through GraphQL, complete: every nested
+//! Reads one page of a repository's merged and closed-unmerged pull requests through GraphQL, complete: every nested
 //! connection that has more than its first page (review threads, the comments of each thread,
 //! reviews, conversation comments) is read on with the sibling documents through `node(id:)`.
 
@@ -95,7 +95,7 @@ impl<'a> Fetcher<'a> {
         }
     }
 
-    /// The page of `repo`'s merged pull requests after `cursor`, newest activity first, keeping
+    /// The page of `repo`'s merged and closed pull requests after `cursor`, newest activity first, keeping
     /// those updated at or after `window_start` (unix s).
     pub async fn page(
         &mut self,

@@ -1,4 +1,5 @@
-//! Backfill (SPEC §6): reads a repository's merged pull requests of the window through GraphQL
+//! Backfill: reads a repository's merged and closed-unmerged pull requests of the window through
+//! GraphQL
 //! (`fetch`), converts them to the domain types the webhooks produce (`nodes`) and writes them
 //! through the webhooks' own ingest path, so a comment seen both ways is one row.
 //!
@@ -34,7 +35,8 @@ pub struct BackfillRequest {
     pub repo: RepoName,
     /// Who the GraphQL requests are made as: an installation, or a personal token.
     pub who: As,
-    /// How far back a fresh backfill reads (pull requests updated since).
+    /// How far back a fresh backfill reads (pull requests updated since); 0 for the whole
+    /// history.
     pub window_months: u32,
     /// Start again from the newest page even when a backfill finished or is under way.
     pub force: bool,
@@ -84,8 +86,14 @@ impl Backfiller {
                 move |store| backfills::find_by_name(&store.reader()?, &name)
             })
             .await?;
+        let window_start = window_start(self.clock.now_ms(), request.window_months)?;
         let mut state = match stored {
-            Some(state) if state.status == BackfillStatus::Done && !request.force => {
+            // A finished backfill of a shorter window is read again over the longer one.
+            Some(state)
+                if state.status == BackfillStatus::Done
+                    && !request.force
+                    && state.window_start <= window_start =>
+            {
                 return Ok(Summary {
                     already_done: true,
                     progress: Progress {
@@ -95,13 +103,13 @@ impl Backfiller {
                     },
                 });
             }
-            Some(state) if !request.force => {
+            Some(state) if state.status != BackfillStatus::Done && !request.force => {
                 tracing::info!(repo = %request.repo, prs_done = state.prs_done, "resuming the backfill");
                 state
             }
             _ => BackfillState {
                 repo_id: 0,
-                window_start: window_start(self.clock.now_ms(), request.window_months)?,
+                window_start,
                 cursor: None,
                 prs_done: 0,
                 comments_done: 0,
@@ -209,8 +217,11 @@ fn progress(state: &BackfillState, fetcher: &Fetcher<'_>) -> Progress {
     }
 }
 
-/// Unix seconds `months` before `now_ms`.
+/// Unix seconds `months` before `now_ms`; 0 (the whole history) when `months` is 0.
 fn window_start(now_ms: i64, months: u32) -> Result<i64> {
+    if months == 0 {
+        return Ok(0);
+    }
     DateTime::from_timestamp_millis(now_ms)
         .and_then(|now| now.checked_sub_months(Months::new(months)))
         .map(|start| start.timestamp())

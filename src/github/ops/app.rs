@@ -20,6 +20,9 @@ pub struct NewApp {
     pub html_url: String,
     pub pem: Secret,
     pub webhook_secret: Secret,
+    /// The App's OAuth client, for signing in on the web pages.
+    pub client_id: String,
+    pub client_secret: Secret,
 }
 
 impl GitHub {
@@ -67,6 +70,8 @@ impl GitHub {
             html_url: str_field(&body, "html_url", "new App")?.to_string(),
             pem: Secret::new(str_field(&body, "pem", "new App")?),
             webhook_secret: Secret::new(str_field(&body, "webhook_secret", "new App")?),
+            client_id: str_field(&body, "client_id", "new App")?.to_string(),
+            client_secret: Secret::new(str_field(&body, "client_secret", "new App")?),
         })
     }
 }

@@ -7,6 +7,7 @@ pub mod comments;
 pub mod issues;
 pub mod permission;
 pub mod pulls;
+pub mod user;
 
 use anyhow::{Context, Result};
 use http::Method;

@@ -29,6 +29,12 @@ pub enum Label {
 }
 
 impl Label {
+    /// Whether a comment with this label can teach a lesson: questions and praise cannot on
+    /// their own.
+    pub fn teaches(self) -> bool {
+        !matches!(self, Label::Question | Label::Praise)
+    }
+
     /// Every label, in canonical order.
     pub const ALL: [Label; 10] = [
         Label::Bug,

@@ -22,8 +22,10 @@ const SIGNAL_HOTSPOTS: usize = 20;
 const MIN_HOTSPOT_COMMITS: usize = 4;
 /// Fix ratio from which a hotspot makes its findings more severe.
 const FRAGILE_FIX_RATIO: f64 = 0.3;
-/// Review comments on a hotspot that make it "kept flagging".
+/// Review comments on a hotspot, and pull requests they come from, that make it "kept flagging":
+/// one discussion in one pull request is no pattern.
 const MIN_HOTSPOT_COMMENTS: usize = 2;
+const MIN_HOTSPOT_PRS: usize = 2;
 /// Revert landmines (count) kept, the most telling first: beyond a handful they bury the rest.
 const MAX_REVERT_FINDINGS: usize = 5;
 /// Review comments cited per finding.
@@ -89,7 +91,7 @@ fn raise(severity: Severity) -> Severity {
 /// The input with its indexes.
 struct Context<'a> {
     input: &'a Input<'a>,
-    /// Inline comments per file.
+    /// Inline comments that can back a lesson, per file.
     by_path: HashMap<&'a str, Vec<&'a SourceComment>>,
     /// Hotspots that count as a git signal, by path.
     hotspots: HashMap<&'a str, &'a Hotspot>,
@@ -100,7 +102,7 @@ struct Context<'a> {
 impl<'a> Context<'a> {
     fn new(input: &'a Input<'a>) -> Context<'a> {
         let mut by_path: HashMap<&str, Vec<&SourceComment>> = HashMap::new();
-        for comment in input.comments.values() {
+        for comment in input.comments.values().filter(|c| c.teaches()) {
             if let Some(path) = &comment.path {
                 by_path.entry(path.as_str()).or_default().push(comment);
             }
@@ -168,6 +170,10 @@ impl<'a> Context<'a> {
         members: &[&SourceComment],
         lesson: &str,
     ) -> Option<Finding> {
+        // Most of a theme's comments must teach: a theme of questions or praise is no lesson.
+        if 2 * members.len() < theme.members.len() {
+            return None;
+        }
         let (category, base) = theme
             .labels
             .iter()
@@ -177,14 +183,22 @@ impl<'a> Context<'a> {
             return None;
         }
         let paths: Vec<&str> = theme.paths.iter().map(|(p, _)| p.as_str()).collect();
-        let signals = self.signals_of(paths.iter().copied());
+        // The files' own history figures; a revert or a fix of some other change on the same
+        // file says nothing about this lesson.
+        let signals: Vec<Evidence> = paths
+            .iter()
+            .filter_map(|p| self.hotspots.get(p))
+            .take(SIGNALS_PER_FINDING)
+            .map(|h| stat(hotspot_id(h), hotspot_text(h)))
+            .collect();
         let fragile = paths.iter().any(|p| {
             self.hotspots
                 .get(p)
                 .is_some_and(|h| h.fix_ratio >= FRAGILE_FIX_RATIO)
         });
         let severity = if fragile { raise(base) } else { base };
-        let reviewers = count(theme.reviewers.len(), "reviewer", "reviewers");
+        let reviewers: HashSet<&str> = members.iter().map(|c| c.author.as_str()).collect();
+        let reviewers = count(reviewers.len(), "reviewer", "reviewers");
         let title = format!(
             "{lesson} — raised in {} by {reviewers}",
             count(prs.len(), "PR", "PRs")
@@ -238,7 +252,7 @@ impl<'a> Context<'a> {
         })
     }
 
-    /// A theme's comments, the most central first.
+    /// A theme's comments that can back a lesson, the most central first.
     fn members(&self, theme: &Theme) -> Vec<&'a SourceComment> {
         let medoid = self.comment(theme.medoid);
         let others = theme
@@ -246,7 +260,11 @@ impl<'a> Context<'a> {
             .iter()
             .filter(|&&id| id != theme.medoid)
             .filter_map(|&id| self.comment(id));
-        medoid.into_iter().chain(others).collect()
+        medoid
+            .into_iter()
+            .chain(others)
+            .filter(|c| c.teaches())
+            .collect()
     }
 
     /// What a reviewer who wrote most of a theme consistently cares about (opted-out logins
@@ -313,6 +331,9 @@ impl<'a> Context<'a> {
                 }
                 let comments = newest_first(comments);
                 let prs: HashSet<i64> = comments.iter().map(|c| c.pr_number).collect();
+                if prs.len() < MIN_HOTSPOT_PRS {
+                    return None;
+                }
                 let severity = if hotspot.fix_ratio >= FRAGILE_FIX_RATIO {
                     Severity::High
                 } else {

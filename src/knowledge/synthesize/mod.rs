@@ -19,7 +19,7 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-use crate::knowledge::findings::{Category, EvidenceKind, Finding};
+use crate::knowledge::findings::{Category, Evidence, EvidenceKind, Finding};
 use crate::knowledge::history::HistoryReport;
 use crate::knowledge::theme_run::ThemeRun;
 use crate::store::findings::SourceComment;
@@ -88,6 +88,7 @@ pub fn meets_evidence_rule(finding: &Finding, comments: &BTreeMap<i64, SourceCom
         .iter()
         .filter(|e| e.kind == EvidenceKind::Comment)
         .filter_map(|e| comments.get(&e.id.parse::<i64>().ok()?))
+        .filter(|c| !c.by_pr_author())
         .map(|c| c.pr_number)
         .collect();
     let git_signal = finding
@@ -105,6 +106,10 @@ pub fn finalize(findings: Vec<Finding>, input: &Input<'_>) -> Vec<Finding> {
     let mut out: Vec<Finding> = findings
         .into_iter()
         .filter(|f| shown.is_empty() || shown.contains(&f.category))
+        .map(|mut f| {
+            f.evidence = citable(f.evidence, input.comments);
+            f
+        })
         .filter(|f| meets_evidence_rule(f, input.comments))
         .filter(|f| seen.insert(f.id.clone()))
         .map(|mut f| {
@@ -121,6 +126,24 @@ pub fn finalize(findings: Vec<Finding>, input: &Input<'_>) -> Vec<Finding> {
         (category, f.severity, f.id.clone())
     });
     out
+}
+
+/// The evidence without repeats and without comments that cannot back a lesson: unknown ids
+/// (not in the window, or noise) and the PR author's own replies.
+fn citable(evidence: Vec<Evidence>, comments: &BTreeMap<i64, SourceComment>) -> Vec<Evidence> {
+    let mut seen = HashSet::new();
+    evidence
+        .into_iter()
+        .filter(|e| seen.insert((e.kind, e.id.clone())))
+        .filter(|e| {
+            e.kind != EvidenceKind::Comment
+                || e.id
+                    .parse::<i64>()
+                    .ok()
+                    .and_then(|id| comments.get(&id))
+                    .is_some_and(|c| !c.by_pr_author())
+        })
+        .collect()
 }
 
 /// A stable id for a finding that is about `subject` rather than a theme: `f-` + 10 hex digits

@@ -51,6 +51,29 @@ const ADVICE_VERBS: &[&str] = &[
     "lock",
     "release",
     "close",
+    "amend",
+    "squash",
+    "sign",
+    "update",
+    "include",
+    "mention",
+    "consider",
+    "stick",
+    "name",
+];
+/// Phrases that make a sentence advice wherever they occur (checked lower-case).
+const ADVICE_PHRASES: &[&str] = &[
+    " should ",
+    " must ",
+    " need to ",
+    " needs to ",
+    "don't ",
+    "do not ",
+    " instead",
+    "prefer ",
+    "avoid ",
+    "better to ",
+    "rather than",
 ];
 /// Openers that are dropped from the front of a lesson.
 const OPENERS: &[&str] = &[
@@ -66,7 +89,21 @@ const OPENERS: &[&str] = &[
     "i think",
     "suggestion:",
     "minor:",
+    "also",
+    "but",
+    "and",
+    "so",
+    "ok",
+    "okay",
+    "hmm",
 ];
+/// Words that mark a sentence as chatter rather than a lesson (checked lower-case, whole words).
+const CHATTER_WORDS: &[&str] = &[
+    "thanks", "thank", "sorry", "lgtm", "congrats", "hi", "hello", "hey", "ping", "rebase",
+    "merged", "merging", "released", "ci",
+];
+/// Words that open a sentence about the writer rather than the code.
+const FIRST_PERSON: &[&str] = &["i", "i'm", "i've", "i'll", "we've", "we'll", "my"];
 
 /// `text` with every `@login` mention turned into a plain `login`, so that nothing published
 /// notifies anyone.
@@ -115,7 +152,7 @@ pub fn cut(text: &str, max: usize) -> String {
 pub fn lesson(bodies: &[&str], terms: &[String]) -> Option<String> {
     let mut best: Option<(i64, String)> = None;
     for body in bodies {
-        for sentence in sentences(&analysable_text(body)) {
+        for sentence in sentences(&analysable_text(&without_mentions(body))) {
             let (mut cleaned, polite) = clean(&sentence);
             if polite && cleaned.ends_with('?') {
                 // "Could you add a test?" is a request: "Add a test".
@@ -130,9 +167,25 @@ pub fn lesson(bodies: &[&str], terms: &[String]) -> Option<String> {
             let advice = ADVICE_VERBS
                 .contains(&first.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''));
             let length = cleaned.chars().count() as i64;
+            let words: Vec<&str> = lower
+                .split_whitespace()
+                .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+                .collect();
+            let chatter = words.iter().any(|w| CHATTER_WORDS.contains(w));
+            let about_writer = FIRST_PERSON.contains(&first);
+            let prose = words
+                .iter()
+                .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_alphabetic() || c == '\''))
+                .count();
+            let code_like = 3 * prose < 2 * words.len();
+            let padded = format!(" {lower} ");
+            let advice = advice || ADVICE_PHRASES.iter().any(|p| padded.contains(p));
             let score = 3 * named + if advice { 4 } else { 0 }
                 - if length > TITLE_CHARS as i64 { 3 } else { 0 }
-                - if lower.ends_with('?') { 2 } else { 0 };
+                - if lower.ends_with('?') { 2 } else { 0 }
+                - if chatter { 6 } else { 0 }
+                - if about_writer { 3 } else { 0 }
+                - if code_like { 4 } else { 0 };
             if best.as_ref().is_none_or(|(top, _)| score > *top) {
                 best = Some((score, cleaned));
             }
@@ -146,10 +199,23 @@ pub fn lesson(bodies: &[&str], terms: &[String]) -> Option<String> {
     })
 }
 
-/// The sentences of `text`, split after `.`, `!` and `?` followed by a space, and at line ends.
+/// `body` without `@login` mentions: a lesson names nobody.
+fn without_mentions(body: &str) -> String {
+    body.split(' ')
+        .filter(|word| !(word.starts_with('@') && word.len() > 1))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The sentences of `text`, split after `.`, `!` and `?` followed by a space, at ` -- ` and
+/// `; `, and at line ends.
 fn sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for line in text.lines() {
+    for line in text
+        .lines()
+        .flat_map(|l| l.split(" -- "))
+        .flat_map(|l| l.split("; "))
+    {
         let mut current = String::new();
         let mut chars = line.chars().peekable();
         while let Some(c) = chars.next() {
@@ -224,6 +290,21 @@ mod tests {
         assert_eq!(
             lesson(&bodies, &terms).as_deref(),
             Some("Add a unit test for the empty input")
+        );
+    }
+
+    #[test]
+    fn chatter_mentions_and_code_do_not_make_the_lesson() {
+        let bodies = [
+            "@nikeee sorry that we missed this earlier, thanks for the fix!",
+            "curl -sXPUT localhost:9200/_cluster/settings -d '{",
+            "I don't know why this was changed.",
+            "Also, avoid blocking calls inside the event loop.",
+        ];
+        let terms = ["blocking".to_string()];
+        assert_eq!(
+            lesson(&bodies, &terms).as_deref(),
+            Some("Avoid blocking calls inside the event loop")
         );
     }
 

@@ -16,6 +16,7 @@ impl Model {
             repos: BTreeMap::new(),
             tokens: HashMap::new(),
             manifest_codes: HashMap::new(),
+            oauth: Default::default(),
             actors: HashMap::new(),
             nodes: HashMap::new(),
             now_ms,
@@ -112,6 +113,7 @@ impl Model {
                 check_runs: Vec::new(),
                 collaborators: BTreeMap::new(),
                 created_at_ms: self.now_ms,
+                private: true,
             };
             self.repos.insert(key.clone(), repo);
         }
@@ -128,6 +130,11 @@ impl Model {
         self.repos
             .get_mut(&repo_key(full_name))
             .unwrap_or_else(|| panic!("the fake has no repository {full_name}"))
+    }
+
+    /// Gives the App an OAuth client, for signing in on gitlore's pages.
+    pub fn set_oauth_client(&mut self, client_id: &str, client_secret: &str) {
+        self.oauth.client = Some((client_id.to_string(), client_secret.to_string()));
     }
 
     /// Sets a collaborator's role on a repository.

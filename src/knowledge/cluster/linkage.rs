@@ -1,0 +1,139 @@
+//! From neighbourhoods to clusters: average-linkage agglomeration over the nearest-neighbour
+//! graph, stopped at a fixed similarity.
+//!
+//! Candidate pairs are all pairs for inputs of up to [`EXACT_LIMIT`] points, else each point's
+//! nearest neighbours (`knn`). Taken from the most similar pair
+//! down, two clusters merge when the mean cosine similarity of all their cross pairs is at least
+//! the threshold; for unit vectors that mean is `Σa · Σb / (|a| |b|)`, so each cluster only
+//! keeps the sum of its vectors. The threshold is an absolute similarity, not a share of the
+//! corpus: the same comments form the same cluster among seven comments or among 100,000.
+
+use super::knn;
+use super::parallel::parallel_map;
+
+/// Points (count) up to which every pair is a candidate: 4,000 points are 8 million dot
+/// products, a few tens of milliseconds.
+pub const EXACT_LIMIT: usize = 4000;
+
+/// One candidate pair: cosine similarity and its two points (smaller index first).
+type Pair = (f32, u32, u32);
+
+/// Clusters of two or more points (point indices, ascending), ordered by their smallest point.
+pub fn clusters(points: &[&[f32]], min_similarity: f32) -> Vec<Vec<u32>> {
+    let n = points.len();
+    let mut pairs = candidates(points, min_similarity);
+    pairs.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
+    pairs.dedup_by(|x, y| x.1 == y.1 && x.2 == y.2);
+
+    let mut sets = Sets::new(points);
+    for &(_, a, b) in &pairs {
+        let (ra, rb) = (sets.find(a), sets.find(b));
+        if ra != rb && sets.mean_similarity(ra, rb) >= min_similarity {
+            sets.union(ra, rb);
+        }
+    }
+    let mut by_root: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+    for p in 0..n as u32 {
+        let root = sets.find(p);
+        by_root.entry(root).or_default().push(p);
+    }
+    let mut found: Vec<Vec<u32>> = by_root.into_values().filter(|m| m.len() >= 2).collect();
+    found.sort_by_key(|members| members[0]);
+    found
+}
+
+/// The candidate pairs at `min_similarity` or more.
+fn candidates(points: &[&[f32]], min_similarity: f32) -> Vec<Pair> {
+    let n = points.len();
+    let alike = |a: usize, b: usize| {
+        let (low, high) = (a.min(b), a.max(b));
+        let similarity = knn::dot(points[low], points[high]);
+        (similarity >= min_similarity).then_some((similarity, low as u32, high as u32))
+    };
+    let rows: Vec<usize> = (0..n).collect();
+    let per_point: Vec<Vec<Pair>> = if n <= EXACT_LIMIT {
+        parallel_map(&rows, |&a| (a + 1..n).filter_map(|b| alike(a, b)).collect())
+    } else {
+        let found = knn::neighbourhood(points, 2);
+        parallel_map(&rows, |&a| {
+            let nearest = found
+                .within(a)
+                .chain(found.neighbours[a].iter().map(|&(_, b)| b));
+            nearest
+                .filter(|&b| b != u32::MAX && b as usize != a)
+                .filter_map(|b| alike(a, b as usize))
+                .collect()
+        })
+    };
+    per_point.into_iter().flatten().collect()
+}
+
+/// Disjoint sets of points, each root holding its size and the sum of its vectors.
+struct Sets {
+    parent: Vec<u32>,
+    size: Vec<u32>,
+    sum: Vec<Vec<f32>>,
+}
+
+impl Sets {
+    fn new(points: &[&[f32]]) -> Sets {
+        Sets {
+            parent: (0..points.len() as u32).collect(),
+            size: vec![1; points.len()],
+            sum: points.iter().map(|p| p.to_vec()).collect(),
+        }
+    }
+
+    fn find(&mut self, mut x: u32) -> u32 {
+        while self.parent[x as usize] != x {
+            let grand = self.parent[self.parent[x as usize] as usize];
+            self.parent[x as usize] = grand;
+            x = grand;
+        }
+        x
+    }
+
+    /// The mean similarity of the cross pairs of two roots' sets.
+    fn mean_similarity(&self, a: u32, b: u32) -> f32 {
+        let pairs = self.size[a as usize] as f32 * self.size[b as usize] as f32;
+        knn::dot(&self.sum[a as usize], &self.sum[b as usize]) / pairs
+    }
+
+    /// Joins two roots' sets under the smaller index, so the result does not depend on the
+    /// order of equal pairs.
+    fn union(&mut self, a: u32, b: u32) {
+        let (keep, gone) = (a.min(b), a.max(b));
+        self.parent[gone as usize] = keep;
+        self.size[keep as usize] += self.size[gone as usize];
+        let moved = std::mem::take(&mut self.sum[gone as usize]);
+        self.sum[keep as usize]
+            .iter_mut()
+            .zip(moved)
+            .for_each(|(s, x)| *s += x);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(v: &[f32]) -> Vec<f32> {
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter().map(|x| x / norm).collect()
+    }
+
+    #[test]
+    fn a_chain_of_pairs_does_not_glue_dissimilar_ends() {
+        // a ~ b and b ~ c each at about 0.7, but a and c are orthogonal: the mean over all
+        // cross pairs keeps c out of {a, b}.
+        let vectors = [
+            unit(&[1.0, 0.0, 0.0]),
+            unit(&[1.0, 1.0, 0.0]),
+            unit(&[0.0, 1.0, 0.0]),
+            unit(&[0.0, 0.0, 1.0]),
+        ];
+        let points: Vec<&[f32]> = vectors.iter().map(Vec::as_slice).collect();
+        assert_eq!(clusters(&points, 0.6), vec![vec![0, 1]]);
+        assert_eq!(clusters(&points, 0.3), vec![vec![0, 1, 2]]);
+    }
+}
