@@ -313,7 +313,10 @@ mod tests {
         };
         let front: Vec<&str> = text.split("---\n").nth(1).unwrap().lines().collect();
         assert_eq!(front.len(), 3, "{text}");
-        assert!(front[0].starts_with("description: \"Fine \\\"quoted\\\""), "{text}");
+        assert!(
+            front[0].starts_with("description: \"Fine \\\"quoted\\\""),
+            "{text}"
+        );
         assert_eq!(front[1..], ["globs: src/a.rs", "alwaysApply: false"]);
         assert!(!agents_body(&lessons(&report)).contains(section::END));
     }
