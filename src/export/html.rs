@@ -160,9 +160,25 @@ fn text(value: &str) -> String {
     escape(value).into_owned()
 }
 
-/// Review text: one line without invisible characters, escaped.
+/// Review text: one line without invisible characters, escaped, its `code spans` shown as code.
 fn untrusted(value: &str) -> String {
-    escape(plain(value, ALL).as_str()).into_owned()
+    let escaped = escape(plain(value, ALL).as_str()).into_owned();
+    let parts: Vec<&str> = escaped.split('`').collect();
+    if parts.len().is_multiple_of(2) {
+        // An unpaired backtick: shown as typed.
+        return escaped;
+    }
+    parts
+        .iter()
+        .enumerate()
+        .map(|(index, part)| {
+            if index % 2 == 1 {
+                format!("<code>{part}</code>")
+            } else {
+                part.to_string()
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -197,5 +213,10 @@ mod tests {
             assert!(!page.contains(bad), "{bad} in {page}");
         }
         assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+        assert_eq!(
+            untrusted("use `a<b>` not `c`"),
+            "use <code>a&lt;b&gt;</code> not <code>c</code>"
+        );
+        assert_eq!(untrusted("one ` tick"), "one ` tick");
     }
 }

@@ -1,8 +1,9 @@
 //! A repository's lessons as readers outside GitHub see them: its current findings, themes and
 //! evidence read from the store (or from a `gitlore export --format json` file) into plain
 //! structs (`report`), the JSON shape both write (`json`), and the lessons that apply to given
-//! paths or match a text, within a size budget (`select`). `gitlore export`, `gitlore lessons`
-//! and `gitlore mcp` read through here; dismissed findings never come out.
+//! paths or match a text, within a size budget (`select`); `cli` is `gitlore lessons` and the
+//! source arguments it shares with `gitlore mcp`. `gitlore export`, `gitlore lessons` and
+//! `gitlore mcp` read through [`open`]; dismissed findings never come out.
 
 pub mod cli;
 pub mod json;

@@ -20,6 +20,17 @@ const EVIDENCE_LINKS: usize = 3;
 /// Characters of an evidence excerpt.
 const EXCERPT_CHARS: usize = 120;
 
+/// Review text for an agent: defused as in the findings issue, but without the zero-width
+/// entities that keep `@login` and `#12` from notifying anyone on GitHub — an agent's context
+/// notifies nobody, and the entities are noise to a model.
+pub fn for_agents(text: &str, max_chars: usize) -> String {
+    let links = LinkStyle {
+        web_base: String::new(),
+        redirect_base: None,
+    };
+    untrusted(text, &links, max_chars).replace("&#8203;", "")
+}
+
 /// A lesson chosen for the request, and why.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Chosen {
@@ -94,14 +105,10 @@ pub fn render(report: &RepoReport, chosen: &[Chosen], budget: usize) -> String {
     if chosen.is_empty() {
         return "No lesson gitlore learned applies.\n".to_string();
     }
-    let links = LinkStyle {
-        web_base: String::new(),
-        redirect_base: None,
-    };
     let mut out = String::new();
     let mut shown = 0;
     for lesson in chosen {
-        let block = lesson_block(report, lesson, &links);
+        let block = lesson_block(report, lesson);
         let left = chosen.len() - shown - 1;
         let reserve = if left > 0 {
             left_out(left).chars().count()
@@ -124,11 +131,11 @@ fn left_out(lessons: usize) -> String {
     format!("_{lessons} more left out for the size budget._\n")
 }
 
-fn lesson_block(report: &RepoReport, lesson: &Chosen, links: &LinkStyle) -> String {
+fn lesson_block(report: &RepoReport, lesson: &Chosen) -> String {
     let finding = &lesson.finding;
     let mut block = format!(
         "## {}\n\n{} · {}",
-        untrusted(&finding.title, links, TITLE_CHARS),
+        for_agents(&finding.title, TITLE_CHARS),
         finding.severity.as_str(),
         finding.category.as_str().replace('_', " "),
     );
@@ -137,7 +144,7 @@ fn lesson_block(report: &RepoReport, lesson: &Chosen, links: &LinkStyle) -> Stri
     }
     block.push_str(&format!(
         "\n\n{}\n",
-        untrusted(&finding.insight, links, INSIGHT_CHARS)
+        for_agents(&finding.insight, INSIGHT_CHARS)
     ));
     let cited: Vec<String> = finding
         .evidence
@@ -147,7 +154,7 @@ fn lesson_block(report: &RepoReport, lesson: &Chosen, links: &LinkStyle) -> Stri
         .map(|(e, url)| {
             format!(
                 "- {} <{}>",
-                untrusted(&e.text, links, EXCERPT_CHARS),
+                for_agents(&e.text, EXCERPT_CHARS),
                 url.replace(['<', '>', ' '], "")
             )
         })
