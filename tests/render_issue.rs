@@ -15,7 +15,7 @@ fn a_realistic_issue_reads_well() {
     let body = render_issue(&realistic_view());
     expect![[r#"
         <!-- gitlore:findings -->
-        **4 findings** from 412 review comments by 17 reviewers on 96 pull requests in the last 12 months. Updated 2026-11-22 21:00 UTC at [`3f9c2ab`](https://redirect.github.com/acme/widgets/commit/3f9c2ab4e1d07c5b6a8f9e0d1c2b3a4f5e6d7c8b).
+        **4 findings** from 412 review comments by 17 reviewers on 96 pull requests in the last 12 months (since 2025-11-22). Updated 2026-11-22 21:00 UTC at [`3f9c2ab`](https://redirect.github.com/acme/widgets/commit/3f9c2ab4e1d07c5b6a8f9e0d1c2b3a4f5e6d7c8b).
 
         > **Config problem:** acme/widgets:.github/gitlore.toml line 4: `window_months` must be a number from 1 to 36. gitlore uses the defaults for what it could not read; fix the file on the default branch and the next update picks it up.
 
@@ -238,7 +238,7 @@ fn backfill_progress_and_an_empty_repository_are_said_plainly() {
     view.summary.head = None;
     expect![[r#"
         <!-- gitlore:findings -->
-        **0 findings** from 412 review comments by 17 reviewers on 96 pull requests in the last 12 months. Updated 2026-11-22 21:00 UTC.
+        **0 findings** from 412 review comments by 17 reviewers on 96 pull requests in the last 12 months (since 2025-11-22). Updated 2026-11-22 21:00 UTC.
 
         > **Still reading past reviews:** 120 of 400 pull requests so far. Findings will fill in as it goes.
 
