@@ -1,4 +1,4 @@
-//! One analysis of a repository (SPEC §3): themes of the window's review comments, synthesis with
+//! One analysis of a repository (behaviour §3): themes of the window's review comments, synthesis with
 //! the git history (both without what the repo config ignores), staleness, and the findings saved
 //! with what the run read. The job runner and
 //! `gitlore analyze` both run it; where the history comes from (a mirror, a local repository) is

@@ -1,4 +1,4 @@
-//! The `/gitlore …` command parser (SPEC §6). Pure: text in, commands out. Quoted text (`> …`),
+//! The `/gitlore …` command parser (behaviour §6). Pure: text in, commands out. Quoted text (`> …`),
 //! fenced code blocks and inline code are never commands, so quoting someone's command or
 //! documenting one does not run it.
 

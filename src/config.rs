@@ -1,4 +1,4 @@
-//! Server configuration (SPEC §4): defaults, then an optional `gitlore.toml`, then environment
+//! Server configuration (behaviour §4): defaults, then an optional `gitlore.toml`, then environment
 //! variables (GitLore's names first, then Probot's). A missing or broken setting is one sentence
 //! naming it and how to fix it.
 

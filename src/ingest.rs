@@ -1,4 +1,4 @@
-//! Applies a parsed event to the store: the effects of SPEC §1's table. Runs inside the worker's
+//! Applies a parsed event to the store: the effects of behaviour §1's table. Runs inside the worker's
 //! write transaction, so a delivery's effects and its "done" mark commit together; the effects are
 //! also idempotent on their own (upserts keyed by GitHub ids, deduplicated jobs), so applying a
 //! delivery twice changes nothing.

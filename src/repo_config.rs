@@ -1,4 +1,4 @@
-//! The per-repository configuration `.github/gitlore.toml` (SPEC §4), read from the default
+//! The per-repository configuration `.github/gitlore.toml` (behaviour §4), read from the default
 //! branch, with the org's defaults from the same file in the org's `.github` repository.
 //!
 //! Typed, with every key optional; an unknown key or a wrong type is an error naming the file,
@@ -42,7 +42,7 @@ pub struct IssueSettings {
     pub label: String,
 }
 
-/// When the scheduler re-analyses the repository (SPEC §6).
+/// When the scheduler re-analyses the repository (behaviour §6).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Schedule {
@@ -114,7 +114,7 @@ impl Default for Analysis {
     }
 }
 
-/// The finding categories of SPEC §3.3, the only values `analysis.categories` accepts.
+/// The finding categories of behaviour §3.3, the only values `analysis.categories` accepts.
 pub const CATEGORIES: &[&str] = &[
     "convention",
     "code_pattern",

@@ -1,4 +1,4 @@
-//! The scheduler (SPEC §6): decides which repositories to analyse again and queues their
+//! The scheduler (behaviour §6): decides which repositories to analyse again and queues their
 //! analysis job, jittered. A repository is due when enough new comments arrived and its last run
 //! is at least an hour old, or when its last run is older than its interval and anything changed.
 //!

@@ -1,4 +1,4 @@
-//! `gitlore setup` (SPEC §8): registers the GitHub App through GitHub's manifest flow. A local
+//! `gitlore setup` (behaviour §8): registers the GitHub App through GitHub's manifest flow. A local
 //! page (127.0.0.1 only) posts `app-manifest.json` to GitHub's new-App page with a random
 //! `state`; GitHub redirects the browser back to `/callback` with a one-time code and that
 //! state; the code is exchanged (`POST /app-manifests/{code}/conversions`) for the App's id,

@@ -1,4 +1,4 @@
-//! `app-manifest.json` asks for the events of SPEC §1 and the least permissions they need.
+//! `app-manifest.json` asks for the events of behaviour §1 and the least permissions they need.
 
 use std::collections::BTreeMap;
 

@@ -1,4 +1,4 @@
-//! Events arrive out of order and more than once; the store converges to the same state (SPEC §1).
+//! Events arrive out of order and more than once; the store converges to the same state (behaviour §1).
 
 mod common;
 

@@ -1,5 +1,5 @@
 //! Every real payload in tests/fixtures/webhooks goes through the real router and worker, and each
-//! event kind of SPEC §1's table leaves the rows it should.
+//! event kind of behaviour §1's table leaves the rows it should.
 
 mod common;
 

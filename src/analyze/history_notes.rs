@@ -1,5 +1,5 @@
 //! What the markdown output says when there were no review comments: findings need review
-//! evidence (SPEC §3.3), so the history alone gives none; the user is told how to add comments,
+//! evidence (behaviour §3.3), so the history alone gives none; the user is told how to add comments,
 //! and the history's strongest figures are shown as notes, in the analyzers' own wording.
 
 use crate::knowledge::history::HistoryReport;

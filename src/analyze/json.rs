@@ -1,4 +1,4 @@
-//! `--format json`: exactly the object of SPEC §8, which scripts and evaluations rely on (its
+//! `--format json`: exactly the object of behaviour §8, which scripts and evaluations rely on (its
 //! shape is `lessons::json`, which `gitlore export` extends).
 
 use anyhow::{Context, Result};

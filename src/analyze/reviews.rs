@@ -1,4 +1,4 @@
-//! The `--reviews FILE.jsonl` input of `gitlore analyze` (SPEC §8): one review comment per line,
+//! The `--reviews FILE.jsonl` input of `gitlore analyze` (behaviour §8): one review comment per line,
 //! turned into the same events webhooks produce, so they reach the store through `ingest`.
 //!
 //! Input ids are arbitrary strings; the store needs numeric GitHub ids, so each input id gets a

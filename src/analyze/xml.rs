@@ -1,4 +1,4 @@
-//! `--format xml`: the findings XML of SPEC §3.3, the document the LLM synthesizer answers with
+//! `--format xml`: the findings XML of behaviour §3.3, the document the LLM synthesizer answers with
 //! (`synthesize::answer::parse_findings` reads it back). Comments are cited by the input's ids.
 
 use quick_xml::escape::escape;

@@ -205,7 +205,7 @@ fn is_handled_action(event: &str, action: &str) -> bool {
     }
 }
 
-/// The events of SPEC §1's table (checked before parsing, so unused events cost nothing).
+/// The events of behaviour §1's table (checked before parsing, so unused events cost nothing).
 fn is_handled(event: &str) -> bool {
     matches!(
         event,

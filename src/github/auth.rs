@@ -1,4 +1,4 @@
-//! GitHub App authentication (SPEC §7): an RS256 JWT signed with the App's key (`iat` 60 s in the
+//! GitHub App authentication (behaviour §7): an RS256 JWT signed with the App's key (`iat` 60 s in the
 //! past for clock drift, `exp` 9 minutes ahead — GitHub allows at most 10), exchanged for
 //! installation tokens that are cached per installation until shortly before they expire.
 //! Tokens and keys are `Secret`s: never printed, never logged.

@@ -1,4 +1,4 @@
-//! The GitHub client façade (SPEC §7). One method per operation the bot needs; underneath, one
+//! The GitHub client façade (behaviour §7). One method per operation the bot needs; underneath, one
 //! request path that:
 //! - authenticates as the App (JWT), as an installation (cached installation token), or with a
 //!   personal token (`As::Token`);

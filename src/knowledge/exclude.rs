@@ -1,4 +1,4 @@
-//! What a repository's config leaves out of the analysis (SPEC §4): comments by some authors,
+//! What a repository's config leaves out of the analysis (behaviour §4): comments by some authors,
 //! comments made only of the repository's own bot commands, and comments on and history of paths
 //! matching glob patterns.
 //!

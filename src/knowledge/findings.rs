@@ -1,4 +1,4 @@
-//! The finding (SPEC §3.3): the unit the team reads, backed by evidence that cites real sources.
+//! The finding (behaviour §3.3): the unit the team reads, backed by evidence that cites real sources.
 //!
 //! Synthesizers produce findings; the store keeps them (with their first-seen date and a
 //! maintainer's dismissal) across runs; the renderers publish them.
@@ -185,7 +185,7 @@ parse_from_names!(
     "status"
 );
 
-/// What makes a finding stale (SPEC §3.3): its files are gone from the default branch's head, or
+/// What makes a finding stale (behaviour §3.3): its files are gone from the default branch's head, or
 /// all its review evidence aged out of the window.
 #[derive(Debug, Clone, Default)]
 pub struct Staleness {

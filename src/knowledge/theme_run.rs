@@ -1,4 +1,4 @@
-//! One theme analysis of a repository over the store (SPEC §3.1): its analysable comments in a
+//! One theme analysis of a repository over the store (behaviour §3.1): its analysable comments in a
 //! window are embedded (built-in, or the configured remote embedder), clustered, described (terms, labels, PRs,
 //! reviewers, paths, dates), matched to the themes of earlier runs so that a continued theme keeps
 //! its id and first-seen date, and saved. Comments left out of every cluster that the built-in
@@ -111,7 +111,7 @@ pub struct Models<'a> {
     pub embedder: Option<&'a RemoteEmbedder>,
 }
 
-/// [`run_themes`] with the configured models (SPEC §2, §3.1): the LLM's labels (cached; a
+/// [`run_themes`] with the configured models (behaviour §2, §3.1): the LLM's labels (cached; a
 /// comment without an answer keeps its built-in labels) count in each theme's label
 /// distribution and pick the notable singletons, and the remote embedder's vectors are
 /// clustered. A model that fails costs nothing but itself: the LLM's failures leave the built-in

@@ -1,4 +1,4 @@
-//! Themes from clusters (SPEC §3.1), as pure functions: what a theme is about (its distinctive
+//! Themes from clusters (behaviour §3.1), as pure functions: what a theme is about (its distinctive
 //! terms) and which earlier theme a new cluster continues (stable identity across runs).
 
 use std::collections::HashMap;

@@ -1,4 +1,4 @@
-//! Publishes the `gitlore` check run of a pull request's head commit (SPEC §5.2): the findings
+//! Publishes the `gitlore` check run of a pull request's head commit (behaviour §5.2): the findings
 //! that apply to the files it changes, neutral, with annotations where past review comments
 //! cluster and a Refresh button. Created once per commit, updated only when its output changed.
 

@@ -1,4 +1,4 @@
-//! Publishes a repository's findings issue (SPEC §5.1): created once, found again by its marker
+//! Publishes a repository's findings issue (behaviour §5.1): created once, found again by its marker
 //! and label if the store lost track of it, edited only when the body changed, pinned when
 //! GitHub allows it, recreated if someone deleted it.
 

@@ -1,4 +1,4 @@
-//! What gitlore publishes on GitHub (SPEC §5): the findings issue (`issue`) and the check run of
+//! What gitlore publishes on GitHub (behaviour §5): the findings issue (`issue`) and the check run of
 //! a pull request's head commit (`check_run`). This module builds what they show from an
 //! analysis and the store: the issue's view (summary figures, links, notices) and the link style.
 

@@ -1,4 +1,4 @@
-//! The check run on a pull request's head commit (SPEC §5.2): which findings apply to the files it
+//! The check run on a pull request's head commit (behaviour §5.2): which findings apply to the files it
 //! changes and why, annotations where past review comments cluster, and the "Refresh" button.
 
 use std::collections::HashMap;

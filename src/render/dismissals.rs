@@ -1,5 +1,5 @@
 //! The dismiss checkbox under each finding, and reading ticked boxes back from an edit of the
-//! findings issue (SPEC §5.1).
+//! findings issue (behaviour §5.1).
 //!
 //! A box is a task-list item carrying the finding's id in a hidden comment:
 //! `- [ ] Dismiss <!-- gitlore:dismiss f-1a2b3c -->`. Untrusted text in the issue has its `<`

@@ -1,4 +1,4 @@
-//! The findings issue's body (SPEC §5.1): the hidden marker, a one-line summary, notices, the
+//! The findings issue's body (behaviour §5.1): the hidden marker, a one-line summary, notices, the
 //! findings by category and severity with folded evidence and a dismiss box each, and what was
 //! resolved since the last run — within GitHub's size limit, shortened gracefully when full.
 

@@ -1,4 +1,4 @@
-//! The command job (SPEC §6): `/gitlore help`, unknown words, and `/gitlore refresh` from a
+//! The command job (behaviour §6): `/gitlore help`, unknown words, and `/gitlore refresh` from a
 //! comment or from the check run's Refresh button.
 //!
 //! A reply carries a hidden marker with the command comment's id, so a retried job finds it

@@ -1,6 +1,6 @@
 //! The `comments`, `review_threads` and `classifications` tables.
 //!
-//! Convergence rules (SPEC §1): a version older than the stored one is ignored (`updated_at`),
+//! Convergence rules (behaviour §1): a version older than the stored one is ignored (`updated_at`),
 //! a delete leaves a tombstone that no late create or edit revives, and thread resolution lives in
 //! its own table so that it applies to comments whichever arrives first.
 

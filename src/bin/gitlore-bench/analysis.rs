@@ -1,5 +1,5 @@
 //! `gitlore-bench analysis`: embedding and clustering time and peak memory for synthetic review
-//! comments (SPEC §9: 10,000 comments in under 2 s, 100,000 in under 30 s, under 500 MB).
+//! comments (behaviour §9: 10,000 comments in under 2 s, 100,000 in under 30 s, under 500 MB).
 //!
 //! The comments are generated deterministically: a dozen themes, each a bank of phrasings mixed
 //! with shared filler words, identifiers and paths, plus a share of unrelated comments.

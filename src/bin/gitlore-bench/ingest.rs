@@ -97,7 +97,7 @@ pub fn run(args: IngestArgs) -> Result<()> {
         args.events as f64 / elapsed,
         args.batch
     );
-    println!("ingest: target (SPEC §9) >= 20000 events/s");
+    println!("ingest: target (behaviour §9) >= 20000 events/s");
     std::fs::remove_dir_all(&dir).ok();
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! `gitlore-bench ingress`: the webhook-ingress benchmark of SPEC §9.
+//! `gitlore-bench ingress`: the webhook-ingress benchmark of behaviour §9.
 //!
 //! Drives the real `gitlore serve` and, side by side, a minimal Probot app (`bench/probot/`)
 //! with the same signed 24 KiB `pull_request_review_comment` delivery. Each server runs alone
@@ -39,7 +39,7 @@ mod report;
 /// The delivery every request carries, before it is trimmed and padded to [`PAYLOAD_BYTES`].
 const FIXTURE: &[u8] =
     include_bytes!("../../../tests/fixtures/webhooks/pull_request_review_comment.created.1.json");
-/// Payload size named by SPEC §9 ("24 KB"), taken as 24 KiB; the body is padded to exactly this.
+/// Payload size named by behaviour §9 ("24 KB"), taken as 24 KiB; the body is padded to exactly this.
 const PAYLOAD_BYTES: usize = 24 * 1024;
 /// Lists of the fixture emptied, in this order, while it is still larger than [`PAYLOAD_BYTES`]:
 /// compacted, the fixture is 25.7 KB. No ingress path reads them.
@@ -58,7 +58,7 @@ const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 /// How often a starting server is asked whether it is up.
 const HEALTH_POLL: Duration = Duration::from_millis(50);
 
-/// Webhook ingress: gitlore vs a minimal Probot app (SPEC §9).
+/// Webhook ingress: gitlore vs a minimal Probot app (behaviour §9).
 #[derive(clap::Args, Debug)]
 pub struct IngressArgs {
     /// Concurrent keep-alive connections of the closed-loop (peak) test.
@@ -274,7 +274,7 @@ async fn wait_healthy(target: &Target, server: &mut ChildGuard, path: &str) -> a
 /// The fixture compacted, trimmed of [`TRIMMABLE`] lists while too large, then its comment body
 /// padded with ASCII prose (one byte per character in JSON) to exactly `size` bytes.
 fn build_payload(fixture: &[u8], size: usize) -> anyhow::Result<Vec<u8>> {
-    const FILLER: &str = "Padding so the delivery weighs what SPEC 9 names. ";
+    const FILLER: &str = "Padding so the delivery weighs what behaviour §9 names. ";
     let mut payload: serde_json::Value = serde_json::from_slice(fixture).context("fixture")?;
     let mut len = serde_json::to_vec(&payload)?.len();
     for pointer in TRIMMABLE {

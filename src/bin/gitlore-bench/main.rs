@@ -1,4 +1,4 @@
-//! `gitlore-bench`: the performance harness that prints the figures of SPEC §9.
+//! `gitlore-bench`: the performance harness that prints the figures of behaviour §9.
 //!
 //! - `ingress`: webhook requests per second and latency of `gitlore serve` against a minimal
 //!   Probot app, with every delivery durably stored.
@@ -20,7 +20,7 @@ mod quality;
 use clap::{Parser, Subcommand};
 
 #[derive(Debug, Parser)]
-#[command(about = "Measures gitlore against the targets of SPEC §9")]
+#[command(about = "Measures gitlore against the targets of behaviour §9")]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -1,4 +1,4 @@
-//! The `gitlore` check run of a pull request's head commit (SPEC §5.2): created once per
+//! The `gitlore` check run of a pull request's head commit (behaviour §5.2): created once per
 //! commit, then updated in place.
 
 use anyhow::{Context, Result, anyhow};

@@ -1,4 +1,4 @@
-//! A person's permission on a repository: who may run `/gitlore` commands (SPEC §6).
+//! A person's permission on a repository: who may run `/gitlore` commands (behaviour §6).
 
 use anyhow::{Context, Result, bail};
 use http::Method;

@@ -1,4 +1,4 @@
-//! The LLM classifier (SPEC §2, §7): one request per batch of comments, the answer in a small XML
+//! The LLM classifier (behaviour §2, §7): one request per batch of comments, the answer in a small XML
 //! format parsed tolerantly, results cached by (provider, model, prompt version, body hash).
 //!
 //! Review comments are untrusted: they are escaped and quoted as data inside `<comment>`

@@ -1,4 +1,4 @@
-//! Multi-label classification of review comments (SPEC §2).
+//! Multi-label classification of review comments (behaviour §2).
 //!
 //! The built-in classifier is the default: offline, deterministic and fast. Other classifiers
 //! (LLM) produce the same [`Classification`] so the rest of the pipeline does not care which one
@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 /// The name the built-in classifier's results are stored under.
 pub const BUILTIN_NAME: &str = "builtin";
 
-/// The ten labels of SPEC §2, in their canonical order.
+/// The ten labels of behaviour §2, in their canonical order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Label {

@@ -1,4 +1,4 @@
-//! The built-in embedder (SPEC §3.1): TF-IDF over code-aware tokens, fitted on the corpus being
+//! The built-in embedder (behaviour §3.1): TF-IDF over code-aware tokens, fitted on the corpus being
 //! analysed, folded into a dense vector by signed feature hashing.
 //!
 //! Terms are lower-cased words (identifiers split at `_`, `-` and camelCase humps, the whole

@@ -1,4 +1,4 @@
-//! Embeddings of review comments for clustering (SPEC §3.1): the text an embedder sees, and the
+//! Embeddings of review comments for clustering (behaviour §3.1): the text an embedder sees, and the
 //! vector type every embedder produces. The built-in embedder is [`builtin`].
 
 pub mod builtin;

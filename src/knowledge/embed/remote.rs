@@ -1,4 +1,4 @@
-//! The remote embedder (SPEC §3.1): any OpenAI-compatible `POST {base}/embeddings`, batched, with
+//! The remote embedder (behaviour §3.1): any OpenAI-compatible `POST {base}/embeddings`, batched, with
 //! every vector cached by (model, text hash) so that an unchanged comment is embedded once.
 
 use std::time::Duration;

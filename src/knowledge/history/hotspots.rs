@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use super::words::is_fix;
 use super::{Hotspot, Prepared};
 
-/// A change counts half as much this many days before the newest commit (SPEC §3.2).
+/// A change counts half as much this many days before the newest commit (behaviour §3.2).
 pub const HALF_LIFE_DAYS: f64 = 180.0;
 
 const SECONDS_PER_DAY: f64 = 86_400.0;

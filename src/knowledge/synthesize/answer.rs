@@ -1,5 +1,5 @@
 //! The LLM agent's side of the protocol, parsed with quick-xml: tool calls
-//! (`<tool name="…" arg="…"/>`) anywhere in its text, or the final findings XML of SPEC §3.3
+//! (`<tool name="…" arg="…"/>`) anywhere in its text, or the final findings XML of behaviour §3.3
 //! (`<findings><finding id category severity><title/><insight/><files><file/></files>
 //! <evidence><ref kind id/>…</evidence></finding></findings>`). Nothing here trusts the content:
 //! ids, categories and files are checked later.

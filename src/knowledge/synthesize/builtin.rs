@@ -1,4 +1,4 @@
-//! The built-in synthesizer (SPEC §3.3): offline and deterministic. It writes one finding per
+//! The built-in synthesizer (behaviour §3.3): offline and deterministic. It writes one finding per
 //! strong theme, findings from git signals that review comments corroborate (hotspots reviewers
 //! keep flagging, reverts of reviewed files, coupled files reviewers cite together), one per
 //! high-confidence bug or security singleton on a file with a git signal, and reviewer focus

@@ -1,4 +1,4 @@
-//! The LLM synthesizer (SPEC §3.3): an agent loop over the configured provider. The model calls
+//! The LLM synthesizer (behaviour §3.3): an agent loop over the configured provider. The model calls
 //! read-only tools with `<tool>` elements in its text (any OpenAI-compatible server can do this)
 //! and ends with the findings XML, whose every citation is checked (`validate`).
 //!

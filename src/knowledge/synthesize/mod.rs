@@ -1,4 +1,4 @@
-//! Synthesis (SPEC §3.3): themes, review comments and git history turned into findings, by the
+//! Synthesis (behaviour §3.3): themes, review comments and git history turned into findings, by the
 //! built-in synthesizer (default, offline, deterministic) or the LLM agent, behind one interface.
 //!
 //! Whichever runs, its findings go through the same final pass: the evidence rule (at least two
@@ -79,7 +79,7 @@ impl Synthesizer<'_> {
     }
 }
 
-/// Whether `finding` has the evidence SPEC §3.3 asks for: review comments (that exist in
+/// Whether `finding` has the evidence behaviour §3.3 asks for: review comments (that exist in
 /// `comments`) from at least two distinct PRs, or one review comment and a git signal (a commit
 /// or an analyzer figure).
 pub fn meets_evidence_rule(finding: &Finding, comments: &BTreeMap<i64, SourceComment>) -> bool {

@@ -1,4 +1,4 @@
--- Themes: recurring clusters of review comments found by analysis (SPEC §3.1), kept so that a
+-- Themes: recurring clusters of review comments found by analysis (behaviour §3.1), kept so that a
 -- theme keeps its id and its first-seen date across runs.
 CREATE TABLE themes (
     id         TEXT    PRIMARY KEY,                    -- 't-' + 10 hex digits, never reused

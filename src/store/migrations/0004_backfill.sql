@@ -1,4 +1,4 @@
--- Backfill progress per repository (SPEC §6): the window it reads, the cursor of the last pull
+-- Backfill progress per repository (behaviour §6): the window it reads, the cursor of the last pull
 -- request page whose rows are committed, and what it has done so far. A page's rows and the
 -- advanced cursor commit in one transaction, so a crash resumes after the last committed page.
 CREATE TABLE backfills (

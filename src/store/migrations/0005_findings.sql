@@ -1,4 +1,4 @@
--- Findings: the lessons a synthesis run found (SPEC §3.3), kept per repository so that a finding
+-- Findings: the lessons a synthesis run found (behaviour §3.3), kept per repository so that a finding
 -- keeps its first-seen date and a maintainer's dismissal across runs.
 CREATE TABLE findings (
     repo_id      INTEGER NOT NULL REFERENCES repos (id) ON DELETE CASCADE,

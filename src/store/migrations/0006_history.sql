@@ -1,4 +1,4 @@
--- Git history (SPEC §3.2): what each commit changed, read once per repository, so that a
+-- Git history (behaviour §3.2): what each commit changed, read once per repository, so that a
 -- re-analysis reads only the commits that arrived since the last one.
 CREATE TABLE commits (
     repo_id      INTEGER NOT NULL REFERENCES repos (id) ON DELETE CASCADE,

@@ -1,5 +1,5 @@
--- What gitlore published and when it last analysed, so that publishing is idempotent (SPEC §5)
--- and the scheduler and the refresh cooldown survive restarts (SPEC §6).
+-- What gitlore published and when it last analysed, so that publishing is idempotent (behaviour §5)
+-- and the scheduler and the refresh cooldown survive restarts (behaviour §6).
 
 -- The findings issue of a repository, with the body last published (to skip unchanged edits and
 -- to see which dismiss boxes an edit ticked).

@@ -81,7 +81,7 @@ pub(super) fn print_report(
     let cores = |v: Option<f64>| v.map_or("?".to_owned(), |v| format!("{v:.2}"));
     println!();
     println!(
-        "webhook ingress (SPEC §9): {EVENT} of {payload_len} bytes, {} connections, {} s warm-up, {} s per test",
+        "webhook ingress (behaviour §9): {EVENT} of {payload_len} bytes, {} connections, {} s warm-up, {} s per test",
         plan.connections,
         plan.warmup.as_secs(),
         plan.duration.as_secs()
