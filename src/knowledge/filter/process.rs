@@ -2,7 +2,8 @@
 //! "Reviewed 3 of 5 files at r2, all commit messages."), label toggles
 //! (`-S-awaiting-review +S-needs-code-changes`), merge-bot status lines (":pushpin: Commit abc
 //! has been approved by `x`"), and merge, backport and release notices ("Released in v0.12.",
-//! "Backported to `7.x` in 473b47e", "This PR was merged into the repository by commit …").
+//! "Backported to `7.x` in 473b47e", "This PR was merged into the repository by commit …") and
+//! pointers to other pull requests ("Superseded by #12", "Closing in favour of #99").
 //! A line that is one of them says nothing a reviewer could learn from.
 
 /// Openings of the status lines review tools and merge bots write (lower-cased).
@@ -43,6 +44,17 @@ const STATUS_OPENINGS: &[&str] = &[
     "rebased on",
     "rebased onto",
     "rebased to",
+    "commits squashed into",
+    "squashed into",
+    "superseded by",
+    "subsumed by",
+    "duplicate of",
+    "dupe of",
+    "closing in favor of",
+    "closing in favour of",
+    "closed in favor of",
+    "closed in favour of",
+    "related issue:",
 ];
 
 /// Words that turn a notice into a remark with content ("Released in 1.2, but the fix is
@@ -136,6 +148,8 @@ mod tests {
             "This PR was merged into the repository by commit cfed97d2a9d.",
             "Merged via https://github.com/a/b/commit/daa3edd",
             "Landed in 3f2a1b9",
+            "Superseded by https://github.com/a/b/pull/2344.",
+            "Closing in favour of #99",
         ] {
             assert!(is_process_line(line), "{line:?} is a process line");
         }

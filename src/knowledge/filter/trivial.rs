@@ -86,6 +86,24 @@ const CONTENT_FREE: &[&str] = &[
     "from",
     "my",
     "side",
+    "couple",
+    "changes",
+    "questions",
+    // what thanks are for ("many thanks for your investigation", "thanks for the quick answer")
+    "many",
+    "investigation",
+    "quick",
+    "answer",
+    "feedback",
+    "pointers",
+    "input",
+    "explanation",
+    "clarification",
+    "report",
+    "info",
+    "information",
+    "patience",
+    "perseverance",
     // thanks and greetings
     "thanks",
     "thank",
@@ -253,6 +271,9 @@ const PROCESS_WORDS: &[&str] = &[
     "ideas",
     "maintainers",
     "maintainer",
+    "committer",
+    "approval",
+    "approvals",
     "review",
 ];
 
@@ -418,7 +439,7 @@ pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> 
 /// Lower-cased words without mentions, emoji codes (`:+1:`), issue and commit references, links
 /// and punctuation.
 fn content_words(text: &str) -> Vec<String> {
-    text.split(|c: char| c.is_whitespace() || ",;()[]!".contains(c))
+    text.split(|c: char| c.is_whitespace() || ",;()[]!?".contains(c))
         .map(|word| word.trim_matches(|c: char| ".:\"'*_~".contains(c) && c != ':'))
         .filter(|word| !word.is_empty())
         .filter(|word| !is_reference(word))
@@ -519,6 +540,8 @@ mod tests {
             "Reviewed 2 of 2 files at r1.\nReview status: all files reviewed at latest revision.\n\n---\n\nComments from the [review on Reviewable.io](https://reviewable.io/reviews/a/b/1)",
             "Released in [bat v0.12](https://github.com/sharkdp/bat/releases/tag/v0.12.0).",
             "CI failure is unrelated.",
+            "@eps1lon could you review?",
+            "@x many thanks for your contribution here!",
         ] {
             assert!(is_trivial(text, false, &[]), "{text:?} should be trivial");
         }
