@@ -218,32 +218,68 @@ pub fn train_models(records: &[&Record], options: Options) -> (Model, Model) {
     (labels, noise)
 }
 
+/// What a model trained without a record's repository makes of the record.
+#[derive(Debug, Clone)]
+pub struct HeldOut<'a> {
+    pub record: &'a Record,
+    /// Noise as the filter says, with the held-out noise model.
+    pub noise: bool,
+    /// Whether the rules alone (without the noise model) call it noise.
+    pub noise_by_rules: bool,
+    pub labels: Vec<Label>,
+}
+
+/// Leave-one-repository-out predictions: each repository of `records` read by models trained
+/// (weights and thresholds) on the others only.
+pub fn held_out_predictions<'a>(records: &[&'a Record], options: Options) -> Vec<HeldOut<'a>> {
+    let mut repos: Vec<&str> = records.iter().map(|r| r.repo.as_str()).collect();
+    repos.sort_unstable();
+    repos.dedup();
+    let rules = NoiseRules::new(None, None, &[]);
+    let mut out = Vec::new();
+    for repo in repos {
+        let training: Vec<&Record> = records.iter().copied().filter(|r| r.repo != repo).collect();
+        let (label_model, noise_model) = train_models(&training, options);
+        let models = Models {
+            labels: &label_model,
+            noise: &noise_model,
+        };
+        for record in records.iter().copied().filter(|r| r.repo == repo) {
+            let (noise, labels) = predict(&rules, models, record);
+            let body = filter::analysable_text(&record.body);
+            let noise_by_rules = rules
+                .classify(&record.github_author(), &body, record.by_pr_author(), false)
+                .is_some();
+            out.push(HeldOut {
+                record,
+                noise,
+                noise_by_rules,
+                labels,
+            });
+        }
+    }
+    out
+}
+
 /// Leave-one-repository-out: each repository of `records` scored by a model trained (weights and
 /// thresholds) on the others only. Returns the pooled figures and each repository's own.
 pub fn leave_one_repo_out(
     records: &[&Record],
     options: Options,
 ) -> (Scores, Vec<(String, Scores)>) {
-    let mut repos: Vec<&str> = records.iter().map(|r| r.repo.as_str()).collect();
-    repos.sort_unstable();
-    repos.dedup();
-    let rules = NoiseRules::new(None, None, &[]);
     let mut pooled = Scores::default();
-    let mut each = Vec::new();
-    for repo in repos {
-        let training: Vec<&Record> = records.iter().copied().filter(|r| r.repo != repo).collect();
-        let (label_model, noise_model) = train_models(&training, options);
-        let mut scores = Scores::default();
-        for record in records.iter().filter(|r| r.repo == repo) {
-            let models = Models {
-                labels: &label_model,
-                noise: &noise_model,
-            };
-            let (noise, labels) = predict(&rules, models, record);
-            scores.add(record, noise, &labels);
-            pooled.add(record, noise, &labels);
+    let mut each: Vec<(String, Scores)> = Vec::new();
+    for held in held_out_predictions(records, options) {
+        pooled.add(held.record, held.noise, &held.labels);
+        if each
+            .last()
+            .is_none_or(|(repo, _)| *repo != held.record.repo)
+        {
+            each.push((held.record.repo.clone(), Scores::default()));
         }
-        each.push((repo.to_string(), scores));
+        if let Some((_, scores)) = each.last_mut() {
+            scores.add(held.record, held.noise, &held.labels);
+        }
     }
     (pooled, each)
 }

@@ -57,10 +57,10 @@ pub const THEMES: [[&str; 8]; 5] = [
 
 /// Remarks that belong to no theme.
 pub const UNRELATED: [&str; 8] = [
-    "Rebased onto main to pick up the CI fix.",
+    "Which team owns the analytics dashboard for the mobile app?",
     "What's the rollout plan for existing installations?",
     "Is the staging cluster still running the old kernel?",
-    "Closing in favour of the approach discussed in the planning meeting.",
+    "Who approves travel for the conference next spring?",
     "The Windows runner image changed last week, which explains the flaky download.",
     "Who owns the billing integration these days?",
     "Who signs off on the holiday rota this year?",

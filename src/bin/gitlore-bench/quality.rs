@@ -26,8 +26,9 @@ pub struct QualityArgs {
     /// split's repositories too, so it is a figure about the method, not about the shipped model).
     #[arg(long)]
     all_repos_out: bool,
-    /// Print the noise filter's mistakes on the training split (never the test split's: looking
-    /// at them would be tuning on them), then stop.
+    /// Print the noise filter's mistakes on the training split, each repository read by models
+    /// trained without it (never the test split's: looking at them would be tuning on them),
+    /// then stop.
     #[arg(long)]
     noise_errors: bool,
     /// Hyperparameters of the leave-one-out training (defaults: those `train` uses).
@@ -48,6 +49,11 @@ struct OptionArgs {
     min_groups: Option<usize>,
     #[arg(long)]
     rule_prior: Option<f32>,
+    #[arg(long)]
+    balance: Option<f32>,
+    /// Skip the scorecards of the shipped model (only the leave-one-out figures).
+    #[arg(long)]
+    loro_only: bool,
 }
 
 impl OptionArgs {
@@ -59,6 +65,7 @@ impl OptionArgs {
             learning_rate: self.learning_rate.unwrap_or(defaults.learning_rate),
             min_groups: self.min_groups.unwrap_or(defaults.min_groups),
             rule_prior: self.rule_prior.unwrap_or(defaults.rule_prior),
+            balance: self.balance.unwrap_or(defaults.balance),
             ..defaults
         }
     }
@@ -134,14 +141,27 @@ pub fn train(args: TrainArgs) -> Result<()> {
 pub fn run(args: QualityArgs) -> Result<()> {
     let corpus = Corpus::load(Path::new(&args.corpus))?;
     if args.noise_errors {
-        let rules = gitlore::knowledge::filter::NoiseRules::new(None, None, &[]);
-        for record in corpus.split(Split::Train) {
-            let (predicted, _) = quality::predict(&rules, Models::shipped(), record);
-            if predicted != record.noise.is_some() {
+        // Models trained without the comment's repository, as for a repository never seen.
+        let train_records = corpus.split(Split::Train);
+        for held in quality::held_out_predictions(&train_records, args.options.options()) {
+            let record = held.record;
+            if held.noise != record.noise.is_some() {
                 let gold = record.noise.as_deref().unwrap_or("-");
+                let rules = if held.noise_by_rules {
+                    "rules"
+                } else {
+                    "model"
+                };
                 println!(
-                    "{} gold {gold} by {}: {:?}",
-                    record.id, record.author, record.body
+                    "{} gold {gold} ({rules}) by {}{}: {:?}",
+                    record.id,
+                    record.author,
+                    if record.by_pr_author() {
+                        " (PR author)"
+                    } else {
+                        ""
+                    },
+                    record.body
                 );
             }
         }
@@ -153,7 +173,12 @@ pub fn run(args: QualityArgs) -> Result<()> {
         corpus.repos().len(),
         corpus.themes.len()
     );
-    for split in [Split::Train, Split::Test] {
+    let splits = if args.options.loro_only {
+        Vec::new()
+    } else {
+        vec![Split::Train, Split::Test]
+    };
+    for split in splits {
         let records = corpus.split(split);
         let scores = quality::score(&records, Models::shipped());
         println!("\n== {} split (shipped model) ==", split.as_str());
@@ -189,7 +214,9 @@ pub fn run(args: QualityArgs) -> Result<()> {
             print_summary(repo, scores);
         }
     }
-    throughput(&corpus);
+    if !args.options.loro_only {
+        throughput(&corpus);
+    }
     Ok(())
 }
 

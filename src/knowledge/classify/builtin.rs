@@ -3,9 +3,9 @@
 //! Two linear models ([`model`], trained from the labelled corpus of real review comments by
 //! [`train`]) read the features of `features`: words, word pairs, code tokens, the comment's
 //! shape, where it sits, and the evidence of the hand-written rules (`rules`), so the rules still
-//! count where they are sure. The label model gives every comment with words at least one label
-//! (when none reaches its threshold, the one closest to it); the noise model says whether a
-//! comment is content-free, for the noise filter.
+//! count where they are sure. The label model gives every comment with words, code or a
+//! suggestion block at least one label (when none reaches its threshold, the one closest to
+//! it); the noise model says whether a comment with prose is content-free, for the noise filter.
 
 mod features;
 mod lexicon;
@@ -25,7 +25,7 @@ use text::{Text, Zone};
 
 /// Bumped whenever a rule of the noise filter or the lexicon changes what it decides; the model
 /// files are part of [`version`] by their contents.
-const RULES_REVISION: &str = "rules-2";
+const RULES_REVISION: &str = "rules-3";
 
 /// The built-in classifier's version: its rules' revision and a digest of both model files. A
 /// stored classification made by another version is redone once (the version is part of the
@@ -65,7 +65,9 @@ pub fn classify(text: &CommentText) -> Classification {
 /// model reads the body's features, the label model those and where the comment sits.
 pub fn read_with(labels: &Model, noise: &Model, text: &CommentText) -> Reading {
     let parsed = Text::parse(text.body);
-    if !parsed.tokens.iter().any(|token| token.zone == Zone::Prose) {
+    let has_prose = parsed.tokens.iter().any(|token| token.zone == Zone::Prose);
+    // A suggestion block alone (even an empty one, which deletes lines) proposes a change.
+    if !has_prose && parsed.tokens.is_empty() && !text.body.contains("```suggestion") {
         return Reading {
             content_free: false,
             labels: Vec::new(),
@@ -74,11 +76,12 @@ pub fn read_with(labels: &Model, noise: &Model, text: &CommentText) -> Reading {
     let mut features = Hashed::default();
     features::extract_body(text.body, &parsed, &mut features);
     features.dedup();
-    let content_free = noise
-        .probabilities(&features)
-        .first()
-        .zip(noise.thresholds.first())
-        .is_some_and(|(p, threshold)| p >= threshold);
+    let content_free = has_prose
+        && noise
+            .probabilities(&features)
+            .first()
+            .zip(noise.thresholds.first())
+            .is_some_and(|(p, threshold)| p >= threshold);
     if let Some(path) = text.path {
         features::place(path, text.diff_hunk, &mut features);
         features.dedup();
@@ -147,10 +150,16 @@ mod tests {
     }
 
     #[test]
-    fn every_comment_with_words_gets_a_label_and_code_alone_gets_none() {
+    fn every_comment_with_words_code_or_a_suggestion_gets_a_label() {
         assert_eq!(labels("Hmm, interesting.", None).len(), 1);
         assert!(labels("", None).is_empty());
-        assert!(labels("```rust\nlet secret_token = test_nice();\n```", None).is_empty());
+        assert!(labels("  \n", None).is_empty());
+        let code = labels("```rust\nlet secret_token = test_nice();\n```", None);
+        assert!(
+            !code.is_empty() && !code.contains(&Label::Security),
+            "{code:?}"
+        );
+        assert!(!labels("```suggestion\n```", Some("docs/index.md")).is_empty());
     }
 
     #[test]

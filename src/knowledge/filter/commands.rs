@@ -44,6 +44,7 @@ const COMMAND_BOTS: &[&str] = &[
     "azure-pipelines",
     "azp",
     "buildbot",
+    "buildkite",
     "bot",
 ];
 
@@ -162,15 +163,20 @@ pub fn is_command_line(line: &str, extra: &[String]) -> bool {
     if COMMAND_BOTS.contains(&addressee) {
         // "@bors r+", "buildbot, test on oracle.", "@dependabot rebase": the bot is addressed
         // first; a sentence about the bot ("bors is slow today") is not a command, so the
-        // words that follow must be few and command-like.
+        // words that follow must be few and command-like, one of them a command.
         let rest: Vec<&str> = words.collect();
-        return !rest.is_empty() && rest.len() <= 6 && rest.iter().all(|w| is_command_word(w));
+        return rest.len() <= 6
+            && rest.iter().any(|w| is_command_word(w))
+            && rest
+                .iter()
+                .all(|w| is_command_word(w) || is_command_argument(w));
     }
     false
 }
 
 /// Words of bot commands: `r+`, `r=alice`, `rollup=never`, `p=1`, `try`, `delegate+`, `queue`,
-/// `rebase`, `merge`, `retry`, `test on oracle`, mentions of other bots.
+/// `rebase`, `merge`, `retry`, `test on oracle`, mentions of other bots, issue references
+/// (`retry #10760`).
 fn is_command_word(word: &str) -> bool {
     const VERBS: &[&str] = &[
         "r+",
@@ -226,12 +232,26 @@ fn is_command_word(word: &str) -> bool {
         "in",
         "and",
         "the",
+        "benchmark",
+        "with",
+        "upgrade",
     ];
-    word.contains('=')
+    let issue = word
+        .strip_prefix('#')
+        .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    issue
+        || word.contains('=')
         || word.starts_with('@')
         || word.ends_with('+')
         || VERBS.contains(&word)
-        || word.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') && word.len() <= 12
+}
+
+/// What a command's arguments look like: `linux`, `elasticsearch-ci/bwc`, `clickbench-mode`.
+fn is_command_argument(word: &str) -> bool {
+    word.len() <= 32
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_/.".contains(c))
 }
 
 #[cfg(test)]
@@ -257,11 +277,15 @@ mod tests {
             "retest this please",
             "@swift-ci please test",
             "/honk",
+            "@bors-servo retry #10760",
+            "@elasticmachine run elasticsearch-ci/bwc",
+            "@bors-servo try=linux",
         ] {
             assert!(is_command_line(line, &[]), "{line:?} is a command");
         }
         for line in [
             "bors is slow today, so this waits until tomorrow because the queue is long",
+            "Homu complains about manifest changed.",
             "/usr/bin/env is not there on NixOS",
             "/etc/hosts",
             "Please rebase onto main.",

@@ -3,6 +3,7 @@
 //! AI reviewers address to coding agents, which is never learned from.
 
 mod commands;
+mod process;
 mod trivial;
 
 use std::collections::HashSet;

@@ -1,9 +1,12 @@
-//! Content-free remarks: approvals, thanks and greetings (with mentions and emoji codes),
-//! acknowledgements ("Done", "Yes, I added a sentence.", "It's fixed now"), bare issue
-//! references, and comments made only of commands to bots and CI. A remark that gives a reason,
-//! asks something or shows code is never trivial, even when it opens with thanks.
+//! Content-free remarks: approvals (also with a little content: "Approved with one nit"),
+//! thanks and greetings (with mentions and emoji codes), acknowledgements ("Done", "Yes, I added
+//! a sentence.", "It's fixed now"), bare issue references, requests about the process only
+//! ("Could you rebase?", "friendly ping"), and comments made only of commands to bots and CI or
+//! of status lines of the review process. A remark that gives a reason, asks something about the
+//! code or shows code is never trivial, even when it opens with thanks.
 
 use super::commands::is_command_line;
+use super::process::is_process_line;
 
 /// Words that carry no review content on their own. A short remark made only of these (once
 /// mentions, emoji, references and punctuation are gone) is trivial.
@@ -56,6 +59,51 @@ const CONTENT_FREE: &[&str] = &[
     "stuff",
     "catch",
     "point",
+    // what an approval says about the review itself ("LGTM, one nit", "Left a few comments")
+    "nit",
+    "nits",
+    "nitpick",
+    "nitpicks",
+    "comment",
+    "comments",
+    "suggestion",
+    "suggestions",
+    "minor",
+    "small",
+    "tiny",
+    "few",
+    "one",
+    "two",
+    "some",
+    "otherwise",
+    "overall",
+    "just",
+    "left",
+    "non-blocking",
+    "editorial",
+    "codewise",
+    "modulo",
+    "from",
+    "my",
+    "side",
+    "couple",
+    "changes",
+    "questions",
+    // what thanks are for ("many thanks for your investigation", "thanks for the quick answer")
+    "many",
+    "investigation",
+    "quick",
+    "answer",
+    "feedback",
+    "pointers",
+    "input",
+    "explanation",
+    "clarification",
+    "report",
+    "info",
+    "information",
+    "patience",
+    "perseverance",
     // thanks and greetings
     "thanks",
     "thank",
@@ -178,6 +226,65 @@ const CONTENT_FREE: &[&str] = &[
     "😊",
 ];
 
+/// Words of requests and remarks about the process only: rebasing, pinging, merging, CI status.
+/// A short remark, question or not, made of these, [`REQUEST_WORDS`] and content-free words
+/// says nothing about the code ("Could you rebase?", "friendly ping", "Any update on this?",
+/// "CI failure is unrelated").
+const PROCESS_WORDS: &[&str] = &[
+    "rebase",
+    "rebasing",
+    "ping",
+    "pinging",
+    "gentle",
+    "reminder",
+    "bump",
+    "update",
+    "updates",
+    "news",
+    "status",
+    "ready",
+    "ptal",
+    "conflicts",
+    "conflict",
+    "cc",
+    "unrelated",
+    "flaky",
+    "ci",
+    "green",
+    "failure",
+    "failures",
+    "failing",
+    "passing",
+    "merge",
+    "merged",
+    "landed",
+    "backport",
+    "backported",
+    "released",
+    "squash",
+    "commits",
+    "upstream",
+    "master",
+    "branch",
+    "thoughts",
+    "idea",
+    "ideas",
+    "maintainers",
+    "maintainer",
+    "committer",
+    "approval",
+    "approvals",
+    "review",
+];
+
+/// Words that make a request of a remark about the process ("Would you mind …", "Any …").
+const REQUEST_WORDS: &[&str] = &[
+    "friendly", "can", "could", "would", "please", "kindly", "mind", "take", "another", "resolve",
+    "needs", "need", "any", "when", "are", "still", "working", "willing", "on", "get", "got",
+    "chance", "someone", "anyone", "else", "more", "time", "once", "after", "round", "latest",
+    "main",
+];
+
 /// The longest content-free remark, in words ("Thanks a lot for the review, looks good to me!").
 const MAX_CONTENT_FREE_WORDS: usize = 12;
 
@@ -273,10 +380,10 @@ pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> 
     let mut kept = Vec::new();
     for line in text.lines() {
         let trimmed = line.trim_start();
-        if trimmed.starts_with('>') || trimmed.is_empty() {
+        if trimmed.starts_with('>') || is_separator(trimmed) {
             continue;
         }
-        if is_command_line(trimmed, extra_commands) {
+        if is_command_line(trimmed, extra_commands) || is_process_line(trimmed) {
             had_command = true;
         } else {
             kept.push(trimmed);
@@ -294,12 +401,24 @@ pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> 
         return false;
     }
     let prose = kept.join("\n");
-    if prose.contains('`') || prose.contains('?') {
+    if prose.contains('`') {
         return false;
     }
     let words = content_words(&prose);
     if words.is_empty() {
         return true;
+    }
+    let about_process = words.len() <= MAX_CONTENT_FREE_WORDS
+        && words.iter().any(|w| PROCESS_WORDS.contains(&w.as_str()))
+        && words.iter().all(|w| {
+            let w = w.as_str();
+            PROCESS_WORDS.contains(&w) || REQUEST_WORDS.contains(&w) || CONTENT_FREE.contains(&w)
+        });
+    if about_process {
+        return true;
+    }
+    if prose.contains('?') {
+        return false;
     }
     if words.len() <= MAX_CONTENT_FREE_WORDS
         && words.iter().all(|w| CONTENT_FREE.contains(&w.as_str()))
@@ -320,7 +439,7 @@ pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> 
 /// Lower-cased words without mentions, emoji codes (`:+1:`), issue and commit references, links
 /// and punctuation.
 fn content_words(text: &str) -> Vec<String> {
-    text.split(|c: char| c.is_whitespace() || ",;()[]!".contains(c))
+    text.split(|c: char| c.is_whitespace() || ",;()[]!?".contains(c))
         .map(|word| word.trim_matches(|c: char| ".:\"'*_~".contains(c) && c != ':'))
         .filter(|word| !word.is_empty())
         .filter(|word| !is_reference(word))
@@ -333,11 +452,25 @@ fn content_words(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Mentions, issue references (`#12`, `owner/repo#12`, `GH-12`), links and commit hashes.
+/// An empty line or a markdown rule (`---`).
+fn is_separator(line: &str) -> bool {
+    let line = line.trim();
+    line.is_empty() || (line.len() >= 3 && line.chars().all(|c| "-*_".contains(c)))
+}
+
+/// Mentions, issue references (`#12`, `owner/repo#12`, `GH-12`), links, commit hashes and
+/// version numbers (`v0.12`, `2.48.1`, `7.x`).
 fn is_reference(word: &str) -> bool {
     let word = word.trim_end_matches(['.', ':']);
     let hex = |w: &str| w.len() >= 7 && w.len() <= 40 && w.chars().all(|c| c.is_ascii_hexdigit());
-    word.starts_with('@')
+    let version = word.strip_prefix('v').unwrap_or(word);
+    let is_version = version.starts_with(|c: char| c.is_ascii_digit())
+        && version.contains('.')
+        && version
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == 'x');
+    is_version
+        || word.starts_with('@')
         || word.starts_with("http://")
         || word.starts_with("https://")
         || word
@@ -397,6 +530,18 @@ mod tests {
             "Thanks!\n\n@bors r+",
             ":tada::tada:",
             "Fixed in 3f2a1b9.",
+            "Could you rebase?",
+            "@brancz friendly ping",
+            "Any update on this?",
+            "Approved with tiny nit",
+            "LGTM, one nit",
+            "two small comments, otherwise LGTM!",
+            "Reviewed 3 of 5 files at r2, all commit messages.",
+            "Reviewed 2 of 2 files at r1.\nReview status: all files reviewed at latest revision.\n\n---\n\nComments from the [review on Reviewable.io](https://reviewable.io/reviews/a/b/1)",
+            "Released in [bat v0.12](https://github.com/sharkdp/bat/releases/tag/v0.12.0).",
+            "CI failure is unrelated.",
+            "@eps1lon could you review?",
+            "@x many thanks for your contribution here!",
         ] {
             assert!(is_trivial(text, false, &[]), "{text:?} should be trivial");
         }
@@ -413,6 +558,10 @@ mod tests {
             "Why not `Vec::new`?",
             "Good catch, though the same bug is in the writer too.",
             "Removed the lock since the caller already holds one for the whole batch.",
+            "Could you add a test for the empty input?",
+            "Why does CI fail on Windows here?",
+            "Could you fix this?",
+            "Reviewed 3 of 5 files at r2.\n\nThis unwrap panics when the file is empty.",
         ] {
             assert!(
                 !is_trivial(text, false, &[]),

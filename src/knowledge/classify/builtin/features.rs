@@ -1,5 +1,5 @@
-//! The features the linear model reads from one comment: prose words and word pairs, the first
-//! word, code tokens, the shape of the comment (questions, quotes, code, suggestion blocks,
+//! The features the linear model reads from one comment: prose words, their stems and word
+//! pairs, the first word, code tokens, the shape of the comment (questions, quotes, code, suggestion blocks,
 //! length), where an inline comment sits, and the hand-written rules' evidence per label.
 //!
 //! A feature is named `kind:part part…`. Training sees the names ([`Named`]); prediction only
@@ -113,6 +113,10 @@ fn words(parsed: &Text, sink: &mut impl Sink) {
         match token.zone {
             Zone::Prose => {
                 sink.add("w", &[word], 1.0);
+                let stem = stem(word);
+                if stem.len() < word.len() {
+                    sink.add("t", &[stem], 1.0);
+                }
                 if first {
                     sink.add("f", &[word], 1.0);
                     first = false;
@@ -131,6 +135,21 @@ fn words(parsed: &Text, sink: &mut impl Sink) {
             Zone::Quote => previous = None,
         }
     }
+}
+
+/// A word without its commonest English inflection (`tests`, `testing`, `tested` → `test`), so
+/// that one project's "documenting" teaches about the next one's "documented".
+fn stem(word: &str) -> &str {
+    for (suffix, shortest) in [("ing", 6), ("ed", 5), ("es", 5), ("s", 4), ("ly", 5)] {
+        if word.len() >= shortest
+            && let Some(base) = word.strip_suffix(suffix)
+            && !base.ends_with('s')
+            && base.is_ascii()
+        {
+            return base;
+        }
+    }
+    word
 }
 
 /// Questions and the words that open them, quotes, code, suggestion blocks, links and length.
@@ -238,6 +257,7 @@ mod tests {
         );
         for name in [
             "w:why",
+            "t:leak",
             "f:why",
             "b:why not",
             "c:vec",

@@ -51,7 +51,13 @@ pub struct Options {
     /// Thresholds maximize F-beta: 1 weighs precision and recall alike, below 1 favours
     /// precision.
     pub beta: f32,
+    /// Class balance: an output's positive examples weigh (negatives / positives) to this power
+    /// (0: every example alike; 0.5: the square root of the imbalance), at most [`MAX_WEIGHT`].
+    pub balance: f32,
 }
+
+/// The largest weight class balance gives a positive example.
+pub const MAX_WEIGHT: f32 = 10.0;
 
 impl Default for Options {
     fn default() -> Options {
@@ -63,6 +69,7 @@ impl Default for Options {
             prune_below: 0.01,
             beta: 1.0,
             rule_prior: 3.0,
+            balance: 0.0,
         }
     }
 }
@@ -187,6 +194,15 @@ pub fn fit(examples: &[Example], outputs: &[&str], options: Options) -> Model {
             prior[at * n + l] = options.rule_prior;
         }
     }
+    let positive_weight: Vec<f32> = (0..n)
+        .map(|l| {
+            let positives = examples.iter().filter(|e| e.targets[l]).count().max(1) as f32;
+            let negatives = (examples.len() as f32 - positives).max(1.0);
+            (negatives / positives)
+                .powf(options.balance)
+                .clamp(1.0, MAX_WEIGHT)
+        })
+        .collect();
     let mut weights = prior.clone();
     let mut squares = vec![1e-8_f32; vocabulary.len() * n];
     let mut bias = vec![0.0_f32; n];
@@ -210,7 +226,9 @@ pub fn fit(examples: &[Example], outputs: &[&str], options: Options) -> Model {
             }
             for (l, e) in error.iter_mut().enumerate() {
                 let p = 1.0 / (1.0 + (-score[l]).exp());
-                *e = p - f32::from(u8::from(examples[at].targets[l]));
+                let target = examples[at].targets[l];
+                let weight = if target { positive_weight[l] } else { 1.0 };
+                *e = weight * (p - f32::from(u8::from(target)));
                 bias_squares[l] += *e * *e;
                 bias[l] -= options.learning_rate * *e / bias_squares[l].sqrt();
             }

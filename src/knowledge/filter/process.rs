@@ -1,0 +1,167 @@
+//! Lines about the review process rather than the code: review-tool status lines (Reviewable's
+//! "Reviewed 3 of 5 files at r2, all commit messages."), label toggles
+//! (`-S-awaiting-review +S-needs-code-changes`), merge-bot status lines (":pushpin: Commit abc
+//! has been approved by `x`"), and merge, backport and release notices ("Released in v0.12.",
+//! "Backported to `7.x` in 473b47e", "This PR was merged into the repository by commit …") and
+//! pointers to other pull requests ("Superseded by #12", "Closing in favour of #99").
+//! A line that is one of them says nothing a reviewer could learn from.
+
+/// Openings of the status lines review tools and merge bots write (lower-cased).
+const STATUS_OPENINGS: &[&str] = &[
+    "review status:",
+    "reviewed files:",
+    "comments from reviewable",
+    "comments from the [review on reviewable",
+    "*comments from the [review on reviewable",
+    ":pushpin: commit",
+    ":hourglass: testing commit",
+    ":sunny: test successful",
+    ":broken_heart: test failed",
+    ":umbrella: the latest upstream changes",
+    ":lock: merge conflict",
+    ":zap: test exempted",
+    "state: approved=",
+    "this pr was merged",
+    "this pull request was merged",
+    "this was merged",
+    "this has been merged",
+    "this has landed",
+    "this landed in",
+    "merged via",
+    "merged into",
+    "landed in",
+    "landed as",
+    "backported to",
+    "backported in",
+    "backported as",
+    "backport to",
+    "released in",
+    "released as",
+    "cherry-picked to",
+    "cherry-picked into",
+    "cherry-picked in",
+    "pushed to",
+    "rebased on",
+    "rebased onto",
+    "rebased to",
+    "commits squashed into",
+    "squashed into",
+    "superseded by",
+    "subsumed by",
+    "duplicate of",
+    "dupe of",
+    "closing in favor of",
+    "closing in favour of",
+    "closed in favor of",
+    "closed in favour of",
+    "related issue:",
+];
+
+/// Words that turn a notice into a remark with content ("Released in 1.2, but the fix is
+/// incomplete because …").
+const CONTENT_MARKERS: &[&str] = &[
+    "but", "however", "though", "because", "since", "why", "how", "what", "not", "still", "if",
+    "when", "should", "would", "could", "please", "maybe", "wonder", "think",
+];
+
+/// The longest merge, backport or release notice, in words.
+const MAX_NOTICE_WORDS: usize = 12;
+
+/// Whether `line` (one line of a comment, trimmed) is a status line of the review process.
+pub fn is_process_line(line: &str) -> bool {
+    let lower = line.trim().to_lowercase();
+    if lower.is_empty() {
+        return false;
+    }
+    is_review_tool_line(&lower) || is_label_toggle(&lower) || is_notice(&lower)
+}
+
+/// Reviewable's per-revision lines: "Reviewed 3 of 5 files at r2, all commit messages.",
+/// "Reviewed all commit messages.", "- path/to/file.rs @ r3".
+fn is_review_tool_line(lower: &str) -> bool {
+    let reviewed = lower.starts_with("reviewed ")
+        && (lower.contains(" files at r")
+            || lower.contains(" file at r")
+            || lower.contains("commit messages"));
+    let file_at_revision = lower.starts_with("- ")
+        && lower
+            .rsplit_once(" @ r")
+            .is_some_and(|(_, n)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    reviewed || file_at_revision
+}
+
+/// A line made only of label toggles: `-S-awaiting-review +S-needs-code-changes`.
+fn is_label_toggle(lower: &str) -> bool {
+    lower.split_whitespace().all(|word| {
+        let mut chars = word.chars();
+        matches!(chars.next(), Some('+' | '-'))
+            && chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+            && word[1..].contains('-')
+            && word[1..]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    })
+}
+
+/// A status opening, or a short merge, backport or release notice without a reason or request.
+fn is_notice(lower: &str) -> bool {
+    let Some(opening) = STATUS_OPENINGS
+        .iter()
+        .find(|opening| lower.starts_with(*opening))
+    else {
+        return false;
+    };
+    let is_notice = !opening.starts_with(':')
+        && !opening.starts_with("review")
+        && !opening.starts_with("state")
+        && !opening.contains("reviewable");
+    if !is_notice {
+        return true;
+    }
+    let words: Vec<&str> = lower
+        .split(|c: char| c.is_whitespace() || ",;()!.".contains(c))
+        .filter(|word| !word.is_empty())
+        .collect();
+    words.len() <= MAX_NOTICE_WORDS
+        && !lower.contains('?')
+        && !words.iter().any(|word| CONTENT_MARKERS.contains(word))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_lines_and_notices() {
+        for line in [
+            "Reviewed 3 of 5 files at r2, all commit messages.",
+            "Reviewed 1 of 1 files at r1.",
+            "Reviewed all commit messages.",
+            "Review status: all files reviewed at latest revision, 1 unresolved discussion.",
+            "Comments from the [review on Reviewable.io](https://reviewable.io/reviews/a/b/1)",
+            "- components/script/dom/document.rs @ r3",
+            "-S-awaiting-review +S-needs-code-changes",
+            ":pushpin: Commit 7879edb has been approved by `nox`",
+            "Released in [bat v0.12](https://github.com/sharkdp/bat/releases/tag/v0.12.0).",
+            "Backported to `7.x` in 473b47e3bdf",
+            "Backported in b0e6234",
+            "This PR was merged into the repository by commit cfed97d2a9d.",
+            "Merged via https://github.com/a/b/commit/daa3edd",
+            "Landed in 3f2a1b9",
+            "Superseded by https://github.com/a/b/pull/2344.",
+            "Closing in favour of #99",
+        ] {
+            assert!(is_process_line(line), "{line:?} is a process line");
+        }
+        for line in [
+            "Reviewed the locking: the guard is dropped too early.",
+            "Released in 1.2, but the fix is incomplete because the cache keeps the old value.",
+            "- remove the unwrap",
+            "-1 from me, the API is wrong",
+            "Merged into one function, why not keep them apart?",
+            "--verbose-mode",
+        ] {
+            assert!(!is_process_line(line), "{line:?} is not a process line");
+        }
+    }
+}
