@@ -1,4 +1,4 @@
-//! The built-in classifier (SPEC §2): offline, deterministic, fast.
+//! The built-in classifier (behaviour §2): offline, deterministic, fast.
 //!
 //! Two linear models ([`model`], trained from the labelled corpus of real review comments by
 //! [`train`]) read the features of `features`: words, word pairs, code tokens, the comment's

@@ -1,4 +1,4 @@
-//! Noise filtering (SPEC §2): comments by bots or by gitlore itself, content-free remarks and
+//! Noise filtering (behaviour §2): comments by bots or by gitlore itself, content-free remarks and
 //! commands to other bots are kept in the store but left out of analysis. Also strips text that
 //! AI reviewers address to coding agents, which is never learned from.
 
