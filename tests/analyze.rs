@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 
 use common::APP_ID;
 use common::corpus::{THEMES, UNRELATED};
+use common::git::git;
 use fake_github::FakeGitHub;
 use gitlore::clock::ManualClock;
 use gitlore::config::Secret;
@@ -50,22 +51,6 @@ fn gitlore(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn git(repo: &Path, args: &[&str], date: &str) {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(repo)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "Dev")
-        .env("GIT_AUTHOR_EMAIL", "dev@example.com")
-        .env("GIT_COMMITTER_NAME", "Dev")
-        .env("GIT_COMMITTER_EMAIL", "dev@example.com")
-        .env("GIT_AUTHOR_DATE", date)
-        .env("GIT_COMMITTER_DATE", date)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
 }
 
 /// A repository with the corpus's files, changed in a few commits of 2021 (old on purpose: the

@@ -14,6 +14,7 @@ use quick_xml::events::Event;
 use serde_json::{Value, json};
 
 use common::corpus::THEMES;
+use common::git::git;
 use gitlore::export::agents::AGENT_FILE_LIMIT;
 use gitlore::export::section::{BEGIN, END};
 use gitlore::knowledge::synthesize::answer::parse_findings;
@@ -54,22 +55,6 @@ fn text(bytes: &[u8]) -> String {
 fn ok(out: Output) -> String {
     assert!(out.status.success(), "{}", text(&out.stderr));
     text(&out.stdout)
-}
-
-fn git(repo: &Path, args: &[&str], date: &str) {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(repo)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "Dev")
-        .env("GIT_AUTHOR_EMAIL", "dev@example.com")
-        .env("GIT_COMMITTER_NAME", "Dev")
-        .env("GIT_COMMITTER_EMAIL", "dev@example.com")
-        .env("GIT_AUTHOR_DATE", date)
-        .env("GIT_COMMITTER_DATE", date)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
 }
 
 fn commit(repo: &Path, files: &[&str], version: usize, day: &str) {

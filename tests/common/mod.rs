@@ -4,6 +4,7 @@
 
 pub mod corpus;
 pub mod findings;
+pub mod git;
 pub mod pause;
 
 use std::path::{Path, PathBuf};

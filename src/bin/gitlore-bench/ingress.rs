@@ -274,7 +274,7 @@ async fn wait_healthy(target: &Target, server: &mut ChildGuard, path: &str) -> a
 /// The fixture compacted, trimmed of [`TRIMMABLE`] lists while too large, then its comment body
 /// padded with ASCII prose (one byte per character in JSON) to exactly `size` bytes.
 fn build_payload(fixture: &[u8], size: usize) -> anyhow::Result<Vec<u8>> {
-    const FILLER: &str = "Padding so the delivery weighs what behaviour §9 names. ";
+    const FILLER: &str = "Padding so the delivery weighs what targets name. ";
     let mut payload: serde_json::Value = serde_json::from_slice(fixture).context("fixture")?;
     let mut len = serde_json::to_vec(&payload)?.len();
     for pointer in TRIMMABLE {
