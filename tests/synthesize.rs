@@ -1068,6 +1068,29 @@ async fn an_injected_instruction_changes_nothing_but_the_data() {
 }
 
 #[test]
+fn a_revert_years_from_any_review_of_its_files_is_no_landmine() {
+    let mut a = Analysed::new(false);
+    a.history.reverts = vec![Revert {
+        sha: format!("{:0>40}", 7),
+        subject: "Revert \"Change 7\"".into(),
+        at: NOW + 3 * 365 * DAY_S,
+        depth: 1,
+        files: vec![HOT.into()],
+        ..Revert::default()
+    }];
+    let landmines = |a: &Analysed| {
+        a.builtin()
+            .findings
+            .into_iter()
+            .filter(|f| f.category.as_str() == "landmine")
+            .count()
+    };
+    assert_eq!(landmines(&a), 0, "the reviews are three years older");
+    a.history.reverts[0].at = NOW - 2 * DAY_S;
+    assert_eq!(landmines(&a), 1, "reviews of the same weeks corroborate it");
+}
+
+#[test]
 fn a_hotspot_discussed_in_one_pull_request_is_no_fragile_area() {
     let mut a = Analysed::new(false);
     let on_hot = |a: &Analysed| {

@@ -26,6 +26,10 @@ const FRAGILE_FIX_RATIO: f64 = 0.3;
 /// one discussion in one pull request is no pattern.
 const MIN_HOTSPOT_COMMENTS: usize = 2;
 const MIN_HOTSPOT_PRS: usize = 2;
+/// Days between a review comment and a revert of its file within which the comment can be about
+/// the reverted change (its review, or the talk about taking it back); a remark on the same file
+/// years apart says nothing about it.
+const REVERT_REVIEW_DAYS: i64 = 60;
 /// Revert landmines (count) kept, the most telling first: beyond a handful they bury the rest.
 const MAX_REVERT_FINDINGS: usize = 5;
 /// Review comments cited per finding.
@@ -387,10 +391,16 @@ impl<'a> Context<'a> {
         ranked
             .into_iter()
             .filter_map(|(files, reverts)| {
+                let near = |c: &SourceComment| {
+                    reverts
+                        .iter()
+                        .any(|r| (c.created_at - r.at).abs() <= REVERT_REVIEW_DAYS * 86_400)
+                };
                 let comments: Vec<&SourceComment> = files
                     .iter()
                     .flat_map(|f| self.by_path.get(f.as_str()).into_iter().flatten())
                     .copied()
+                    .filter(|c| near(c))
                     .collect();
                 if comments.is_empty() {
                     return None;
@@ -417,10 +427,10 @@ impl<'a> Context<'a> {
                     .map(|r| format!("{} “{}” on {}", figures::short(&r.sha), r.subject, figures::date(r.at)))
                     .collect();
                 let insight = format!(
-                    "{}: {}. Reviewers commented on these files {} times; the latest: “{}”",
+                    "{}: {}. Reviewers commented on these files {} around then; the latest: “{}”",
                     count(reverts.len(), "revert", "reverts"),
                     subjects.join("; "),
-                    comments.len(),
+                    count(comments.len(), "time", "times"),
                     excerpt(&comments[0].body),
                 );
                 let mut cited = HashSet::new();
