@@ -36,7 +36,7 @@ use crate::knowledge::theme_run::Models;
 use crate::lessons;
 use crate::llm::LlmClient;
 use crate::render::links::LinkStyle;
-use crate::render::wording::utc_day;
+use crate::render::wording::{count, utc_day};
 use crate::repo_config::{self, Resolved};
 use crate::store::inputs::{self, InputComment};
 use crate::store::report::{self as store_report, AnalysedRepo};
@@ -206,10 +206,10 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
     let analysed_at = Instant::now();
     let outcome = runtime.block_on(analysis::run(&store, &request))?;
     eprintln!(
-        "analyze: {} themes, {} findings from {} review comments of {} in {:.1} s ({:.1} s in all)",
-        outcome.themes.themes.len(),
-        outcome.listing.active.len(),
-        outcome.comments.len(),
+        "analyze: {}, {} from {} of {} in {:.1} s ({:.1} s in all)",
+        count(outcome.themes.themes.len(), "theme", "themes"),
+        count(outcome.listing.active.len(), "finding", "findings"),
+        count(outcome.comments.len(), "review comment", "review comments"),
         window_words(&outcome.window),
         analysed_at.elapsed().as_secs_f64(),
         started.elapsed().as_secs_f64()

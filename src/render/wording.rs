@@ -356,7 +356,7 @@ pub fn unknown_command(word: &str) -> String {
 const UNKNOWN_WORD_CHARS: usize = 40;
 
 /// `1 finding`, `3 findings`.
-fn count(n: usize, one: &str, many: &str) -> String {
+pub fn count(n: usize, one: &str, many: &str) -> String {
     if n == 1 {
         format!("1 {one}")
     } else {
