@@ -4,9 +4,7 @@
 use anyhow::{Context, Result};
 
 use super::report::Report;
-use crate::lessons::json::{
-    CommentJson, EvidenceJson, FindingJson, ReportJson, ThemeJson, noise_name,
-};
+use crate::lessons::json::{CommentJson, FindingJson, ReportJson, ThemeJson, noise_name};
 
 /// The report as one JSON object, pretty-printed.
 pub fn render(report: &Report) -> Result<String> {
@@ -38,24 +36,7 @@ pub fn render(report: &Report) -> Result<String> {
             .listing
             .active
             .iter()
-            .map(|f| FindingJson {
-                id: f.id.clone(),
-                category: f.category.as_str().to_string(),
-                severity: f.severity.as_str().to_string(),
-                title: f.title.clone(),
-                insight: f.insight.clone(),
-                files: f.files.clone(),
-                evidence: f
-                    .evidence
-                    .iter()
-                    .map(|e| EvidenceJson {
-                        kind: e.kind.as_str().to_string(),
-                        id: report.evidence_id(e),
-                        text: e.text.clone(),
-                        url: None,
-                    })
-                    .collect(),
-            })
+            .map(|f| FindingJson::of(f, |e| report.evidence_id(e), |_| None))
             .collect(),
         couplings: None,
     };

@@ -6,6 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::knowledge::findings::{Evidence, Finding};
+
 /// The whole object.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReportJson {
@@ -48,6 +50,34 @@ pub struct FindingJson {
     pub insight: String,
     pub files: Vec<String>,
     pub evidence: Vec<EvidenceJson>,
+}
+
+impl FindingJson {
+    /// `finding`, its evidence cited by `id_of` and linked by `url_of`.
+    pub fn of(
+        finding: &Finding,
+        id_of: impl Fn(&Evidence) -> String,
+        url_of: impl Fn(&Evidence) -> Option<String>,
+    ) -> FindingJson {
+        FindingJson {
+            id: finding.id.clone(),
+            category: finding.category.as_str().to_string(),
+            severity: finding.severity.as_str().to_string(),
+            title: finding.title.clone(),
+            insight: finding.insight.clone(),
+            files: finding.files.clone(),
+            evidence: finding
+                .evidence
+                .iter()
+                .map(|e| EvidenceJson {
+                    kind: e.kind.as_str().to_string(),
+                    id: id_of(e),
+                    text: e.text.clone(),
+                    url: url_of(e),
+                })
+                .collect(),
+        }
+    }
 }
 
 /// One cited source; comments are cited by the input's ids (GitHub's ids from the store).

@@ -11,9 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 use anyhow::{Context, Result, bail};
 use rusqlite::Connection;
 
-use super::json::{
-    CommentJson, CouplingJson, EvidenceJson, FindingJson, ReportJson, ThemeJson, noise_name,
-};
+use super::json::{CommentJson, CouplingJson, FindingJson, ReportJson, ThemeJson, noise_name};
 use crate::knowledge::findings::{Evidence, EvidenceKind, Finding, Status};
 use crate::knowledge::history::Coupling;
 use crate::render::check_run::STRONG_COUPLING_CONFIDENCE;
@@ -113,24 +111,7 @@ impl RepoReport {
             findings: self
                 .findings
                 .iter()
-                .map(|f| FindingJson {
-                    id: f.id.clone(),
-                    category: f.category.as_str().to_string(),
-                    severity: f.severity.as_str().to_string(),
-                    title: f.title.clone(),
-                    insight: f.insight.clone(),
-                    files: f.files.clone(),
-                    evidence: f
-                        .evidence
-                        .iter()
-                        .map(|e| EvidenceJson {
-                            kind: e.kind.as_str().to_string(),
-                            id: e.id.clone(),
-                            text: e.text.clone(),
-                            url: self.url(e).map(str::to_string),
-                        })
-                        .collect(),
-                })
+                .map(|f| FindingJson::of(f, |e| e.id.clone(), |e| self.url(e).map(str::to_string)))
                 .collect(),
             couplings: Some(
                 self.couplings
