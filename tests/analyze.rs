@@ -7,12 +7,13 @@ mod fake_github;
 
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 
 use common::APP_ID;
+use common::cli::{REVIEWERS, THEME_FILES, gitlore_command};
 use common::corpus::{THEMES, UNRELATED};
 use common::git::git;
 use fake_github::FakeGitHub;
@@ -23,26 +24,9 @@ use gitlore::github::auth::AppKey;
 use gitlore::github::client::{GitHub, TokioPause};
 use gitlore::knowledge::synthesize::answer::parse_findings;
 
-/// The file each corpus theme's inline comments are on.
-const THEME_FILES: [&str; 5] = [
-    "src/handler.rs",
-    "tests/parser.rs",
-    "src/db.rs",
-    "src/api.rs",
-    "src/config.rs",
-];
-const REVIEWERS: [&str; 3] = ["ana", "bo", "chen"];
-
 /// Runs `gitlore` with a clean environment plus `env`, in `home`.
 fn gitlore(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_gitlore"));
-    command
-        .args(args)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("GITLORE_LOG", "warn")
-        .current_dir(home);
+    let mut command = gitlore_command(home, args);
     for (name, value) in env {
         command.env(name, value);
     }

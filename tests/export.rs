@@ -13,6 +13,7 @@ use std::process::{Command, Output, Stdio};
 use quick_xml::events::Event;
 use serde_json::{Value, json};
 
+use common::cli::{REVIEWERS, THEME_FILES, gitlore_command};
 use common::corpus::THEMES;
 use common::git::git;
 use gitlore::export::agents::AGENT_FILE_LIMIT;
@@ -20,15 +21,6 @@ use gitlore::export::section::{BEGIN, END};
 use gitlore::knowledge::synthesize::answer::parse_findings;
 use gitlore::store::{Store, findings};
 
-/// The file each corpus theme's inline comments are on.
-const THEME_FILES: [&str; 5] = [
-    "src/handler.rs",
-    "tests/parser.rs",
-    "src/db.rs",
-    "src/api.rs",
-    "src/config.rs",
-];
-const REVIEWERS: [&str; 3] = ["ana", "bo", "chen"];
 /// A file that always changes with `src/db.rs` (and no finding names).
 const COUPLED: &str = "migrations/0001.sql";
 
@@ -37,15 +29,7 @@ fn gitlore(home: &Path, args: &[&str]) -> Output {
 }
 
 fn command(home: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_gitlore"));
-    command
-        .args(args)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("GITLORE_LOG", "warn")
-        .current_dir(home);
-    command
+    gitlore_command(home, args)
 }
 
 fn text(bytes: &[u8]) -> String {

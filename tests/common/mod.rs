@@ -2,6 +2,7 @@
 //! webhooks signed as GitHub signs them and payloads built from real fixtures.
 #![allow(dead_code)] // each test file uses a different part of the harness
 
+pub mod cli;
 pub mod corpus;
 pub mod findings;
 pub mod git;
