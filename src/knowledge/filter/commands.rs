@@ -160,7 +160,7 @@ pub fn is_command_line(line: &str, extra: &[String]) -> bool {
         .trim_start_matches('@')
         .trim_end_matches([',', ':'])
         .trim_end_matches("[bot]");
-    if COMMAND_BOTS.contains(&addressee) {
+    if COMMAND_BOTS.contains(&addressee) || is_bot_login(addressee) {
         // "@bors r+", "buildbot, test on oracle.", "@dependabot rebase": the bot is addressed
         // first; a sentence about the bot ("bors is slow today") is not a command, so the
         // words that follow must be few and command-like, one of them a command.
@@ -172,6 +172,12 @@ pub fn is_command_line(line: &str, extra: &[String]) -> bool {
                 .all(|w| is_command_word(w) || is_command_argument(w));
     }
     false
+}
+
+/// A login named as automation (`typescript-bot`, `zulipbot`, `k8s-ci-robot`): the shape the
+/// filter also reads as a bot author.
+fn is_bot_login(login: &str) -> bool {
+    login.len() > 4 && login.ends_with("bot")
 }
 
 /// Words of bot commands: `r+`, `r=alice`, `rollup=never`, `p=1`, `try`, `delegate+`, `queue`,
@@ -280,6 +286,8 @@ mod tests {
             "@bors-servo retry #10760",
             "@elasticmachine run elasticsearch-ci/bwc",
             "@bors-servo try=linux",
+            "@typescript-bot perf test this",
+            "@typescript-bot cherry-pick this to release-5.5",
         ] {
             assert!(is_command_line(line, &[]), "{line:?} is a command");
         }
@@ -290,6 +298,7 @@ mod tests {
             "/etc/hosts",
             "Please rebase onto main.",
             "@alice can you take a look at the locking here?",
+            "@typescript-bot is down again, so the perf numbers are missing from this run",
         ] {
             assert!(!is_command_line(line, &[]), "{line:?} is not a command");
         }
