@@ -854,12 +854,11 @@ async fn a_store_too_big_for_one_issue_is_published_shortened() {
         now,
     };
     let body = render_issue(&issue_view(&outcome, &context));
+    let github = story.github.repo(INSTALLATION, &repo);
     let target = issue::Target {
-        github: &story.github,
+        github: &github,
         store,
-        installation: INSTALLATION,
         repo_id: story.repo_id,
-        repo: &repo,
         settings: &config.issue,
         now_ms: START_MS,
     };
