@@ -105,12 +105,13 @@ impl RepoJob<'_> {
         if config.publish.issue {
             let context = IssueContext {
                 repo: &self.repo,
-                config,
+                window_months: config.analysis.window_months,
                 problems: &resolved.problems,
                 head: history.report.head.as_deref(),
                 backfill: publish::backfill_progress(&runner.store, self.repo_id, &self.repo)?,
-                links: &runner.links,
+                links: Some(&runner.links),
                 now,
+                notes: Vec::new(),
             };
             let body = render_issue(&publish::issue_view(&outcome, &context));
             let target = issue::Target {
