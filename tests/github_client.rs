@@ -15,6 +15,7 @@ use gitlore::config::Secret;
 use gitlore::domain::RepoName;
 use gitlore::github::auth::AppKey;
 use gitlore::github::client::{As, GitHub};
+use gitlore::github::ops::checks::{CheckOutput, CheckRunFields};
 use gitlore::github::ops::contents::FileContent;
 use gitlore::github::ops::issues::NewIssue;
 
@@ -361,4 +362,125 @@ async fn a_page_linking_to_another_host_never_gets_the_token() {
         assert!(error.contains("another host"), "{error}");
     }
     assert_eq!(foreign.requests().len(), 0, "{:?}", foreign.requests());
+}
+
+#[tokio::test]
+async fn an_outage_a_rate_limit_or_no_answer_is_transient() {
+    let s = setup().await;
+    let repo = s.client.repo(7, &widgets());
+    let number =
+        s.gh.seed(|m| m.add_issue("acme/widgets", "t", "b", "alice").number) as i64;
+    let issues = Target::rest("GET", "/repos/acme/widgets/issues/");
+    // A 502 on every attempt: GitHub is down for now.
+    s.gh.inject(issues.clone(), Fault::ServerError(502), 4);
+    let down = repo.get_issue(number).await.unwrap_err();
+    assert!(down.is_transient() && !down.is_gone(), "{down}");
+    assert_eq!(
+        s.gh.count("GET", "/repos/acme/widgets/issues/"),
+        4,
+        "retried"
+    );
+    // A spent primary limit that resets in an hour: longer than a request waits.
+    s.gh.inject(issues, Fault::PrimaryExhausted { reset_in_s: 3600 }, 1);
+    let limited = repo.get_issue(number).await.unwrap_err();
+    assert!(limited.is_transient() && !limited.is_gone(), "{limited}");
+    // No answer at all: nobody listens where the API should be.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let nowhere = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let key = AppKey::new(APP_ID, &Secret::new(fake_github::test_private_key_pem())).unwrap();
+    let offline = GitHub::new(&nowhere, key, s.clock.clone(), s.pauses.clone()).unwrap();
+    let unreachable = offline
+        .repo(7, &widgets())
+        .default_branch()
+        .await
+        .unwrap_err();
+    assert!(unreachable.is_transient(), "{unreachable}");
+    assert!(
+        unreachable.to_string().starts_with("cannot reach GitHub"),
+        "{unreachable}"
+    );
+}
+
+#[tokio::test]
+async fn a_deleted_or_missing_issue_is_gone_and_not_transient() {
+    let s = setup().await;
+    let repo = s.client.repo(7, &widgets());
+    let number =
+        s.gh.seed(|m| m.add_issue("acme/widgets", "t", "b", "alice").number) as i64;
+    s.gh.inject(
+        Target::rest("GET", &format!("/repos/acme/widgets/issues/{number}")),
+        Fault::Gone,
+        1,
+    );
+    for error in [
+        repo.get_issue(number).await.unwrap_err(),
+        repo.get_issue(number + 100).await.unwrap_err(),
+    ] {
+        assert!(error.is_gone() && !error.is_transient(), "{error}");
+    }
+    assert_eq!(
+        repo.get_issue(number).await.unwrap().number,
+        number,
+        "the 410 was injected once"
+    );
+}
+
+#[tokio::test]
+async fn an_unreadable_answer_or_a_refused_request_is_neither_transient_nor_gone() {
+    let s = setup().await;
+    let repo = s.client.repo(7, &widgets());
+    // An answer gitlore cannot read is a bug to fix, not an outage to wait out.
+    s.gh.inject(
+        Target::rest("GET", "/repos/acme/widgets"),
+        Fault::UnexpectedAnswer,
+        1,
+    );
+    let unreadable = repo.default_branch().await.unwrap_err();
+    assert!(
+        unreadable
+            .to_string()
+            .contains("missing field `default_branch`"),
+        "{unreadable}"
+    );
+    let refused = repo.collaborator_permission("../admin").await.unwrap_err();
+    // A 422: GitHub refuses a summary over 65,535 characters, and would again.
+    let summary = "x".repeat(70_000);
+    let too_long = CheckRunFields {
+        output: Some(CheckOutput {
+            title: "t",
+            summary: &summary,
+            text: None,
+            annotations: Vec::new(),
+        }),
+        ..CheckRunFields::default()
+    };
+    let invalid = repo
+        .create_check_run(&"a".repeat(40), &too_long)
+        .await
+        .unwrap_err();
+    assert!(invalid.to_string().contains("422"), "{invalid}");
+    assert_eq!(
+        s.gh.count("POST", "/repos/acme/widgets/check-runs"),
+        1,
+        "not sent again"
+    );
+    for error in [unreadable, refused, invalid] {
+        assert!(!error.is_transient() && !error.is_gone(), "{error}");
+    }
+    // The repo config follows: an unreadable answer is not waited out as an outage.
+    s.gh.inject(
+        Target::rest("GET", "/repos/acme/widgets"),
+        Fault::UnexpectedAnswer,
+        1,
+    );
+    let config = gitlore::repo_config::fetch(&repo).await.unwrap_err();
+    assert!(!config.is_transient(), "{config}");
+    s.gh.inject(
+        Target::rest("GET", "/repos/acme/widgets"),
+        Fault::ServerError(503),
+        4,
+    );
+    let config = gitlore::repo_config::fetch(&repo).await.unwrap_err();
+    assert!(config.is_transient(), "{config}");
 }
