@@ -137,10 +137,10 @@ pub(super) struct NoFields {}
 
 /// A response that was read whole.
 #[derive(Debug)]
-pub struct Reply {
-    pub status: u16,
-    pub headers: HeaderMap,
-    pub body: String,
+pub(super) struct Reply {
+    status: u16,
+    headers: HeaderMap,
+    body: String,
     /// Where it came from, for errors.
     url: String,
 }
