@@ -9,7 +9,9 @@
 use serde::Deserialize;
 
 use crate::domain::markers;
-use crate::github::client::FileContent;
+use crate::github::error::Error as GitHubError;
+use crate::github::ops::contents::FileContent;
+use crate::github::repo::RepoClient;
 
 /// Where gitlore reads a repository's configuration from.
 pub const CONFIG_PATH: &str = ".github/gitlore.toml";
@@ -174,27 +176,25 @@ pub fn resolve(org: Option<(&str, &str)>, repo: Option<(&str, &str)>) -> Resolve
 /// `.github` repository. Missing files mean defaults; an unreadable org file (no access, no such
 /// repository) is not an error, since most owners have none. A file that is not UTF-8 or too
 /// large for GitHub to serve is a problem like any other: the defaults stand in for it.
-pub async fn fetch(
-    github: &crate::github::client::GitHub,
-    installation: i64,
-    repo: &crate::domain::RepoName,
-) -> anyhow::Result<Resolved> {
-    let branch = github.default_branch(installation, repo).await?;
-    let own = github
-        .file(installation, repo, CONFIG_PATH, &branch)
-        .await?;
+pub async fn fetch(github: &RepoClient<'_>) -> Result<Resolved, GitHubError> {
+    let repo = github.name();
+    let branch = github.default_branch().await?;
+    let own = github.file(CONFIG_PATH, &branch).await?;
     let owner = repo.as_str().split('/').next().unwrap_or_default();
     let org_repo = crate::domain::RepoName::parse(&format!("{owner}/.github"));
     let org = match org_repo.filter(|org| org != repo) {
-        Some(org_repo) => match github.default_branch(installation, &org_repo).await {
-            Ok(org_branch) => github
-                .file(installation, &org_repo, CONFIG_PATH, &org_branch)
-                .await
-                .ok()
-                .flatten()
-                .map(|content| (format!("{org_repo}:{CONFIG_PATH}"), content)),
-            Err(_) => None,
-        },
+        Some(org_repo) => {
+            let org = github.sibling(&org_repo);
+            match org.default_branch().await {
+                Ok(org_branch) => org
+                    .file(CONFIG_PATH, &org_branch)
+                    .await
+                    .ok()
+                    .flatten()
+                    .map(|content| (format!("{org_repo}:{CONFIG_PATH}"), content)),
+                Err(_) => None,
+            }
+        }
         None => None,
     };
     let own = own.map(|content| (format!("{repo}:{CONFIG_PATH}"), content));

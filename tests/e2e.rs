@@ -846,20 +846,20 @@ async fn a_store_too_big_for_one_issue_is_published_shortened() {
     let links = link_style(&story.gh.base_url(), None);
     let context = IssueContext {
         repo: &repo,
-        config: &config,
+        window_months: config.analysis.window_months,
         problems: &[],
         head: None,
         backfill: None,
-        links: &links,
+        links: Some(&links),
         now,
+        notes: Vec::new(),
     };
     let body = render_issue(&issue_view(&outcome, &context));
+    let github = story.github.repo(INSTALLATION, &repo);
     let target = issue::Target {
-        github: &story.github,
+        github: &github,
         store,
-        installation: INSTALLATION,
         repo_id: story.repo_id,
-        repo: &repo,
         settings: &config.issue,
         now_ms: START_MS,
     };

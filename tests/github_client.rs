@@ -14,7 +14,10 @@ use gitlore::clock::ManualClock;
 use gitlore::config::Secret;
 use gitlore::domain::RepoName;
 use gitlore::github::auth::AppKey;
-use gitlore::github::client::{FileContent, GitHub, NewIssue};
+use gitlore::github::client::{As, GitHub};
+use gitlore::github::ops::checks::{CheckOutput, CheckRunFields};
+use gitlore::github::ops::contents::FileContent;
+use gitlore::github::ops::issues::NewIssue;
 
 const APP_ID: i64 = 4242;
 
@@ -53,13 +56,13 @@ async fn one_token_exchange_per_installation_until_it_expires() {
     let s = setup().await;
     for _ in 0..5 {
         assert_eq!(
-            s.client.default_branch(7, &widgets()).await.unwrap(),
+            s.client.repo(7, &widgets()).default_branch().await.unwrap(),
             "main"
         );
     }
     assert_eq!(s.gh.count("POST", "/app/installations/7/access_tokens"), 1);
     let other = RepoName::parse("other/thing").unwrap();
-    s.client.default_branch(8, &other).await.unwrap();
+    s.client.repo(8, &other).default_branch().await.unwrap();
     let (a, b) = (
         s.client.installation_token(7).await.unwrap(),
         s.client.installation_token(8).await.unwrap(),
@@ -72,7 +75,7 @@ async fn one_token_exchange_per_installation_until_it_expires() {
     // An hour later the token has expired: a new exchange.
     s.gh.advance(Duration::from_secs(3600));
     s.clock.advance_ms(3_600_000);
-    s.client.default_branch(7, &widgets()).await.unwrap();
+    s.client.repo(7, &widgets()).default_branch().await.unwrap();
     assert_eq!(s.gh.count("POST", "/app/installations/7/access_tokens"), 2);
 }
 
@@ -85,7 +88,7 @@ async fn a_502_is_retried_and_a_secondary_rate_limit_is_waited_out() {
         1,
     );
     assert_eq!(
-        s.client.default_branch(7, &widgets()).await.unwrap(),
+        s.client.repo(7, &widgets()).default_branch().await.unwrap(),
         "main"
     );
     s.gh.inject(
@@ -94,7 +97,7 @@ async fn a_502_is_retried_and_a_secondary_rate_limit_is_waited_out() {
         1,
     );
     assert_eq!(
-        s.client.default_branch(7, &widgets()).await.unwrap(),
+        s.client.repo(7, &widgets()).default_branch().await.unwrap(),
         "main"
     );
     let waits = s.pauses.waits();
@@ -126,12 +129,14 @@ async fn a_failing_create_is_not_duplicated() {
     };
     let created = s
         .client
-        .create_issue_once(7, &widgets(), &issue)
+        .repo(7, &widgets())
+        .create_issue_once(&issue)
         .await
         .unwrap();
     let again = s
         .client
-        .create_issue_once(7, &widgets(), &issue)
+        .repo(7, &widgets())
+        .create_issue_once(&issue)
         .await
         .unwrap();
     assert_eq!(
@@ -154,7 +159,8 @@ async fn pages_after_the_first_keep_the_token_on_another_host() {
     for _ in 0..3 {
         // Each call looks up (nothing has the marker) and creates one.
         s.client
-            .create_issue_once(7, &widgets(), &issue)
+            .repo(7, &widgets())
+            .create_issue_once(&issue)
             .await
             .unwrap();
     }
@@ -169,7 +175,8 @@ async fn pages_after_the_first_keep_the_token_on_another_host() {
     s.gh.clear_log();
     let issues = s
         .client
-        .issues_with_label(7, &widgets(), "lore")
+        .repo(7, &widgets())
+        .issues_with_label("lore")
         .await
         .unwrap();
     assert_eq!(issues.len(), 233);
@@ -198,14 +205,16 @@ async fn a_missing_file_is_none_and_an_existing_one_is_its_text() {
     });
     let content = s
         .client
-        .file(7, &widgets(), ".github/gitlore.toml", "main")
+        .repo(7, &widgets())
+        .file(".github/gitlore.toml", "main")
         .await
         .unwrap();
     let text = b"[schedule]\nmin-new-comments = 5\n".to_vec();
     assert_eq!(content, Some(FileContent::Bytes(text)));
     assert_eq!(
         s.client
-            .file(7, &widgets(), "nope.toml", "main")
+            .repo(7, &widgets())
+            .file("nope.toml", "main")
             .await
             .unwrap(),
         None
@@ -227,7 +236,9 @@ async fn repo_config_merges_org_defaults_and_reports_a_broken_file_with_its_line
             "[schedule]\nmin-new-comments = 50\n".into(),
         );
     });
-    let resolved = repo_config::fetch(&s.client, 9, &widgets()).await.unwrap();
+    let resolved = repo_config::fetch(&s.client.repo(9, &widgets()))
+        .await
+        .unwrap();
     assert_eq!(resolved.problems, vec![]);
     assert_eq!(
         (
@@ -243,7 +254,9 @@ async fn repo_config_merges_org_defaults_and_reports_a_broken_file_with_its_line
             "[schedule]\n\nmin-new-comment = 50\n".into(),
         );
     });
-    let resolved = repo_config::fetch(&s.client, 9, &widgets()).await.unwrap();
+    let resolved = repo_config::fetch(&s.client.repo(9, &widgets()))
+        .await
+        .unwrap();
     assert_eq!(
         resolved.config.schedule.min_new_comments, 5,
         "the org defaults stand"
@@ -258,7 +271,9 @@ async fn repo_config_merges_org_defaults_and_reports_a_broken_file_with_its_line
     s.gh.seed(|m| {
         m.repo_mut("acme/widgets").files.remove(CONFIG_PATH);
     });
-    let resolved = repo_config::fetch(&s.client, 7, &widgets()).await.unwrap();
+    let resolved = repo_config::fetch(&s.client.repo(7, &widgets()))
+        .await
+        .unwrap();
     assert_eq!(
         (resolved.config, resolved.problems),
         (repo_config::RepoConfig::default(), vec![])
@@ -271,7 +286,7 @@ async fn only_content_creating_requests_count_towards_the_per_minute_cap() {
     let query = include_str!("../src/github/graphql/rate_limit.graphql");
     for _ in 0..120 {
         s.client
-            .graphql(7, query, serde_json::json!({}))
+            .graphql_as(As::Installation(7), query, serde_json::json!({}))
             .await
             .unwrap();
     }
@@ -288,7 +303,8 @@ async fn only_content_creating_requests_count_towards_the_per_minute_cap() {
             marker: &body,
         };
         s.client
-            .create_issue_once(7, &widgets(), &issue)
+            .repo(7, &widgets())
+            .create_issue_once(&issue)
             .await
             .unwrap();
     }
@@ -312,7 +328,7 @@ async fn a_spent_graphql_limit_is_waited_out_until_its_reset() {
     let query = include_str!("../src/github/graphql/rate_limit.graphql");
     let data = s
         .client
-        .graphql(7, query, serde_json::json!({}))
+        .graphql_as(As::Installation(7), query, serde_json::json!({}))
         .await
         .unwrap();
     assert!(data["rateLimit"]["remaining"].is_number(), "{data}");
@@ -341,9 +357,130 @@ async fn a_page_linking_to_another_host_never_gets_the_token() {
             Fault::NextPageAt(next),
             1,
         );
-        let listed = s.client.issues_with_label(7, &widgets(), "lore").await;
+        let listed = s.client.repo(7, &widgets()).issues_with_label("lore").await;
         let error = format!("{:#}", listed.unwrap_err());
         assert!(error.contains("another host"), "{error}");
     }
     assert_eq!(foreign.requests().len(), 0, "{:?}", foreign.requests());
+}
+
+#[tokio::test]
+async fn an_outage_a_rate_limit_or_no_answer_is_transient() {
+    let s = setup().await;
+    let repo = s.client.repo(7, &widgets());
+    let number =
+        s.gh.seed(|m| m.add_issue("acme/widgets", "t", "b", "alice").number) as i64;
+    let issues = Target::rest("GET", "/repos/acme/widgets/issues/");
+    // A 502 on every attempt: GitHub is down for now.
+    s.gh.inject(issues.clone(), Fault::ServerError(502), 4);
+    let down = repo.get_issue(number).await.unwrap_err();
+    assert!(down.is_transient() && !down.is_gone(), "{down}");
+    assert_eq!(
+        s.gh.count("GET", "/repos/acme/widgets/issues/"),
+        4,
+        "retried"
+    );
+    // A spent primary limit that resets in an hour: longer than a request waits.
+    s.gh.inject(issues, Fault::PrimaryExhausted { reset_in_s: 3600 }, 1);
+    let limited = repo.get_issue(number).await.unwrap_err();
+    assert!(limited.is_transient() && !limited.is_gone(), "{limited}");
+    // No answer at all: nobody listens where the API should be.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let nowhere = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let key = AppKey::new(APP_ID, &Secret::new(fake_github::test_private_key_pem())).unwrap();
+    let offline = GitHub::new(&nowhere, key, s.clock.clone(), s.pauses.clone()).unwrap();
+    let unreachable = offline
+        .repo(7, &widgets())
+        .default_branch()
+        .await
+        .unwrap_err();
+    assert!(unreachable.is_transient(), "{unreachable}");
+    assert!(
+        unreachable.to_string().starts_with("cannot reach GitHub"),
+        "{unreachable}"
+    );
+}
+
+#[tokio::test]
+async fn a_deleted_or_missing_issue_is_gone_and_not_transient() {
+    let s = setup().await;
+    let repo = s.client.repo(7, &widgets());
+    let number =
+        s.gh.seed(|m| m.add_issue("acme/widgets", "t", "b", "alice").number) as i64;
+    s.gh.inject(
+        Target::rest("GET", &format!("/repos/acme/widgets/issues/{number}")),
+        Fault::Gone,
+        1,
+    );
+    for error in [
+        repo.get_issue(number).await.unwrap_err(),
+        repo.get_issue(number + 100).await.unwrap_err(),
+    ] {
+        assert!(error.is_gone() && !error.is_transient(), "{error}");
+    }
+    assert_eq!(
+        repo.get_issue(number).await.unwrap().number,
+        number,
+        "the 410 was injected once"
+    );
+}
+
+#[tokio::test]
+async fn an_unreadable_answer_or_a_refused_request_is_neither_transient_nor_gone() {
+    let s = setup().await;
+    let repo = s.client.repo(7, &widgets());
+    // An answer gitlore cannot read is a bug to fix, not an outage to wait out.
+    s.gh.inject(
+        Target::rest("GET", "/repos/acme/widgets"),
+        Fault::UnexpectedAnswer,
+        1,
+    );
+    let unreadable = repo.default_branch().await.unwrap_err();
+    assert!(
+        unreadable
+            .to_string()
+            .contains("missing field `default_branch`"),
+        "{unreadable}"
+    );
+    let refused = repo.collaborator_permission("../admin").await.unwrap_err();
+    // A 422: GitHub refuses a summary over 65,535 characters, and would again.
+    let summary = "x".repeat(70_000);
+    let too_long = CheckRunFields {
+        output: Some(CheckOutput {
+            title: "t",
+            summary: &summary,
+            text: None,
+            annotations: Vec::new(),
+        }),
+        ..CheckRunFields::default()
+    };
+    let invalid = repo
+        .create_check_run(&"a".repeat(40), &too_long)
+        .await
+        .unwrap_err();
+    assert!(invalid.to_string().contains("422"), "{invalid}");
+    assert_eq!(
+        s.gh.count("POST", "/repos/acme/widgets/check-runs"),
+        1,
+        "not sent again"
+    );
+    for error in [unreadable, refused, invalid] {
+        assert!(!error.is_transient() && !error.is_gone(), "{error}");
+    }
+    // The repo config follows: an unreadable answer is not waited out as an outage.
+    s.gh.inject(
+        Target::rest("GET", "/repos/acme/widgets"),
+        Fault::UnexpectedAnswer,
+        1,
+    );
+    let config = gitlore::repo_config::fetch(&repo).await.unwrap_err();
+    assert!(!config.is_transient(), "{config}");
+    s.gh.inject(
+        Target::rest("GET", "/repos/acme/widgets"),
+        Fault::ServerError(503),
+        4,
+    );
+    let config = gitlore::repo_config::fetch(&repo).await.unwrap_err();
+    assert!(config.is_transient(), "{config}");
 }

@@ -43,7 +43,8 @@ async fn an_issue_is_read_and_edited_in_place() {
     let (gh, client) = setup().await;
     let number = gh.seed(|m| m.add_issue(REPO, "Old title", "old body", "alice").number) as i64;
     let issue = client
-        .get_issue(INSTALLATION, &widgets(), number)
+        .repo(INSTALLATION, &widgets())
+        .get_issue(number)
         .await
         .unwrap();
     assert_eq!(
@@ -62,7 +63,8 @@ async fn an_issue_is_read_and_edited_in_place() {
         ..IssueUpdate::default()
     };
     let updated = client
-        .update_issue(INSTALLATION, &widgets(), number, &update)
+        .repo(INSTALLATION, &widgets())
+        .update_issue(number, &update)
         .await
         .unwrap();
     assert_eq!(
@@ -89,11 +91,13 @@ async fn a_comment_is_created_once_despite_a_502_and_found_again_by_its_marker()
     gh.inject(Target::rest("POST", &path), Fault::ServerError(502), 1);
     let body = format!("{marker}\nThanks!");
     let created = client
-        .create_issue_comment(INSTALLATION, &widgets(), number as i64, &body, marker)
+        .repo(INSTALLATION, &widgets())
+        .create_issue_comment(number as i64, &body, marker)
         .await
         .unwrap();
     let again = client
-        .create_issue_comment(INSTALLATION, &widgets(), number as i64, &body, marker)
+        .repo(INSTALLATION, &widgets())
+        .create_issue_comment(number as i64, &body, marker)
         .await
         .unwrap();
     assert_eq!(created, again);
@@ -125,7 +129,8 @@ async fn reactions_on_both_kinds_of_comment_are_idempotent() {
             ReactionTarget::ReviewComment(inline),
         ] {
             client
-                .create_reaction(INSTALLATION, &widgets(), target, Reaction::Eyes)
+                .repo(INSTALLATION, &widgets())
+                .create_reaction(target, Reaction::Eyes)
                 .await
                 .unwrap();
         }
@@ -162,7 +167,8 @@ async fn the_files_of_a_pr_with_250_files_come_back_complete_over_3_pages() {
     });
     gh.clear_log();
     let files = client
-        .pull_request_files(INSTALLATION, &widgets(), number as i64)
+        .repo(INSTALLATION, &widgets())
+        .pull_request_files(number as i64)
         .await
         .unwrap();
     let names: Vec<String> = files.iter().map(|f| f.filename.clone()).collect();
@@ -195,7 +201,8 @@ async fn permissions_come_from_the_collaborator_role() {
         let client = &client;
         async move {
             client
-                .collaborator_permission(INSTALLATION, &widgets(), login)
+                .repo(INSTALLATION, &widgets())
+                .collaborator_permission(login)
                 .await
                 .unwrap()
         }
@@ -207,7 +214,8 @@ async fn permissions_come_from_the_collaborator_role() {
     assert_eq!(permission("stranger").await, Permission::None);
     assert!(
         client
-            .collaborator_permission(INSTALLATION, &widgets(), "../admin")
+            .repo(INSTALLATION, &widgets())
+            .collaborator_permission("../admin")
             .await
             .is_err(),
         "not a login: never sent"
@@ -234,11 +242,13 @@ async fn a_check_run_is_created_once_despite_a_502_then_updated() {
         ..CheckRunFields::default()
     };
     let created = client
-        .create_check_run(INSTALLATION, &widgets(), &sha, &queued)
+        .repo(INSTALLATION, &widgets())
+        .create_check_run(&sha, &queued)
         .await
         .unwrap();
     let again = client
-        .create_check_run(INSTALLATION, &widgets(), &sha, &queued)
+        .repo(INSTALLATION, &widgets())
+        .create_check_run(&sha, &queued)
         .await
         .unwrap();
     assert_eq!(created.id, again.id, "found again, not created twice");
@@ -253,7 +263,8 @@ async fn a_check_run_is_created_once_despite_a_502_then_updated() {
         ..CheckRunFields::default()
     };
     let updated = client
-        .update_check_run(INSTALLATION, &widgets(), created.id, &done)
+        .repo(INSTALLATION, &widgets())
+        .update_check_run(created.id, &done)
         .await
         .unwrap();
     assert_eq!(
@@ -284,21 +295,37 @@ async fn pinning_reports_the_three_pin_limit_as_an_outcome() {
     });
     for node in &nodes[..3] {
         assert_eq!(
-            client.pin_issue(INSTALLATION, node).await.unwrap(),
+            client
+                .repo(INSTALLATION, &widgets())
+                .pin_issue(node)
+                .await
+                .unwrap(),
             PinOutcome::Pinned
         );
     }
     assert_eq!(
-        client.pin_issue(INSTALLATION, &nodes[0]).await.unwrap(),
+        client
+            .repo(INSTALLATION, &widgets())
+            .pin_issue(&nodes[0])
+            .await
+            .unwrap(),
         PinOutcome::Pinned,
         "pinning a pinned issue is fine"
     );
     assert_eq!(
-        client.pin_issue(INSTALLATION, &nodes[3]).await.unwrap(),
+        client
+            .repo(INSTALLATION, &widgets())
+            .pin_issue(&nodes[3])
+            .await
+            .unwrap(),
         PinOutcome::LimitReached
     );
     assert!(
-        client.pin_issue(INSTALLATION, "I_nope").await.is_err(),
+        client
+            .repo(INSTALLATION, &widgets())
+            .pin_issue("I_nope")
+            .await
+            .is_err(),
         "other GraphQL errors stay errors"
     );
     assert_eq!(gh.inspect(|m| m.pinned_count("acme/widgets")), 3);

@@ -138,7 +138,11 @@ async fn hostile_input_holds() {
             Fault::NextPageAt(next.clone()),
             1,
         );
-        let refused = client.issues_with_label(7, &repo, "gitlore").await.is_err();
+        let refused = client
+            .repo(7, &repo)
+            .issues_with_label("gitlore")
+            .await
+            .is_err();
         let leaked = gh
             .requests()
             .iter()

@@ -1,13 +1,11 @@
 //! `--format md` (the default): the findings issue's body exactly as `render_issue` would
 //! publish it, linked to the repository on GitHub when it is known, plain otherwise.
 
-use std::collections::{HashMap, HashSet};
-
 use super::report::Report;
 use crate::domain::RepoName;
-use crate::render::issue::{IssueView, Summary, render_issue};
+use crate::publish::{IssueContext, issue_view};
+use crate::render::issue::render_issue;
 use crate::render::links::LinkStyle;
-use crate::render::wording::ReviewWindow;
 use crate::repo_config::ConfigProblem;
 use crate::setup::manifest::web_url;
 
@@ -60,50 +58,19 @@ pub struct Context<'a> {
 
 /// The issue body for `report`.
 pub fn render(report: &Report, context: &Context) -> String {
-    let outcome = report.outcome;
-    let comments = outcome.comments.values();
-    let reviewers: HashSet<&str> = comments.clone().map(|c| c.author.as_str()).collect();
-    let pull_requests: HashSet<i64> = comments.map(|c| c.pr_number).collect();
-    let comment_links: HashMap<i64, String> = outcome
-        .comments
-        .values()
-        .filter_map(|c| c.url.clone().map(|url| (c.id, url)))
-        .collect();
-    let view = IssueView {
-        repo: context.repo.clone(),
-        findings: outcome.listing.active.clone(),
-        resolved: outcome.listing.resolved.clone(),
-        new_ids: outcome.new_ids.clone(),
-        summary: Summary {
-            comments: outcome.comments.len(),
-            reviewers: reviewers.len(),
-            pull_requests: pull_requests.len(),
-            window: ReviewWindow {
-                months: context.window_months,
-                start: outcome.window.start,
-                left_out: outcome.window.left_out,
-            },
-            updated_at: context.now,
-            head: context.head.map(str::to_string),
+    let view = issue_view(
+        report.outcome,
+        &IssueContext {
+            repo: context.repo,
+            window_months: context.window_months,
+            problems: context.config_problems,
+            head: context.head,
+            backfill: None,
+            links: context.web.map(|web| &web.links),
+            now: context.now,
+            notes: context.notes.clone(),
         },
-        comment_links,
-        commit_link_base: context
-            .web
-            .map(|web| format!("{}/{}/commit/", web.base, context.repo))
-            .unwrap_or_default(),
-        config_problems: context.config_problems.to_vec(),
-        backfill: None,
-        notes: outcome
-            .notes
-            .iter()
-            .chain(&context.notes)
-            .cloned()
-            .collect(),
-        links: context
-            .web
-            .map_or_else(LinkStyle::github_com, |web| web.links.clone()),
-        dashboard_url: None,
-    };
+    );
     render_issue(&view)
 }
 

@@ -123,6 +123,34 @@ pub struct Comment {
 }
 
 impl Comment {
+    /// A comment of `kind` with what every kind has; what only some kinds have (a node id, a
+    /// place in a diff, a review, a creation time, a URL) is left empty for the caller to fill
+    /// in (`Comment { path, ..Comment::new(…) }`).
+    pub fn new(
+        kind: CommentKind,
+        github_id: i64,
+        author: Author,
+        body: String,
+        updated_at: i64,
+    ) -> Comment {
+        Comment {
+            kind,
+            github_id,
+            node_id: None,
+            author,
+            body,
+            path: None,
+            line: None,
+            diff_hunk: None,
+            in_reply_to: None,
+            review_id: None,
+            review_state: None,
+            created_at: None,
+            updated_at,
+            html_url: None,
+        }
+    }
+
     /// The GitHub id of the first comment of this comment's review thread (inline comments only).
     pub fn thread_root(&self) -> Option<i64> {
         (self.kind == CommentKind::Inline).then(|| self.in_reply_to.unwrap_or(self.github_id))

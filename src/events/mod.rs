@@ -324,20 +324,18 @@ impl Reader<'_> {
             None => pr.updated_at,
         };
         let comment = Comment {
-            kind: CommentKind::Review,
-            github_id: raw.id,
             node_id: raw.node_id,
-            author: author(raw.user, raw.author_association, None),
-            body: raw.body.unwrap_or_default(),
-            path: None,
-            line: None,
-            diff_hunk: None,
-            in_reply_to: None,
             review_id: Some(raw.id),
             review_state: Some(raw.state.to_ascii_lowercase()),
             created_at: Some(submitted_at),
-            updated_at: submitted_at,
             html_url: raw.html_url,
+            ..Comment::new(
+                CommentKind::Review,
+                raw.id,
+                author(raw.user, raw.author_association, None),
+                raw.body.unwrap_or_default(),
+                submitted_at,
+            )
         };
         Ok(self.comment_event(origin, pr, comment, None))
     }
@@ -387,24 +385,20 @@ impl Reader<'_> {
         };
         let raw = self.take(|p| p.comment.take(), "comment")?;
         let comment = Comment {
-            kind: CommentKind::Conversation,
-            github_id: raw.id,
             node_id: raw.node_id,
-            author: author(
-                raw.user,
-                raw.author_association,
-                raw.performed_via_github_app,
-            ),
-            body: raw.body,
-            path: None,
-            line: None,
-            diff_hunk: None,
-            in_reply_to: None,
-            review_id: None,
-            review_state: None,
             created_at: Some(time("comment.created_at", &raw.created_at)?),
-            updated_at: time("comment.updated_at", &raw.updated_at)?,
             html_url: raw.html_url,
+            ..Comment::new(
+                CommentKind::Conversation,
+                raw.id,
+                author(
+                    raw.user,
+                    raw.author_association,
+                    raw.performed_via_github_app,
+                ),
+                raw.body,
+                time("comment.updated_at", &raw.updated_at)?,
+            )
         };
         let previous_body = self
             .payload

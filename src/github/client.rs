@@ -1,16 +1,18 @@
-//! The GitHub client façade (behaviour §7). One method per operation the bot needs; underneath, one
-//! request path that:
+//! The GitHub client's transport (behaviour §7): one request path that
 //! - authenticates as the App (JWT), as an installation (cached installation token), or with a
 //!   personal token (`As::Token`);
-//! - retries idempotent requests on 5xx with exponential backoff and jitter, and never retries a
-//!   create blindly (the caller looks up before creating again);
+//! - retries requests marked `Retry::Safe` on 5xx and network errors with exponential backoff
+//!   and jitter, and never sends a `Retry::Never` one again blindly (the caller looks up before
+//!   creating again);
 //! - honours `Retry-After` on secondary rate limits (403/429) and waits for `X-RateLimit-Reset`
 //!   when the primary limit is spent (a request refused for a rate limit was not processed, so
 //!   repeating it is safe even for a create);
 //! - keeps content-creating requests under 80 per minute;
 //! - sends a token only to the configured API: a `Link` URL elsewhere is refused, not followed.
 //!
-//! Time and waiting come in through `Clock` and `Pause`, so tests need no real sleeping.
+//! The operations are in `ops/`: on one repository through `RepoClient` (`repo.rs`), the App's
+//! own and a person's own on `GitHub`. Every failure is one `Error` (`error.rs`). Time and
+//! waiting come in through `Clock` and `Pause`, so tests need no real sleeping.
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -18,16 +20,15 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use anyhow::{Context, Result, anyhow, bail};
-use base64::Engine;
-use base64::prelude::BASE64_STANDARD;
 use http::{HeaderMap, Method};
-use serde_json::{Value, json};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::auth::{AppKey, InstallationToken, TokenCache};
+use super::error::{Error, Result};
 use crate::clock::Clock;
 use crate::config::Secret;
-use crate::domain::RepoName;
 
 /// Something that waits: real time in production, a recorder in tests.
 pub trait Pause: Send + Sync {
@@ -69,17 +70,88 @@ pub enum As {
     Nobody,
 }
 
+/// Whether a request may be sent again when it failed in a way that may hide a success (a
+/// 5xx, no answer). A refused rate-limited request was not processed, so it is waited out and
+/// sent again either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Retry {
+    /// Sending it twice does what sending it once does (a read, a PATCH to given values, a
+    /// reaction): retried with backoff.
+    Safe,
+    /// A create: never sent again blindly; the caller looks up what it made first
+    /// (`RepoClient::create_once`).
+    Never,
+}
+
+/// One request to send.
+pub(super) struct Request<'a> {
+    method: Method,
+    /// Relative to the API base, or an absolute URL on it (a pagination link).
+    path: &'a str,
+    who: As,
+    /// The JSON body, encoded.
+    body: Option<String>,
+    retry: Retry,
+    /// Whether it writes content (counted against the per-minute cap when made as an
+    /// installation or a person).
+    creates_content: bool,
+}
+
+impl<'a> Request<'a> {
+    /// A GET: retried, creates nothing.
+    pub(super) fn get(path: &'a str, who: As) -> Request<'a> {
+        Request {
+            method: Method::GET,
+            path,
+            who,
+            body: None,
+            retry: Retry::Safe,
+            creates_content: false,
+        }
+    }
+
+    /// A request that writes `body` (JSON).
+    pub(super) fn write(
+        method: Method,
+        path: &'a str,
+        who: As,
+        body: &impl Serialize,
+        retry: Retry,
+    ) -> Result<Request<'a>> {
+        let body = serde_json::to_string(body)
+            .map_err(|e| Error::Refused(format!("cannot encode a request to {path}: {e}")))?;
+        Ok(Request {
+            method,
+            path,
+            who,
+            body: Some(body),
+            retry,
+            creates_content: true,
+        })
+    }
+}
+
+/// A JSON object without fields (`{}`), the body of requests that need none.
+#[derive(Serialize)]
+pub(super) struct NoFields {}
+
 /// A response that was read whole.
 #[derive(Debug)]
-pub struct Reply {
-    pub status: u16,
-    pub headers: HeaderMap,
-    pub body: String,
+pub(super) struct Reply {
+    status: u16,
+    headers: HeaderMap,
+    body: String,
+    /// Where it came from, for errors.
+    url: String,
 }
 
 impl Reply {
-    pub(super) fn json(&self) -> Result<Value> {
-        serde_json::from_str(&self.body).context("GitHub's answer is not JSON")
+    /// The answer read as `T`.
+    pub(super) fn json<T: DeserializeOwned>(&self) -> Result<T> {
+        serde_json::from_str(&self.body).map_err(|e| Error::Unexpected {
+            url: self.url.clone(),
+            reason: e.to_string(),
+        })
     }
 
     /// The `rel="next"` URL of a paginated answer.
@@ -95,26 +167,6 @@ impl Reply {
             })
         })
     }
-}
-
-/// A file as the contents API serves it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FileContent {
-    Bytes(Vec<u8>),
-    /// Over the 1 MB the contents API serves: only its size is known.
-    TooLarge {
-        size: u64,
-    },
-}
-
-/// An issue as the bot needs it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IssueRef {
-    pub number: i64,
-    pub node_id: String,
-    pub title: String,
-    pub body: String,
-    pub state: String,
 }
 
 /// The client. Cheap to share behind an `Arc`.
@@ -181,7 +233,7 @@ impl GitHub {
             .set_connect_timeout(Some(REQUEST_TIMEOUT))
             .set_read_timeout(Some(REQUEST_TIMEOUT))
             .build()
-            .context("Cannot build the GitHub HTTP client")?;
+            .map_err(|e| Error::Refused(format!("cannot build the GitHub HTTP client: {e}")))?;
         Ok(GitHub {
             crab,
             api_url,
@@ -206,19 +258,16 @@ impl GitHub {
             return Ok(token);
         }
         let path = format!("/app/installations/{installation}/access_tokens");
-        let reply = self
-            .call(Method::POST, &path, As::App, Some(&json!({})), true)
-            .await?;
-        let body = reply.json()?;
-        let token = body["token"]
-            .as_str()
-            .context("the token exchange answered no token")?;
-        let expires_at_ms = body["expires_at"]
-            .as_str()
-            .and_then(|at| chrono::DateTime::parse_from_rfc3339(at).ok())
-            .map(|at| at.timestamp_millis())
-            .context("the token exchange answered no expires_at")?;
-        let token = Secret::new(token);
+        let request = Request::write(Method::POST, &path, As::App, &NoFields {}, Retry::Safe)?;
+        let reply = self.call(request).await?;
+        let answer: AccessToken = reply.json()?;
+        let expires_at_ms = chrono::DateTime::parse_from_rfc3339(&answer.expires_at)
+            .map_err(|e| Error::Unexpected {
+                url: reply.url.clone(),
+                reason: format!("expires_at is not a time: {e}"),
+            })?
+            .timestamp_millis();
+        let token = Secret::new(answer.token);
         self.tokens.store(
             installation,
             InstallationToken {
@@ -229,237 +278,92 @@ impl GitHub {
         Ok(token)
     }
 
-    /// The repository's default branch.
-    pub async fn default_branch(&self, installation: i64, repo: &RepoName) -> Result<String> {
-        let reply = self
-            .call(
-                Method::GET,
-                &format!("/repos/{repo}"),
-                As::Installation(installation),
-                None,
-                true,
-            )
-            .await
-            .with_context(|| format!("Cannot read {repo}"))?;
-        Ok(reply.json()?["default_branch"]
-            .as_str()
-            .context("the repository has no default_branch")?
-            .to_string())
-    }
-
-    /// A file's content on `git_ref`, or `None` when the file does not exist. A file over 1 MB
-    /// comes without its content (GitHub's contents API serves none).
-    pub async fn file(
-        &self,
-        installation: i64,
-        repo: &RepoName,
-        path: &str,
-        git_ref: &str,
-    ) -> Result<Option<FileContent>> {
-        let url = format!("/repos/{repo}/contents/{path}?ref={git_ref}");
-        match self
-            .call(
-                Method::GET,
-                &url,
-                As::Installation(installation),
-                None,
-                true,
-            )
-            .await
-        {
-            Ok(reply) => {
-                let body = reply.json()?;
-                if body["encoding"] == "none" {
-                    let size = body["size"].as_u64().unwrap_or_default();
-                    return Ok(Some(FileContent::TooLarge { size }));
-                }
-                let encoded: String = body["content"]
-                    .as_str()
-                    .context("the file has no content")?
-                    .split_whitespace()
-                    .collect();
-                let bytes = BASE64_STANDARD
-                    .decode(encoded)
-                    .context("the file's content is not base64")?;
-                Ok(Some(FileContent::Bytes(bytes)))
-            }
-            Err(error) if is_not_found(&error) => Ok(None),
-            Err(error) => Err(error.context(format!("Cannot read {path} of {repo}"))),
+    /// Runs a GraphQL document as `who`; GraphQL errors are errors. Queries are idempotent, and
+    /// so is the one mutation the bot sends (a pin), so both are retried.
+    pub async fn graphql_as(&self, who: As, query: &str, variables: Value) -> Result<Value> {
+        let body = GraphQlRequest { query, variables };
+        let url = self.graphql_url.clone();
+        let mut request = Request::write(Method::POST, &url, who, &body, Retry::Safe)?;
+        request.creates_content = is_mutation(query);
+        let answer: GraphQlAnswer = self.call(request).await?.json()?;
+        let messages: Vec<String> = answer
+            .errors
+            .iter()
+            .filter_map(|e| e.message.clone())
+            .collect();
+        if !answer.errors.is_empty() {
+            return Err(Error::GraphQl { messages });
         }
+        Ok(answer.data)
     }
 
-    /// Every issue (open or closed) carrying `label`, following every page.
-    pub async fn issues_with_label(
+    /// Every item of a `Link`-paginated list, the token on every page; `items` takes them out
+    /// of one page's answer (the answer itself for a list, a field of it for an object).
+    /// GETs: retried.
+    pub(super) async fn all_pages<P, T>(
         &self,
-        installation: i64,
-        repo: &RepoName,
-        label: &str,
-    ) -> Result<Vec<IssueRef>> {
-        let mut url = format!("/repos/{repo}/issues?state=all&labels={label}&per_page={PER_PAGE}");
-        let mut issues = Vec::new();
+        who: As,
+        first_url: &str,
+        items: impl Fn(P) -> Vec<T>,
+    ) -> Result<Vec<T>>
+    where
+        P: DeserializeOwned,
+    {
+        let mut url = first_url.to_string();
+        let mut all = Vec::new();
         loop {
-            let reply = self
-                .call(
-                    Method::GET,
-                    &url,
-                    As::Installation(installation),
-                    None,
-                    true,
-                )
-                .await
-                .with_context(|| format!("Cannot list the issues of {repo}"))?;
-            let page = reply.json()?;
-            for issue in page.as_array().context("the issue list is not a list")? {
-                issues.push(issue_ref(issue)?);
-            }
+            let reply = self.call(Request::get(&url, who)).await?;
+            all.extend(items(reply.json()?));
             match reply.next_page() {
                 Some(next) => url = next,
-                None => return Ok(issues),
+                None => return Ok(all),
             }
         }
     }
 
-    /// Creates an issue whose body contains `marker`, exactly once: if the create fails in a
-    /// way that may hide a success (5xx, network), the issue is looked up by `label` and
-    /// `marker` before creating again.
-    pub async fn create_issue_once(
-        &self,
-        installation: i64,
-        repo: &RepoName,
-        issue: &NewIssue<'_>,
-    ) -> Result<IssueRef> {
-        let path = format!("/repos/{repo}/issues");
-        let body = json!({ "title": issue.title, "body": issue.body, "labels": [issue.label] });
-        let mut last_error = None;
-        for _ in 0..MAX_ATTEMPTS {
-            if let Some(found) = self.find_issue(installation, repo, issue).await? {
-                return Ok(found);
-            }
-            match self
-                .call(
-                    Method::POST,
-                    &path,
-                    As::Installation(installation),
-                    Some(&body),
-                    false,
-                )
-                .await
-            {
-                Ok(reply) => return issue_ref(&reply.json()?),
-                Err(error) if is_retryable(&error) => {
-                    self.backoff(0).await;
-                    last_error = Some(error);
-                }
-                Err(error) => {
-                    return Err(error.context(format!("Cannot create an issue in {repo}")));
-                }
-            }
-        }
-        Err(last_error.unwrap_or_else(|| anyhow!("no attempt made")))
-            .with_context(|| format!("Cannot create an issue in {repo}"))
-    }
-
-    async fn find_issue(
-        &self,
-        installation: i64,
-        repo: &RepoName,
-        issue: &NewIssue<'_>,
-    ) -> Result<Option<IssueRef>> {
-        Ok(self
-            .issues_with_label(installation, repo, issue.label)
-            .await?
-            .into_iter()
-            .find(|found| found.body.contains(issue.marker)))
-    }
-
-    /// Runs a GraphQL document as an installation; GraphQL errors are errors.
-    pub async fn graphql(&self, installation: i64, query: &str, variables: Value) -> Result<Value> {
-        self.graphql_as(As::Installation(installation), query, variables)
-            .await
-    }
-
-    /// Runs a GraphQL document as `who`; GraphQL errors are errors.
-    pub async fn graphql_as(&self, who: As, query: &str, variables: Value) -> Result<Value> {
-        let body = json!({ "query": query, "variables": variables });
-        let url = self.graphql_url.clone();
-        // Queries are idempotent; mutations here (pin) are too.
-        let reply = self
-            .call(Method::POST, &url, who, Some(&body), true)
-            .await?;
-        let value = reply.json()?;
-        if let Some(errors) = value
-            .get("errors")
-            .and_then(Value::as_array)
-            .filter(|e| !e.is_empty())
-        {
-            let messages = errors
-                .iter()
-                .filter_map(|e| e["message"].as_str().map(str::to_string))
-                .collect();
-            return Err(anyhow!(GraphQlError { messages }));
-        }
-        Ok(value["data"].clone())
-    }
-
-    /// One request with the retry and rate-limit rules of the module doc. `path` is relative to
-    /// the API base, or an absolute URL on it (pagination links).
-    pub(super) async fn call(
-        &self,
-        method: Method,
-        path: &str,
-        who: As,
-        body: Option<&Value>,
-        idempotent: bool,
-    ) -> Result<Reply> {
+    /// One request with the retry and rate-limit rules of the module doc.
+    pub(super) async fn call(&self, request: Request<'_>) -> Result<Reply> {
+        let Request {
+            method,
+            path,
+            who,
+            body,
+            retry,
+            creates_content,
+        } = request;
         let url = if path.starts_with("http://") || path.starts_with("https://") {
             // A pagination link is GitHub's answer, not ours: a token goes nowhere but the
             // configured API.
             if !self.is_api_url(path) {
-                bail!("GitHub's answer links to another host ({path}); not following it");
+                return Err(Error::Refused(format!(
+                    "GitHub's answer links to another host ({path}); not following it"
+                )));
             }
             path.to_string()
         } else {
             format!("{}{path}", self.api_url)
         };
-        let creates = method != Method::GET
-            && matches!(who, As::Installation(_) | As::Token)
-            && (url != self.graphql_url || is_mutation(body));
+        let counted = creates_content && matches!(who, As::Installation(_) | As::Token);
+        let retried = retry == Retry::Safe;
         let mut attempt = 0;
         let mut token_refreshed = false;
         loop {
             attempt += 1;
-            if creates {
+            if counted {
                 self.respect_create_limit().await;
             }
-            let authorization = match who {
-                As::App => Some(format!(
-                    "Bearer {}",
-                    self.app_key()?.jwt(self.clock.now_ms())?.expose()
-                )),
-                As::Token => Some(format!(
-                    "token {}",
-                    self.personal_token
-                        .as_ref()
-                        .context("This client has no personal token")?
-                        .expose()
-                )),
-                As::Installation(id) => Some(format!(
-                    "token {}",
-                    Box::pin(self.installation_token(id)).await?.expose()
-                )),
-                As::Nobody => None,
-            };
+            let authorization = self.authorization(who).await?;
             let outcome = self
-                .send(&method, &url, authorization.as_deref(), body)
+                .exchange(&method, &url, authorization.as_ref(), body.as_deref())
                 .await;
             let reply = match outcome {
                 Ok(reply) => reply,
-                Err(error) if idempotent && attempt < MAX_ATTEMPTS => {
+                Err(error) if retried && attempt < MAX_ATTEMPTS => {
                     tracing::debug!(%error, attempt, "GitHub request failed; retrying");
                     self.backoff(attempt).await;
                     continue;
                 }
-                Err(error) => return Err(error.context(RetryableError)),
+                Err(error) => return Err(error),
             };
             let graphql_limited = url == self.graphql_url && is_graphql_rate_limited(&reply);
             if (200..300).contains(&reply.status) && !graphql_limited {
@@ -467,11 +371,11 @@ impl GitHub {
             }
             if let Some(wait) = rate_limit_wait(&reply, graphql_limited, self.clock.now_ms()) {
                 if wait > MAX_RATE_LIMIT_WAIT || attempt >= MAX_ATTEMPTS {
-                    return Err(anyhow!(RateLimited {
+                    return Err(Error::RateLimited {
                         wait,
                         status: reply.status,
                         url,
-                    }));
+                    });
                 }
                 tracing::info!(?wait, status = reply.status, "GitHub rate limit; waiting");
                 self.pause.pause(wait).await;
@@ -485,26 +389,46 @@ impl GitHub {
                 token_refreshed = true;
                 continue;
             }
-            if reply.status >= 500 && idempotent && attempt < MAX_ATTEMPTS {
+            if reply.status >= 500 && retried && attempt < MAX_ATTEMPTS {
                 self.backoff(attempt).await;
                 continue;
             }
-            let message = serde_json::from_str::<Value>(&reply.body)
+            let message = serde_json::from_str::<ErrorAnswer>(&reply.body)
                 .ok()
-                .and_then(|v| v["message"].as_str().map(str::to_string))
+                .and_then(|answer| answer.message)
                 .unwrap_or_default();
-            let error = anyhow!(HttpError {
+            return Err(Error::Status {
                 status: reply.status,
                 message,
                 method: method.to_string(),
-                url: url.clone()
-            });
-            return Err(if reply.status >= 500 {
-                error.context(RetryableError)
-            } else {
-                error
+                url,
             });
         }
+    }
+
+    /// The `Authorization` header of a request made as `who`, if any.
+    async fn authorization(&self, who: As) -> Result<Option<Secret>> {
+        let header = match who {
+            As::App => {
+                let jwt = self
+                    .app_key()?
+                    .jwt(self.clock.now_ms())
+                    .map_err(|e| Error::Refused(format!("{e:#}")))?;
+                format!("Bearer {}", jwt.expose())
+            }
+            As::Token => {
+                let token = self.personal_token.as_ref().ok_or_else(|| {
+                    Error::Refused("this GitHub client has no personal token".into())
+                })?;
+                format!("token {}", token.expose())
+            }
+            As::Installation(id) => {
+                let token = Box::pin(self.installation_token(id)).await?;
+                format!("token {}", token.expose())
+            }
+            As::Nobody => return Ok(None),
+        };
+        Ok(Some(Secret::new(header)))
     }
 
     /// Whether `url` is on the configured API: the GraphQL endpoint, or under the REST base
@@ -517,54 +441,58 @@ impl GitHub {
                 .is_some_and(|rest| rest.starts_with('/'))
     }
 
-    async fn send(
+    /// Sends one request and reads its answer whole; no answer is `Error::Unreachable`.
+    async fn exchange(
         &self,
         method: &Method,
         url: &str,
-        authorization: Option<&str>,
-        body: Option<&Value>,
+        authorization: Option<&Secret>,
+        body: Option<&str>,
     ) -> Result<Reply> {
         let mut request = http::Request::builder().method(method.clone()).uri(url);
         if let Some(authorization) = authorization {
-            request = request.header("authorization", authorization);
+            request = request.header("authorization", authorization.expose());
         }
         request = request
             .header("accept", "application/vnd.github+json")
             .header("x-github-api-version", "2022-11-28")
             .header("user-agent", concat!("gitlore/", env!("CARGO_PKG_VERSION")));
-        let payload = match body {
-            Some(body) => {
-                request = request.header("content-type", "application/json");
-                body.to_string()
-            }
-            None => String::new(),
-        };
+        if body.is_some() {
+            request = request.header("content-type", "application/json");
+        }
         let request = request
-            .body(payload)
-            .context("Cannot build the GitHub request")?;
+            .body(body.unwrap_or_default().to_string())
+            .map_err(|e| Error::Refused(format!("cannot build a request to {url}: {e}")))?;
+        let unreachable = |reason: String| Error::Unreachable {
+            url: url.to_string(),
+            reason,
+        };
         let response = self
             .crab
             .execute(request)
             .await
-            .map_err(|e| anyhow!("cannot reach GitHub at {url}: {e}"))?;
+            .map_err(|e| unreachable(e.to_string()))?;
         let status = response.status().as_u16();
         let headers = response.headers().clone();
         let body = self
             .crab
             .body_to_string(response)
             .await
-            .map_err(|e| anyhow!("cannot read GitHub's answer from {url}: {e}"))?;
+            .map_err(|e| unreachable(format!("the answer broke off: {e}")))?;
         Ok(Reply {
             status,
             headers,
             body,
+            url: url.to_string(),
         })
     }
 
     fn app_key(&self) -> Result<&AppKey> {
-        self.key
-            .as_ref()
-            .context("This GitHub client has no App key, so it cannot call GitHub as the App")
+        self.key.as_ref().ok_or_else(|| {
+            Error::Refused(
+                "this GitHub client has no App key, so it cannot call GitHub as the App".into(),
+            )
+        })
     }
 
     /// Waits before retry `attempt`: 0.5 s, 1 s, 2 s … plus jitter from the clock.
@@ -603,79 +531,50 @@ impl GitHub {
     }
 }
 
-/// Whether a GraphQL request body holds a mutation (content-creating) rather than a query.
-fn is_mutation(body: Option<&Value>) -> bool {
-    let first_statement = |query: &str| {
-        query
-            .lines()
-            .map(str::trim)
-            .find(|line| !line.is_empty() && !line.starts_with('#'))
-            .is_some_and(|line| line.starts_with("mutation"))
-    };
-    body.and_then(|b| b["query"].as_str())
-        .is_some_and(first_statement)
+/// The answer of an installation-token exchange.
+#[derive(Deserialize)]
+struct AccessToken {
+    token: String,
+    expires_at: String,
 }
 
-/// What a new issue is made of.
-#[derive(Debug, Clone)]
-pub struct NewIssue<'a> {
-    pub title: &'a str,
-    pub body: &'a str,
-    pub label: &'a str,
-    /// A hidden marker in the body that finds the issue again.
-    pub marker: &'a str,
+/// A GraphQL request.
+#[derive(Serialize)]
+struct GraphQlRequest<'a> {
+    query: &'a str,
+    variables: Value,
 }
 
-/// GitHub answered with an error status.
-#[derive(Debug, thiserror::Error)]
-#[error("GitHub answered {status} to {method} {url}: {message}")]
-pub struct HttpError {
-    pub status: u16,
-    pub message: String,
-    pub method: String,
-    pub url: String,
+/// A GraphQL answer: its data, and errors if any.
+#[derive(Deserialize)]
+struct GraphQlAnswer {
+    #[serde(default)]
+    data: Value,
+    #[serde(default)]
+    errors: Vec<GraphQlMessage>,
 }
 
-/// GitHub answered a GraphQL request with errors (HTTP 200, an `errors` list).
-#[derive(Debug, thiserror::Error)]
-#[error("GitHub GraphQL error: {}", messages.join("; "))]
-pub struct GraphQlError {
-    pub messages: Vec<String>,
+/// One GraphQL error.
+#[derive(Deserialize)]
+struct GraphQlMessage {
+    message: Option<String>,
+    #[serde(rename = "type")]
+    kind: Option<String>,
 }
 
-/// GitHub's rate limit asked for a longer wait than a request takes.
-#[derive(Debug, thiserror::Error)]
-#[error("GitHub rate limit: asked to wait {wait:?} ({status} {url})")]
-struct RateLimited {
-    wait: Duration,
-    status: u16,
-    url: String,
+/// The body of a REST error answer.
+#[derive(Deserialize)]
+struct ErrorAnswer {
+    message: Option<String>,
 }
 
-/// Whether an error is GitHub not answering for now — no HTTP answer at all, a 5xx, or a rate
-/// limit — so that the same request may well succeed later. Any other failure (a 4xx, an
-/// answer gitlore cannot use) would fail again.
-pub fn is_transient(error: &anyhow::Error) -> bool {
-    error.downcast_ref::<RetryableError>().is_some()
-        || error.downcast_ref::<RateLimited>().is_some()
-}
-
-/// Marks an error after which the request may or may not have been applied.
-#[derive(Debug, thiserror::Error)]
-#[error("the request may not have been applied")]
-struct RetryableError;
-
-pub(super) fn is_retryable(error: &anyhow::Error) -> bool {
-    error.downcast_ref::<RetryableError>().is_some()
-}
-
-/// Whether GitHub answered 404: the thing is gone (or was never there).
-pub fn is_not_found(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| {
-        cause
-            .downcast_ref::<HttpError>()
-            .is_some_and(|e| e.status == 404)
-    })
+/// Whether a GraphQL document is a mutation (content-creating) rather than a query.
+fn is_mutation(query: &str) -> bool {
+    query
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty() && !line.starts_with('#'))
+        .is_some_and(|line| line.starts_with("mutation"))
 }
 
 /// How long a rate-limited answer asks to wait: `Retry-After` on a secondary limit (403/429),
@@ -710,21 +609,10 @@ fn rate_limit_wait(reply: &Reply, graphql_limited: bool, now_ms: i64) -> Option<
 /// Whether a GraphQL answer (HTTP 200) says the primary limit is spent: a `RATE_LIMITED` error.
 fn is_graphql_rate_limited(reply: &Reply) -> bool {
     reply.body.contains("RATE_LIMITED")
-        && serde_json::from_str::<Value>(&reply.body).is_ok_and(|value| {
-            value["errors"]
-                .as_array()
-                .is_some_and(|errors| errors.iter().any(|e| e["type"] == "RATE_LIMITED"))
+        && serde_json::from_str::<GraphQlAnswer>(&reply.body).is_ok_and(|answer| {
+            answer
+                .errors
+                .iter()
+                .any(|e| e.kind.as_deref() == Some("RATE_LIMITED"))
         })
-}
-
-pub(super) fn issue_ref(issue: &Value) -> Result<IssueRef> {
-    Ok(IssueRef {
-        number: issue["number"]
-            .as_i64()
-            .context("an issue without a number")?,
-        node_id: issue["node_id"].as_str().unwrap_or_default().to_string(),
-        title: issue["title"].as_str().unwrap_or_default().to_string(),
-        body: issue["body"].as_str().unwrap_or_default().to_string(),
-        state: issue["state"].as_str().unwrap_or_default().to_string(),
-    })
 }

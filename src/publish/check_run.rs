@@ -5,9 +5,8 @@
 use anyhow::Result;
 use sha2::{Digest, Sha256};
 
-use crate::domain::RepoName;
-use crate::github::client::GitHub;
 use crate::github::ops::checks::{CheckAction, CheckAnnotation, CheckOutput, CheckRunFields};
+use crate::github::repo::RepoClient;
 use crate::knowledge::findings::Finding;
 use crate::render::check_run::{
     self as render, Annotation, CheckRunOutput, CheckRunView, PastComment,
@@ -37,16 +36,14 @@ pub enum CheckRunOutcome {
 
 /// Computes and publishes the check run of `input.head_sha`.
 pub async fn publish(
-    github: &GitHub,
+    github: &RepoClient<'_>,
     store: &Store,
-    installation: i64,
     repo_id: i64,
-    repo: &RepoName,
     input: &CheckRunInput<'_>,
     now_ms: i64,
 ) -> Result<CheckRunOutcome> {
     let changed: Vec<String> = github
-        .pull_request_files(installation, repo, input.pr_number)
+        .pull_request_files(input.pr_number)
         .await?
         .into_iter()
         .map(|file| file.filename)
@@ -82,22 +79,12 @@ pub async fn publish(
     let first = batches.next().unwrap_or(&[]);
     let fields = fields(&output, first, &action);
     let published = match &known {
-        Some(known) => {
-            github
-                .update_check_run(installation, repo, known.check_run_id, &fields)
-                .await?
-        }
-        None => {
-            github
-                .create_check_run(installation, repo, input.head_sha, &fields)
-                .await?
-        }
+        Some(known) => github.update_check_run(known.check_run_id, &fields).await?,
+        None => github.create_check_run(input.head_sha, &fields).await?,
     };
     for batch in batches {
         let more = self::fields(&output, batch, &action);
-        github
-            .update_check_run(installation, repo, published.id, &more)
-            .await?;
+        github.update_check_run(published.id, &more).await?;
     }
     let record = PublishedCheckRun {
         check_run_id: published.id,

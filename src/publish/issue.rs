@@ -4,10 +4,9 @@
 
 use anyhow::Result;
 
-use crate::domain::RepoName;
 use crate::domain::markers::FINDINGS_MARKER;
-use crate::github::client::{GitHub, HttpError, NewIssue};
-use crate::github::ops::issues::{IssueUpdate, PinOutcome};
+use crate::github::ops::issues::{IssueUpdate, NewIssue, PinOutcome};
+use crate::github::repo::RepoClient;
 use crate::render::wording;
 use crate::repo_config::IssueSettings;
 use crate::store::Store;
@@ -26,11 +25,9 @@ pub enum IssueOutcome {
 
 /// Where and as whom an issue is published.
 pub struct Target<'a> {
-    pub github: &'a GitHub,
+    pub github: &'a RepoClient<'a>,
     pub store: &'a Store,
-    pub installation: i64,
     pub repo_id: i64,
-    pub repo: &'a RepoName,
     pub settings: &'a IssueSettings,
     pub now_ms: i64,
 }
@@ -47,41 +44,33 @@ pub async fn publish(target: &Target<'_>, body: &str, verify: bool) -> Result<Is
         if !verify {
             return Ok(IssueOutcome::Unchanged);
         }
-        match target
-            .github
-            .get_issue(target.installation, target.repo, known.number)
-            .await
-        {
+        match target.github.get_issue(known.number).await {
             Ok(issue) if issue.body.contains(FINDINGS_MARKER) => {
                 return Ok(IssueOutcome::Unchanged);
             }
             Ok(_) => {} // the marker was edited out: the body is written again
-            Err(error) if is_gone(&error) => return recreate(target, &known, body).await,
-            Err(error) => return Err(error),
+            Err(error) if error.is_gone() => return recreate(target, &known, body).await,
+            Err(error) => return Err(error.into()),
         }
     }
     let update = IssueUpdate {
         body: Some(body),
         ..IssueUpdate::default()
     };
-    match target
-        .github
-        .update_issue(target.installation, target.repo, known.number, &update)
-        .await
-    {
+    match target.github.update_issue(known.number, &update).await {
         Ok(_) => {
             let pinned = ensure_pinned(target, &known).await?;
             save(target, known.number, known.node_id.clone(), body, pinned)?;
             Ok(IssueOutcome::Edited(known.number))
         }
-        Err(error) if is_gone(&error) => recreate(target, &known, body).await,
-        Err(error) => Err(error),
+        Err(error) if error.is_gone() => recreate(target, &known, body).await,
+        Err(error) => Err(error.into()),
     }
 }
 
 /// Forgets a deleted issue and creates it again.
 async fn recreate(target: &Target<'_>, known: &PublishedIssue, body: &str) -> Result<IssueOutcome> {
-    tracing::info!(repo = %target.repo, issue = known.number, "the findings issue is gone: recreating it");
+    tracing::info!(repo = %target.github.name(), issue = known.number, "the findings issue is gone: recreating it");
     target
         .store
         .write_derived(|tx| publications::forget_findings_issue(tx, target.repo_id))?;
@@ -147,20 +136,14 @@ async fn create(target: &Target<'_>, body: &str) -> Result<IssueOutcome> {
         label: &target.settings.label,
         marker: FINDINGS_MARKER,
     };
-    let mut issue = target
-        .github
-        .create_issue_once(target.installation, target.repo, &new)
-        .await?;
+    let mut issue = target.github.create_issue_once(&new).await?;
     if !same_content(&issue.body, body) {
         // Found again by its marker with an older body.
         let update = IssueUpdate {
             body: Some(body),
             ..IssueUpdate::default()
         };
-        issue = target
-            .github
-            .update_issue(target.installation, target.repo, issue.number, &update)
-            .await?;
+        issue = target.github.update_issue(issue.number, &update).await?;
     }
     let unpinned = PublishedIssue {
         number: issue.number,
@@ -186,15 +169,11 @@ async fn ensure_pinned(target: &Target<'_>, issue: &PublishedIssue) -> Result<bo
     let Some(node_id) = issue.node_id.as_deref().filter(|_| !issue.pinned) else {
         return Ok(issue.pinned);
     };
-    match target
-        .github
-        .pin_issue(target.installation, node_id)
-        .await?
-    {
+    match target.github.pin_issue(node_id).await? {
         PinOutcome::Pinned => Ok(true),
         PinOutcome::LimitReached => {
             tracing::warn!(
-                repo = %target.repo,
+                repo = %target.github.name(),
                 issue = issue.number,
                 "the repository already has 3 pinned issues: the findings issue stays unpinned"
             );
@@ -218,15 +197,6 @@ fn save(
     };
     target.store.write_derived(|tx| {
         publications::save_findings_issue(tx, target.repo_id, &issue, target.now_ms)
-    })
-}
-
-/// Whether GitHub says the issue does not exist any more (deleted: 404, or 410 Gone).
-fn is_gone(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| {
-        cause
-            .downcast_ref::<HttpError>()
-            .is_some_and(|e| e.status == 404 || e.status == 410)
     })
 }
 

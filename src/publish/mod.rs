@@ -94,17 +94,23 @@ pub fn backfill_progress(
 /// What the findings issue is built from, besides the analysis.
 pub struct IssueContext<'a> {
     pub repo: &'a RepoName,
-    pub config: &'a RepoConfig,
+    /// The review window's length (the repo config's `analysis.window-months`).
+    pub window_months: u32,
     pub problems: &'a [ConfigProblem],
     /// The analysed head commit of the default branch, if any.
     pub head: Option<&'a str>,
     pub backfill: Option<BackfillProgress>,
-    pub links: &'a LinkStyle,
+    /// How links are written; `None` for a repository with no known web page (`gitlore
+    /// analyze` of a clone without a GitHub remote): commits are then not linked.
+    pub links: Option<&'a LinkStyle>,
     /// Unix seconds of this update.
     pub now: i64,
+    /// Notes shown after the analysis's own.
+    pub notes: Vec<String>,
 }
 
-/// The findings issue's view of an analysis.
+/// The findings issue's view of an analysis: what the bot publishes and what `gitlore analyze`
+/// prints.
 pub fn issue_view(outcome: &Outcome, context: &IssueContext<'_>) -> IssueView {
     let comments = outcome.comments.values();
     let reviewers: BTreeSet<&str> = comments.clone().map(|c| c.author.as_str()).collect();
@@ -119,7 +125,7 @@ pub fn issue_view(outcome: &Outcome, context: &IssueContext<'_>) -> IssueView {
             reviewers: reviewers.len(),
             pull_requests: pull_requests.len(),
             window: ReviewWindow {
-                months: context.config.analysis.window_months,
+                months: context.window_months,
                 start: outcome.window.start,
                 left_out: outcome.window.left_out,
             },
@@ -127,11 +133,21 @@ pub fn issue_view(outcome: &Outcome, context: &IssueContext<'_>) -> IssueView {
             head: context.head.map(str::to_string),
         },
         comment_links: comment_links(&outcome.comments),
-        commit_link_base: commit_link_base(context.links, context.repo),
+        commit_link_base: context
+            .links
+            .map(|links| commit_link_base(links, context.repo))
+            .unwrap_or_default(),
         config_problems: context.problems.to_vec(),
         backfill: context.backfill,
-        notes: outcome.notes.clone(),
-        links: context.links.clone(),
+        notes: outcome
+            .notes
+            .iter()
+            .chain(&context.notes)
+            .cloned()
+            .collect(),
+        links: context
+            .links
+            .map_or_else(LinkStyle::github_com, Clone::clone),
         dashboard_url: None,
     }
 }

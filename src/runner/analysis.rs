@@ -6,7 +6,6 @@ use super::RepoJob;
 use crate::analysis::{self, Request};
 use crate::domain::job::{Analysis, AnalysisReason, Job, analysis_key};
 use crate::github::backfill::{BackfillRequest, Backfiller};
-use crate::github::client::{As, is_transient};
 use crate::knowledge::theme_run::Models;
 use crate::publish::{self, IssueContext, issue};
 use crate::render::issue::render_issue;
@@ -29,7 +28,7 @@ impl RepoJob<'_> {
         };
         let request = BackfillRequest {
             repo: self.repo.clone(),
-            who: As::Installation(self.installation),
+            who: self.github.who(),
             window_months,
             force: false,
         };
@@ -106,20 +105,19 @@ impl RepoJob<'_> {
         if config.publish.issue {
             let context = IssueContext {
                 repo: &self.repo,
-                config,
+                window_months: config.analysis.window_months,
                 problems: &resolved.problems,
                 head: history.report.head.as_deref(),
                 backfill: publish::backfill_progress(&runner.store, self.repo_id, &self.repo)?,
-                links: &runner.links,
+                links: Some(&runner.links),
                 now,
+                notes: Vec::new(),
             };
             let body = render_issue(&publish::issue_view(&outcome, &context));
             let target = issue::Target {
-                github: &runner.github,
+                github: &self.github,
                 store: &runner.store,
-                installation: self.installation,
                 repo_id: self.repo_id,
-                repo: &self.repo,
                 settings: &config.issue,
                 now_ms: runner.clock.now_ms(),
             };
@@ -135,11 +133,10 @@ impl RepoJob<'_> {
     /// defaults for what could not be used, and the issue says why. Every problem is logged,
     /// since the issue may be turned off.
     pub(super) async fn repo_config(&self) -> Result<Resolved> {
-        let runner = self.runner;
-        let resolved = match repo_config::fetch(&runner.github, self.installation, &self.repo).await
-        {
+        let resolved = match repo_config::fetch(&self.github).await {
             Ok(resolved) => resolved,
-            Err(error) if is_transient(&error) => {
+            Err(error) if error.is_transient() => {
+                let error = anyhow::Error::new(error);
                 return Err(error.context(format!("Cannot read the repo config of {}", self.repo)));
             }
             Err(error) => Resolved {

@@ -67,11 +67,9 @@ impl RepoJob<'_> {
             links: &runner.links,
         };
         let outcome = check_run::publish(
-            &runner.github,
+            &self.github,
             store,
-            self.installation,
             self.repo_id,
-            &self.repo,
             &input,
             runner.clock.now_ms(),
         )

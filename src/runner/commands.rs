@@ -9,7 +9,6 @@ use anyhow::Result;
 use super::RepoJob;
 use crate::domain::job::{Command, CommandJob, CommandSource};
 use crate::domain::markers::reply_marker;
-use crate::github::client::is_not_found;
 use crate::github::ops::comments::{Reaction, ReactionTarget};
 use crate::render::wording;
 use crate::store::{publications, repos};
@@ -36,18 +35,7 @@ impl RepoJob<'_> {
     /// reply and nothing else), then 👀, the analysis with the issue and this pull request's
     /// check run, then 🚀.
     async fn refresh(&self, source: &CommandSource, author: &str) -> Result<()> {
-        let runner = self.runner;
-        let allowed = runner
-            .permissions
-            .can_write(
-                &runner.github,
-                self.installation,
-                &self.repo,
-                author,
-                runner.clock.now_ms(),
-            )
-            .await?;
-        if !allowed {
+        if !self.can_write(author).await? {
             tracing::info!(repo = %self.repo, author, "refresh refused: no write permission");
             return self.reply(source, &wording::refused_no_permission()).await;
         }
@@ -107,22 +95,13 @@ impl RepoJob<'_> {
         let &CommandSource::Comment { comment_id, .. } = source else {
             return Ok(());
         };
-        let reacted = self
-            .runner
-            .github
-            .create_reaction(
-                self.installation,
-                &self.repo,
-                ReactionTarget::IssueComment(comment_id),
-                reaction,
-            )
-            .await;
-        match reacted {
-            Err(error) if is_not_found(&error) => {
+        let on = ReactionTarget::IssueComment(comment_id);
+        match self.github.create_reaction(on, reaction).await {
+            Err(error) if error.is_gone() => {
                 tracing::info!(repo = %self.repo, comment_id, "the command comment is gone: no reaction");
                 Ok(())
             }
-            other => other,
+            other => Ok(other?),
         }
     }
 
@@ -133,10 +112,7 @@ impl RepoJob<'_> {
         };
         let marker = reply_marker(comment_id);
         let body = format!("{text}\n\n{marker}");
-        self.runner
-            .github
-            .create_issue_comment(self.installation, &self.repo, pr, &body, &marker)
-            .await?;
+        self.github.create_issue_comment(pr, &body, &marker).await?;
         Ok(())
     }
 }

@@ -22,17 +22,7 @@ impl RepoJob<'_> {
         if ticked.is_empty() {
             return Ok(());
         }
-        let allowed = runner
-            .permissions
-            .can_write(
-                &runner.github,
-                self.installation,
-                &self.repo,
-                editor,
-                runner.clock.now_ms(),
-            )
-            .await?;
-        if !allowed {
+        if !self.can_write(editor).await? {
             tracing::info!(repo = %self.repo, editor, ids = ?ticked, "dismissals ignored: the editor has no write permission");
             return Ok(());
         }

@@ -61,7 +61,7 @@ impl RepoJob<'_> {
         let runner = self.runner;
         let base = source.remote_base.trim_end_matches('/');
         let token = if base.starts_with("https://") || base.starts_with("http://") {
-            Some(runner.github.installation_token(self.installation).await?)
+            Some(self.github.installation_token().await?)
         } else {
             None
         };

@@ -25,6 +25,7 @@ use crate::clock::Clock;
 use crate::domain::RepoName;
 use crate::domain::job::Job;
 use crate::github::client::GitHub;
+use crate::github::repo::RepoClient;
 use crate::knowledge::embed::remote::RemoteEmbedder;
 use crate::knowledge::filter::NoiseRules;
 use crate::llm::LlmClient;
@@ -119,8 +120,9 @@ struct RepoJob<'a> {
     runner: &'a Inner,
     job: &'a ClaimedJob,
     repo_id: i64,
-    installation: i64,
     repo: RepoName,
+    /// GitHub as the installation sees the repository.
+    github: RepoClient<'a>,
 }
 
 impl Runner {
@@ -291,7 +293,7 @@ impl Inner {
             runner: self,
             job,
             repo_id,
-            installation: installed.installation_id,
+            github: self.github.repo(installed.installation_id, &repo),
             repo,
         };
         match &job.job {

@@ -6,9 +6,9 @@ use std::sync::Mutex;
 
 use anyhow::Result;
 
-use crate::domain::RepoName;
-use crate::github::client::GitHub;
+use super::RepoJob;
 use crate::github::ops::permission::Permission;
+use crate::github::repo::RepoClient;
 
 /// Permissions by (repository, lower-cased login), with when they were read (unix ms).
 pub(super) struct PermissionCache {
@@ -24,15 +24,9 @@ impl PermissionCache {
         }
     }
 
-    /// Whether `login` may write to `repo`, from the cache or GitHub.
-    pub(super) async fn can_write(
-        &self,
-        github: &GitHub,
-        installation: i64,
-        repo: &RepoName,
-        login: &str,
-        now_ms: i64,
-    ) -> Result<bool> {
+    /// Whether `login` may write to the repository of `github`, from the cache or GitHub.
+    async fn can_write(&self, github: &RepoClient<'_>, login: &str, now_ms: i64) -> Result<bool> {
+        let repo = github.name();
         let key = (
             repo.as_str().to_ascii_lowercase(),
             login.to_ascii_lowercase(),
@@ -42,14 +36,22 @@ impl PermissionCache {
             tracing::debug!(%repo, login, ?permission, age_ms = now_ms - at, "permission from the cache");
             return Ok(permission.can_write());
         }
-        let permission = github
-            .collaborator_permission(installation, repo, login)
-            .await?;
+        let permission = github.collaborator_permission(login).await?;
         self.lock().insert(key, (permission, now_ms));
         Ok(permission.can_write())
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), (Permission, i64)>> {
         self.entries.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl RepoJob<'_> {
+    /// Whether `login` may write to the job's repository (and so run commands or dismiss
+    /// findings).
+    pub(super) async fn can_write(&self, login: &str) -> Result<bool> {
+        let runner = self.runner;
+        let now = runner.clock.now_ms();
+        runner.permissions.can_write(&self.github, login, now).await
     }
 }

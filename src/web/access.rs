@@ -126,6 +126,7 @@ impl Access {
         tokio::time::timeout(GITHUB_WAIT, github.token_can_read(&repo))
             .await
             .map_err(|_| anyhow::anyhow!("GitHub did not answer within {GITHUB_WAIT:?}"))?
+            .map_err(anyhow::Error::from)
     }
 
     fn lock(&self) -> MutexGuard<'_, HashMap<(String, i64), (bool, Instant)>> {

@@ -114,7 +114,7 @@ impl WebState {
             self.clock.clone(),
             Arc::new(TokioPause),
         )?;
-        github.token_login().await
+        Ok(github.token_login().await?)
     }
 }
 

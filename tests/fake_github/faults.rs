@@ -1,5 +1,6 @@
 //! Injected failures: a 5xx, a secondary rate limit (403 or 429 with `Retry-After`), an exhausted
-//! primary rate limit, a delay before answering, or a page linking to another host, for
+//! primary rate limit, a delay before answering, a page linking to another host, a 410 Gone or
+//! an answer without the fields asked for, for
 //! requests matching a target, a given number of times. The bodies and headers are GitHub's.
 
 use std::time::Duration;
@@ -83,6 +84,10 @@ pub enum Fault {
     Delay(Duration),
     /// An empty page whose `Link` header sends the next page to this URL (another host, say).
     NextPageAt(String),
+    /// 410 Gone, as GitHub answers for a deleted issue.
+    Gone,
+    /// 200 with a JSON object holding none of the fields asked for.
+    UnexpectedAnswer,
 }
 
 /// A request as faults see it.
@@ -183,6 +188,8 @@ pub fn reply(fault: &Fault, graphql: bool, now_s: i64, installation: Option<i64>
         Fault::NextPageAt(url) => {
             Reply::json(200, json!([])).header("Link", format!("<{url}>; rel=\"next\""))
         }
+        Fault::Gone => Reply::json(410, json!({"message": "This issue was deleted"})),
+        Fault::UnexpectedAnswer => Reply::json(200, json!({"unexpected": true})),
         Fault::Delay(_) => unreachable!("a delay is not an answer"),
     }
 }

@@ -220,20 +220,18 @@ pub fn review(node: &ReviewNode) -> Result<Option<Comment>> {
     };
     let submitted_at = seconds(submitted_at)?;
     Ok(Some(Comment {
-        kind: CommentKind::Review,
-        github_id,
         node_id: Some(node.id.clone()),
-        author: author(node.author.as_ref(), &node.author_association),
-        body: node.body.clone(),
-        path: None,
-        line: None,
-        diff_hunk: None,
-        in_reply_to: None,
         review_id: Some(github_id),
         review_state: Some(node.state.to_ascii_lowercase()),
         created_at: Some(submitted_at),
-        updated_at: submitted_at,
         html_url: Some(node.url.clone()),
+        ..Comment::new(
+            CommentKind::Review,
+            github_id,
+            author(node.author.as_ref(), &node.author_association),
+            node.body.clone(),
+            submitted_at,
+        )
     }))
 }
 
@@ -243,20 +241,16 @@ pub fn conversation(node: &ConversationNode) -> Result<Option<Comment>> {
         return Ok(None);
     };
     Ok(Some(Comment {
-        kind: CommentKind::Conversation,
-        github_id,
         node_id: Some(node.id.clone()),
-        author: author(node.author.as_ref(), &node.author_association),
-        body: node.body.clone(),
-        path: None,
-        line: None,
-        diff_hunk: None,
-        in_reply_to: None,
-        review_id: None,
-        review_state: None,
         created_at: Some(seconds(&node.created_at)?),
-        updated_at: seconds(&node.updated_at)?,
         html_url: Some(node.url.clone()),
+        ..Comment::new(
+            CommentKind::Conversation,
+            github_id,
+            author(node.author.as_ref(), &node.author_association),
+            node.body.clone(),
+            seconds(&node.updated_at)?,
+        )
     }))
 }
 

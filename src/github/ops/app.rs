@@ -1,12 +1,11 @@
 //! The App's own calls: which installation covers a repository, and the manifest conversion
 //! that registers the App (`gitlore setup`).
 
-use anyhow::{Context, Result};
 use http::Method;
-use serde_json::json;
+use serde::Deserialize;
 
-use super::super::client::{As, GitHub, is_not_found};
-use super::{i64_field, str_field};
+use super::super::client::{As, GitHub, NoFields, Request, Retry};
+use super::super::error::{Error, Result};
 use crate::config::Secret;
 use crate::domain::RepoName;
 
@@ -25,23 +24,33 @@ pub struct NewApp {
     pub client_secret: Secret,
 }
 
+/// An installation as GitHub answers it.
+#[derive(Deserialize)]
+struct Installation {
+    id: i64,
+}
+
+/// The answer of a manifest conversion (no `Debug`: it holds the App's secrets).
+#[derive(Deserialize)]
+struct Conversion {
+    id: i64,
+    slug: String,
+    html_url: String,
+    pem: String,
+    webhook_secret: String,
+    client_id: String,
+    client_secret: String,
+}
+
 impl GitHub {
     /// The id of the installation of this App that covers `repo`, or `None` when the App is not
     /// installed there. Asked as the App; a GET: retried.
     pub async fn repo_installation(&self, repo: &RepoName) -> Result<Option<i64>> {
-        match self
-            .call(
-                Method::GET,
-                &format!("/repos/{repo}/installation"),
-                As::App,
-                None,
-                true,
-            )
-            .await
-        {
-            Ok(reply) => Ok(Some(i64_field(&reply.json()?, "id", "installation")?)),
-            Err(error) if is_not_found(&error) => Ok(None),
-            Err(error) => Err(error.context(format!("Cannot find the installation of {repo}"))),
+        let path = format!("/repos/{repo}/installation");
+        match self.call(Request::get(&path, As::App)).await {
+            Ok(reply) => Ok(Some(reply.json::<Installation>()?.id)),
+            Err(error) if error.is_gone() => Ok(None),
+            Err(error) => Err(error),
         }
     }
 
@@ -49,29 +58,22 @@ impl GitHub {
     /// (`POST /app-manifests/{code}/conversions`, no authentication: the code is the
     /// authority). Not retried: the code works once, so a repeat after a lost answer fails.
     pub async fn convert_manifest(&self, code: &str) -> Result<NewApp> {
-        let failed = "Cannot exchange the manifest code for the App's credentials";
         if code.is_empty() || !code.chars().all(|c| c.is_ascii_alphanumeric()) {
-            anyhow::bail!("{failed}: the code GitHub returned is not alphanumeric");
+            return Err(Error::Refused(
+                "the manifest code GitHub returned is not alphanumeric".into(),
+            ));
         }
-        let reply = self
-            .call(
-                Method::POST,
-                &format!("/app-manifests/{code}/conversions"),
-                As::Nobody,
-                Some(&json!({})),
-                false,
-            )
-            .await
-            .context(failed)?;
-        let body = reply.json().context(failed)?;
+        let path = format!("/app-manifests/{code}/conversions");
+        let request = Request::write(Method::POST, &path, As::Nobody, &NoFields {}, Retry::Never)?;
+        let answer: Conversion = self.call(request).await?.json()?;
         Ok(NewApp {
-            id: i64_field(&body, "id", "new App")?,
-            slug: str_field(&body, "slug", "new App")?.to_string(),
-            html_url: str_field(&body, "html_url", "new App")?.to_string(),
-            pem: Secret::new(str_field(&body, "pem", "new App")?),
-            webhook_secret: Secret::new(str_field(&body, "webhook_secret", "new App")?),
-            client_id: str_field(&body, "client_id", "new App")?.to_string(),
-            client_secret: Secret::new(str_field(&body, "client_secret", "new App")?),
+            id: answer.id,
+            slug: answer.slug,
+            html_url: answer.html_url,
+            pem: Secret::new(answer.pem),
+            webhook_secret: Secret::new(answer.webhook_secret),
+            client_id: answer.client_id,
+            client_secret: Secret::new(answer.client_secret),
         })
     }
 }

@@ -1,24 +1,48 @@
 //! The `gitlore` check run of a pull request's head commit (behaviour §5.2): created once per
 //! commit, then updated in place.
 
-use anyhow::{Context, Result, anyhow};
 use http::Method;
-use serde::Serialize;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 
-use super::super::client::{As, GitHub, MAX_ATTEMPTS, PER_PAGE, is_retryable};
-use super::{i64_field, str_field};
-use crate::domain::RepoName;
+use super::super::client::Retry;
+use super::super::error::{Error, Result};
+use super::super::repo::{Once, RepoClient};
+use super::{MadeBy, null_as_default};
 use crate::domain::markers::CHECK_RUN_NAME;
 
 /// A check run as the bot needs it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct CheckRunRef {
     pub id: i64,
     pub head_sha: String,
     pub status: String,
     pub conclusion: Option<String>,
+    #[serde(default, deserialize_with = "null_as_default")]
     pub html_url: String,
+}
+
+/// A check run as a commit's list shows it: with its name and the App that made it.
+#[derive(Deserialize)]
+struct ListedCheckRun {
+    #[serde(flatten)]
+    run: CheckRunRef,
+    name: String,
+    app: Option<MadeBy>,
+}
+
+/// A page of a commit's check runs.
+#[derive(Deserialize)]
+struct CheckRunList {
+    check_runs: Vec<ListedCheckRun>,
+}
+
+/// The request that creates a check run.
+#[derive(Serialize)]
+struct CreateCheckRun<'a> {
+    name: &'a str,
+    head_sha: &'a str,
+    #[serde(flatten)]
+    fields: &'a CheckRunFields<'a>,
 }
 
 /// The writable fields of a check run; `None` and empty lists leave a field as it is.
@@ -72,55 +96,28 @@ pub struct CheckAction<'a> {
     pub identifier: &'a str,
 }
 
-impl GitHub {
-    /// The `gitlore` check run of `head_sha`, created once. A create is not idempotent, so
-    /// before each attempt the commit's check runs named `gitlore` are listed and one made by
-    /// this App is reused (a create that failed with a 5xx or a network error may have been
-    /// applied, or an earlier job made it); a reused run gets `fields` through an update.
+impl RepoClient<'_> {
+    /// The `gitlore` check run of `head_sha`, created once (`create_once`): before each attempt
+    /// the commit's check runs named `gitlore` are listed and one made by this App is reused;
+    /// a reused run gets `fields` through an update.
     pub async fn create_check_run(
         &self,
-        installation: i64,
-        repo: &RepoName,
         head_sha: &str,
         fields: &CheckRunFields<'_>,
     ) -> Result<CheckRunRef> {
-        let failed = || format!("Cannot create the check run of {head_sha} in {repo}");
-        if !head_sha.chars().all(|c| c.is_ascii_hexdigit()) || head_sha.is_empty() {
-            return Err(anyhow!("{head_sha:?} is not a commit sha")).with_context(failed);
+        if head_sha.is_empty() || !head_sha.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Err(Error::Refused(format!("{head_sha:?} is not a commit sha")));
         }
-        let mut body = serde_json::to_value(fields).context("Cannot encode a check run")?;
-        body["name"] = CHECK_RUN_NAME.into();
-        body["head_sha"] = head_sha.into();
-        let mut last_error = None;
-        for _ in 0..MAX_ATTEMPTS {
-            if let Some(found) = self
-                .find_check_run(installation, repo, head_sha)
-                .await
-                .with_context(failed)?
-            {
-                return self
-                    .update_check_run(installation, repo, found.id, fields)
-                    .await;
-            }
-            match self
-                .call(
-                    Method::POST,
-                    &format!("/repos/{repo}/check-runs"),
-                    As::Installation(installation),
-                    Some(&body),
-                    false,
-                )
-                .await
-            {
-                Ok(reply) => return check_run_ref(&reply.json()?),
-                Err(error) if is_retryable(&error) => {
-                    self.backoff(1).await;
-                    last_error = Some(error);
-                }
-                Err(error) => return Err(error.context(failed())),
-            }
+        let request = CreateCheckRun {
+            name: CHECK_RUN_NAME,
+            head_sha,
+            fields,
+        };
+        let find = || self.find_check_run(head_sha);
+        match self.create_once("/check-runs", &request, find).await? {
+            Once::Found(run) => self.update_check_run(run.id, fields).await,
+            Once::Created(run) => Ok(run),
         }
-        Err(last_error.unwrap_or_else(|| anyhow!("no attempt made"))).with_context(failed)
     }
 
     /// Changes a check run. A PATCH setting fields to given values is idempotent, so it is
@@ -128,55 +125,27 @@ impl GitHub {
     /// show them twice; the bot sends them once, with the final update).
     pub async fn update_check_run(
         &self,
-        installation: i64,
-        repo: &RepoName,
         check_run_id: i64,
         fields: &CheckRunFields<'_>,
     ) -> Result<CheckRunRef> {
-        let body = serde_json::to_value(fields).context("Cannot encode a check run")?;
-        let reply = self
-            .call(
-                Method::PATCH,
-                &format!("/repos/{repo}/check-runs/{check_run_id}"),
-                As::Installation(installation),
-                Some(&body),
-                true,
-            )
-            .await
-            .with_context(|| format!("Cannot update check run {check_run_id} of {repo}"))?;
-        check_run_ref(&reply.json()?)
+        let tail = format!("/check-runs/{check_run_id}");
+        self.write(Method::PATCH, &tail, fields, Retry::Safe).await
     }
 
     /// The newest `gitlore` check run this App made on `head_sha`.
-    async fn find_check_run(
-        &self,
-        installation: i64,
-        repo: &RepoName,
-        head_sha: &str,
-    ) -> Result<Option<CheckRunRef>> {
-        let url = format!(
-            "/repos/{repo}/commits/{head_sha}/check-runs?check_name={CHECK_RUN_NAME}&filter=all&per_page={PER_PAGE}"
-        );
+    async fn find_check_run(&self, head_sha: &str) -> Result<Option<CheckRunRef>> {
+        let tail = format!("/commits/{head_sha}/check-runs?check_name={CHECK_RUN_NAME}&filter=all");
         let runs = self
-            .all_pages(As::Installation(installation), &url, Some("check_runs"))
+            .all_pages(&tail, |page: CheckRunList| page.check_runs)
             .await?;
-        runs.iter()
-            .find(|run| {
-                run["name"].as_str() == Some(CHECK_RUN_NAME)
-                    && run["app"]["id"].as_i64().is_some()
-                    && run["app"]["id"].as_i64() == self.app_id()
+        let app_id = self.app_id();
+        Ok(runs
+            .into_iter()
+            .find(|listed| {
+                listed.name == CHECK_RUN_NAME
+                    && app_id.is_some()
+                    && listed.app.as_ref().and_then(|app| app.id) == app_id
             })
-            .map(check_run_ref)
-            .transpose()
+            .map(|listed| listed.run))
     }
-}
-
-fn check_run_ref(run: &Value) -> Result<CheckRunRef> {
-    Ok(CheckRunRef {
-        id: i64_field(run, "id", "check run")?,
-        head_sha: str_field(run, "head_sha", "check run")?.to_string(),
-        status: str_field(run, "status", "check run")?.to_string(),
-        conclusion: run["conclusion"].as_str().map(str::to_string),
-        html_url: run["html_url"].as_str().unwrap_or_default().to_string(),
-    })
 }

@@ -1,20 +1,49 @@
 //! Conversation comments the bot writes (created once, found again by a hidden marker) and the
 //! reactions it puts on comments.
 
-use anyhow::{Context, Result, anyhow};
 use http::Method;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
-use super::super::client::{As, GitHub, MAX_ATTEMPTS, PER_PAGE, is_retryable};
-use super::{i64_field, str_field};
-use crate::domain::RepoName;
+use super::super::client::Retry;
+use super::super::error::Result;
+use super::super::repo::RepoClient;
+use super::{MadeBy, null_as_default};
 
 /// A conversation comment the bot wrote.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct CommentRef {
     pub id: i64,
     pub html_url: String,
+    #[serde(default, deserialize_with = "null_as_default")]
     pub body: String,
+}
+
+/// A comment as a list shows it: with who wrote it.
+#[derive(Deserialize)]
+struct ListedComment {
+    #[serde(flatten)]
+    comment: CommentRef,
+    user: Option<Author>,
+    performed_via_github_app: Option<MadeBy>,
+}
+
+/// A comment's author.
+#[derive(Deserialize)]
+struct Author {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+}
+
+/// The request that writes a comment.
+#[derive(Serialize)]
+struct Body<'a> {
+    body: &'a str,
+}
+
+/// The request that puts a reaction.
+#[derive(Serialize)]
+struct Content {
+    content: &'static str,
 }
 
 /// The reactions GitHub knows.
@@ -55,82 +84,42 @@ pub enum ReactionTarget {
     ReviewComment(i64),
 }
 
-impl GitHub {
+impl RepoClient<'_> {
     /// Posts a comment whose `body` contains `marker` on issue or pull request `number`, exactly
-    /// once. A create is not idempotent, so it is never retried blindly: before each attempt the
-    /// issue's comments are searched for a bot comment carrying the marker (a create that failed
-    /// with a 5xx or a network error may have been applied), and that one is returned if found.
-    /// Comments by people are ignored, so nobody can silence the bot by quoting a marker.
+    /// once (`create_once`): before each attempt the issue's comments are searched for a bot
+    /// comment carrying the marker. Comments by people are ignored, so nobody can silence the
+    /// bot by quoting a marker.
     pub async fn create_issue_comment(
         &self,
-        installation: i64,
-        repo: &RepoName,
         number: i64,
         body: &str,
         marker: &str,
     ) -> Result<CommentRef> {
-        let failed = || format!("Cannot comment on #{number} of {repo}");
-        let path = format!("/repos/{repo}/issues/{number}/comments");
-        let payload = json!({ "body": body });
-        let mut last_error = None;
-        for _ in 0..MAX_ATTEMPTS {
-            if let Some(found) = self
-                .find_bot_comment(installation, &path, marker)
-                .await
-                .with_context(failed)?
-            {
-                return Ok(found);
-            }
-            match self
-                .call(
-                    Method::POST,
-                    &path,
-                    As::Installation(installation),
-                    Some(&payload),
-                    false,
-                )
-                .await
-            {
-                Ok(reply) => return comment_ref(&reply.json()?),
-                Err(error) if is_retryable(&error) => {
-                    self.backoff(1).await;
-                    last_error = Some(error);
-                }
-                Err(error) => return Err(error.context(failed())),
-            }
-        }
-        Err(last_error.unwrap_or_else(|| anyhow!("no attempt made"))).with_context(failed)
+        let tail = format!("/issues/{number}/comments");
+        let find = || self.find_bot_comment(&tail, marker);
+        Ok(self
+            .create_once(&tail, &Body { body }, find)
+            .await?
+            .into_inner())
     }
 
-    /// The first comment on the list at `path` written by a bot (this App when GitHub says
+    /// The first comment on the list at `tail` written by a bot (this App when GitHub says
     /// which App) whose body contains `marker`.
-    async fn find_bot_comment(
-        &self,
-        installation: i64,
-        path: &str,
-        marker: &str,
-    ) -> Result<Option<CommentRef>> {
-        let comments = self
-            .all_pages(
-                As::Installation(installation),
-                &format!("{path}?per_page={PER_PAGE}"),
-                None,
-            )
-            .await?;
-        comments
-            .iter()
-            .find(|c| {
-                self.written_by_this_app(c)
-                    && c["body"].as_str().is_some_and(|b| b.contains(marker))
-            })
-            .map(comment_ref)
-            .transpose()
+    async fn find_bot_comment(&self, tail: &str, marker: &str) -> Result<Option<CommentRef>> {
+        let comments: Vec<ListedComment> = self.all_pages(tail, |page| page).await?;
+        Ok(comments
+            .into_iter()
+            .find(|c| self.written_by_this_app(c) && c.comment.body.contains(marker))
+            .map(|c| c.comment))
     }
 
     /// Whether a comment's author is a bot and, when GitHub names the App that wrote it, ours.
-    fn written_by_this_app(&self, comment: &Value) -> bool {
-        let bot = comment["user"]["type"].as_str() == Some("Bot");
-        let app = comment["performed_via_github_app"]["id"].as_i64();
+    fn written_by_this_app(&self, comment: &ListedComment) -> bool {
+        let bot = comment
+            .user
+            .as_ref()
+            .is_some_and(|user| user.kind.as_deref() == Some("Bot"));
+        let app = comment.performed_via_github_app.as_ref().and_then(|a| a.id);
         bot && app.is_none_or(|id| Some(id) == self.app_id())
     }
 
@@ -138,38 +127,16 @@ impl GitHub {
     /// App has reacted so already, so the request is idempotent and retried. GitHub's
     /// permission tables put reactions on review comments under pull requests (write), which
     /// `app-manifest.json` does not ask for; conversation comments need issues (write).
-    pub async fn create_reaction(
-        &self,
-        installation: i64,
-        repo: &RepoName,
-        on: ReactionTarget,
-        reaction: Reaction,
-    ) -> Result<()> {
-        let path = match on {
-            ReactionTarget::IssueComment(id) => {
-                format!("/repos/{repo}/issues/comments/{id}/reactions")
-            }
-            ReactionTarget::ReviewComment(id) => {
-                format!("/repos/{repo}/pulls/comments/{id}/reactions")
-            }
+    pub async fn create_reaction(&self, on: ReactionTarget, reaction: Reaction) -> Result<()> {
+        let tail = match on {
+            ReactionTarget::IssueComment(id) => format!("/issues/comments/{id}/reactions"),
+            ReactionTarget::ReviewComment(id) => format!("/pulls/comments/{id}/reactions"),
         };
-        self.call(
-            Method::POST,
-            &path,
-            As::Installation(installation),
-            Some(&json!({ "content": reaction.as_str() })),
-            true,
-        )
-        .await
-        .with_context(|| format!("Cannot react to {on:?} of {repo}"))?;
+        let content = Content {
+            content: reaction.as_str(),
+        };
+        self.write::<serde::de::IgnoredAny>(Method::POST, &tail, &content, Retry::Safe)
+            .await?;
         Ok(())
     }
-}
-
-fn comment_ref(comment: &Value) -> Result<CommentRef> {
-    Ok(CommentRef {
-        id: i64_field(comment, "id", "comment")?,
-        html_url: str_field(comment, "html_url", "comment")?.to_string(),
-        body: comment["body"].as_str().unwrap_or_default().to_string(),
-    })
 }

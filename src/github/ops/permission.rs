@@ -1,10 +1,9 @@
 //! A person's permission on a repository: who may run `/gitlore` commands (behaviour §6).
 
-use anyhow::{Context, Result, bail};
-use http::Method;
+use serde::Deserialize;
 
-use super::super::client::{As, GitHub, is_not_found};
-use crate::domain::RepoName;
+use super::super::error::{Error, Result};
+use super::super::repo::RepoClient;
 
 /// A collaborator's role on a repository, strongest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -41,42 +40,37 @@ impl Permission {
     }
 }
 
-impl GitHub {
-    /// `login`'s permission on `repo`; a login GitHub does not know as a collaborator (404) has
-    /// none. A GET: retried. The login comes from a webhook payload, so one that is not a GitHub
-    /// login (letters, digits, hyphens, maybe `[bot]`) is refused before it reaches a URL.
-    pub async fn collaborator_permission(
-        &self,
-        installation: i64,
-        repo: &RepoName,
-        login: &str,
-    ) -> Result<Permission> {
+/// A collaborator's permission as GitHub answers it.
+#[derive(Deserialize)]
+struct PermissionAnswer {
+    /// Tells maintain and triage apart; the legacy `permission` does not.
+    role_name: Option<String>,
+    permission: Option<String>,
+}
+
+impl RepoClient<'_> {
+    /// `login`'s permission on the repository; a login GitHub does not know as a collaborator
+    /// (404) has none. A GET: retried. The login comes from a webhook payload, so one that is
+    /// not a GitHub login (letters, digits, hyphens, maybe `[bot]`) is refused before it reaches
+    /// a URL.
+    pub async fn collaborator_permission(&self, login: &str) -> Result<Permission> {
         let Some(escaped) = url_login(login) else {
-            bail!("{login:?} is not a GitHub login");
+            return Err(Error::Refused(format!("{login:?} is not a GitHub login")));
         };
-        let path = format!("/repos/{repo}/collaborators/{escaped}/permission");
-        let reply = match self
-            .call(
-                Method::GET,
-                &path,
-                As::Installation(installation),
-                None,
-                true,
-            )
-            .await
-        {
-            Ok(reply) => reply,
-            Err(error) if is_not_found(&error) => return Ok(Permission::None),
-            Err(error) => {
-                return Err(error.context(format!("Cannot read {login}'s permission on {repo}")));
-            }
+        let tail = format!("/collaborators/{escaped}/permission");
+        let answer: PermissionAnswer = match self.get(&tail).await {
+            Ok(answer) => answer,
+            Err(error) if error.is_gone() => return Ok(Permission::None),
+            Err(error) => return Err(error),
         };
-        let body = reply.json()?;
-        // `role_name` tells maintain and triage apart; the legacy `permission` does not.
-        [&body["role_name"], &body["permission"]]
+        [answer.role_name, answer.permission]
             .iter()
-            .find_map(|v| v.as_str().and_then(Permission::parse))
-            .with_context(|| format!("GitHub named no known permission for {login} on {repo}"))
+            .flatten()
+            .find_map(|name| Permission::parse(name))
+            .ok_or_else(|| Error::Unexpected {
+                url: self.path(&tail),
+                reason: format!("no known permission for {login}"),
+            })
     }
 }
 
