@@ -2,7 +2,6 @@
 //! variables (GitLore's names first, then Probot's). A missing or broken setting is one sentence
 //! naming it and how to fix it.
 
-use std::fmt;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -10,6 +9,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use thiserror::Error;
 
+use crate::domain::Secret;
 use crate::knowledge::embed::remote::RemoteSettings;
 use crate::llm::{LlmSettings, Provider};
 use crate::runner::DEFAULT_JOB_LEASE_MS;
@@ -32,27 +32,6 @@ pub enum ConfigError {
     File { path: PathBuf, reason: String },
     #[error("the private key in {origin} is invalid: {reason}")]
     PrivateKey { origin: String, reason: String },
-}
-
-/// A secret value: never printed, never logged.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
-
-impl Secret {
-    pub fn new(value: impl Into<String>) -> Secret {
-        Secret(value.into())
-    }
-
-    /// The secret itself, for the one place that needs it.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secret([redacted])")
-    }
 }
 
 /// Everything the server and the CLI read from configuration.

@@ -16,7 +16,7 @@ use common::pause::NoPause;
 use common::{APP_ID, START_MS, TestApp, at, conversation_comment, fixture, review_comment};
 use gitlore::analysis::Outcome;
 use gitlore::clock::Clock;
-use gitlore::config::Secret;
+use gitlore::domain::Secret;
 use gitlore::domain::{RepoName, markers};
 use gitlore::github::auth::AppKey;
 use gitlore::github::client::GitHub;

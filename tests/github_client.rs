@@ -11,8 +11,8 @@ use std::time::Duration;
 use common::pause::Recorder;
 use fake_github::{FakeGitHub, Fault, Target};
 use gitlore::clock::ManualClock;
-use gitlore::config::Secret;
 use gitlore::domain::RepoName;
+use gitlore::domain::Secret;
 use gitlore::github::auth::AppKey;
 use gitlore::github::client::{FileContent, GitHub, NewIssue};
 

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use gitlore::config::Secret;
+use gitlore::domain::Secret;
 use gitlore::domain::{Repo, RepoName};
 use gitlore::knowledge::history::mirror::{self, Remote, Update};
 use gitlore::knowledge::history::{self, FixTier, HistoryReport, analyze_path};

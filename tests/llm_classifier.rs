@@ -11,7 +11,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use serde_json::{Value, json};
 
-use gitlore::config::Secret;
+use gitlore::domain::Secret;
 use gitlore::knowledge::classify::CommentText;
 use gitlore::knowledge::classify::llm::{Input, LlmClassifier, PROMPT, Source};
 use gitlore::llm::{LlmClient, LlmSettings, Message, Provider, estimate_tokens, prompt_tokens};

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use common::corpus::{THEMES, UNRELATED};
 use common::{APP_ID, START_MS, at, review_comment};
-use gitlore::config::Secret;
+use gitlore::domain::Secret;
 use gitlore::events;
 use gitlore::ingest;
 use gitlore::knowledge::filter::NoiseRules;

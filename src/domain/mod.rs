@@ -3,6 +3,9 @@
 
 pub mod job;
 pub mod markers;
+mod secret;
+
+pub use secret::Secret;
 
 use std::fmt;
 

@@ -26,8 +26,8 @@ use serde_json::{Value, json};
 
 use super::auth::{AppKey, InstallationToken, TokenCache};
 use crate::clock::Clock;
-use crate::config::Secret;
 use crate::domain::RepoName;
+use crate::domain::Secret;
 
 /// Something that waits: real time in production, a recorder in tests.
 pub trait Pause: Send + Sync {

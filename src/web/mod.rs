@@ -25,7 +25,8 @@ use axum::routing::{get, post};
 pub use oauth::OAuthClient;
 
 use crate::clock::Clock;
-use crate::config::{Secret, Settings};
+use crate::config::Settings;
+use crate::domain::Secret;
 use crate::github::client::{GitHub, TokioPause};
 use crate::setup::manifest::web_url;
 use crate::store::Store;

@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
-use crate::config::Secret;
+use crate::domain::Secret;
 
 /// How long the code exchange may take.
 const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(20);

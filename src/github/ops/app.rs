@@ -7,8 +7,8 @@ use serde_json::json;
 
 use super::super::client::{As, GitHub, is_not_found};
 use super::{i64_field, str_field};
-use crate::config::Secret;
 use crate::domain::RepoName;
+use crate::domain::Secret;
 
 /// What GitHub hands over once, when a manifest becomes an App (`Debug` shows no secret).
 #[derive(Debug)]

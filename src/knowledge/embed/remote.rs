@@ -8,7 +8,7 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use super::Vector;
-use crate::config::Secret;
+use crate::domain::Secret;
 use crate::store::Store;
 use crate::store::llm_cache;
 

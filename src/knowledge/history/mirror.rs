@@ -12,7 +12,7 @@ use anyhow::{Context, Result, bail};
 use base64::Engine;
 
 use super::git::Git;
-use crate::config::Secret;
+use crate::domain::Secret;
 use crate::store::{Store, history, repos};
 
 /// The longest a first clone may take.
