@@ -5,11 +5,11 @@ use std::collections::{HashMap, HashSet};
 
 use super::report::Report;
 use crate::domain::RepoName;
+use crate::domain::github_web::web_url;
 use crate::render::issue::{IssueView, Summary, render_issue};
 use crate::render::links::LinkStyle;
 use crate::render::wording::ReviewWindow;
 use crate::repo_config::ConfigProblem;
-use crate::setup::manifest::web_url;
 
 /// Where the repository lives on the web, for links.
 pub struct WebHome {

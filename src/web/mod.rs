@@ -27,8 +27,8 @@ pub use oauth::OAuthClient;
 use crate::clock::Clock;
 use crate::config::Settings;
 use crate::domain::Secret;
+use crate::domain::github_web::web_url;
 use crate::github::client::{GitHub, TokioPause};
-use crate::setup::manifest::web_url;
 use crate::store::Store;
 
 /// The web pages' settings.
