@@ -13,7 +13,6 @@ use crate::domain::Secret;
 use crate::knowledge::embed::remote::RemoteSettings;
 use crate::llm::{LlmSettings, Provider};
 use crate::runner::DEFAULT_JOB_LEASE_MS;
-use crate::web::{OAuthClient, WebSettings};
 use crate::worker::WorkerSettings;
 
 /// A configuration problem, worded for the operator.
@@ -32,6 +31,24 @@ pub enum ConfigError {
     File { path: PathBuf, reason: String },
     #[error("the private key in {origin} is invalid: {reason}")]
     PrivateKey { origin: String, reason: String },
+}
+
+/// The web pages' settings.
+#[derive(Debug, Clone)]
+pub struct WebSettings {
+    /// The App's OAuth client, for signing in with GitHub; `None` turns signing in off.
+    pub oauth: Option<OAuthClient>,
+    /// What session cookies are signed with; `None` derives a key from the App's private key.
+    pub session_secret: Option<Secret>,
+    /// Whether public repositories' pages are readable without signing in.
+    pub public_repos_anonymous: bool,
+}
+
+/// The App's OAuth client, as `gitlore setup` writes it.
+#[derive(Debug, Clone)]
+pub struct OAuthClient {
+    pub client_id: String,
+    pub client_secret: Secret,
 }
 
 /// Everything the server and the CLI read from configuration.
