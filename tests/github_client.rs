@@ -215,6 +215,7 @@ async fn a_missing_file_is_none_and_an_existing_one_is_its_text() {
 #[tokio::test]
 async fn repo_config_merges_org_defaults_and_reports_a_broken_file_with_its_line() {
     use gitlore::repo_config::{self, CONFIG_PATH};
+    use gitlore::runner::fetch_config;
     let s = setup().await;
     s.gh.seed(|m| {
         m.add_installation(9, "acme", &["acme/widgets", "acme/.github"]);
@@ -227,7 +228,7 @@ async fn repo_config_merges_org_defaults_and_reports_a_broken_file_with_its_line
             "[schedule]\nmin-new-comments = 50\n".into(),
         );
     });
-    let resolved = repo_config::fetch(&s.client, 9, &widgets()).await.unwrap();
+    let resolved = fetch_config::fetch(&s.client, 9, &widgets()).await.unwrap();
     assert_eq!(resolved.problems, vec![]);
     assert_eq!(
         (
@@ -243,7 +244,7 @@ async fn repo_config_merges_org_defaults_and_reports_a_broken_file_with_its_line
             "[schedule]\n\nmin-new-comment = 50\n".into(),
         );
     });
-    let resolved = repo_config::fetch(&s.client, 9, &widgets()).await.unwrap();
+    let resolved = fetch_config::fetch(&s.client, 9, &widgets()).await.unwrap();
     assert_eq!(
         resolved.config.schedule.min_new_comments, 5,
         "the org defaults stand"
@@ -258,7 +259,7 @@ async fn repo_config_merges_org_defaults_and_reports_a_broken_file_with_its_line
     s.gh.seed(|m| {
         m.repo_mut("acme/widgets").files.remove(CONFIG_PATH);
     });
-    let resolved = repo_config::fetch(&s.client, 7, &widgets()).await.unwrap();
+    let resolved = fetch_config::fetch(&s.client, 7, &widgets()).await.unwrap();
     assert_eq!(
         (resolved.config, resolved.problems),
         (repo_config::RepoConfig::default(), vec![])

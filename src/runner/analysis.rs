@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 
-use super::RepoJob;
+use super::{RepoJob, fetch_config};
 use crate::analysis::{self, Request};
 use crate::domain::job::{Analysis, AnalysisReason, Job, analysis_key};
 use crate::github::backfill::{BackfillRequest, Backfiller};
@@ -11,7 +11,7 @@ use crate::knowledge::theme_run::Models;
 use crate::publish::{self, IssueContext, issue};
 use crate::render::issue::render_issue;
 use crate::render::wording;
-use crate::repo_config::{self, CONFIG_PATH, ConfigProblem, Resolved};
+use crate::repo_config::{CONFIG_PATH, ConfigProblem, Resolved};
 use crate::store::jobs;
 use crate::store::run_reports;
 
@@ -136,7 +136,8 @@ impl RepoJob<'_> {
     /// since the issue may be turned off.
     pub(super) async fn repo_config(&self) -> Result<Resolved> {
         let runner = self.runner;
-        let resolved = match repo_config::fetch(&runner.github, self.installation, &self.repo).await
+        let resolved = match fetch_config::fetch(&runner.github, self.installation, &self.repo)
+            .await
         {
             Ok(resolved) => resolved,
             Err(error) if is_transient(&error) => {
