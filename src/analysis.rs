@@ -9,10 +9,10 @@ use std::path::Path;
 
 use anyhow::Result;
 
+use crate::domain::findings::{Category, Finding, Staleness};
 use crate::ingest;
 use crate::knowledge::exclude::Exclusions;
 use crate::knowledge::filter::NoiseRules;
-use crate::knowledge::findings::{Category, Finding, Staleness};
 use crate::knowledge::history::HistoryReport;
 use crate::knowledge::synthesize::{self, Input, Limits, LlmSynthesizer, Synthesizer};
 use crate::knowledge::theme_run::{Models, ThemeRun, run_themes_with};

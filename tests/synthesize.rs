@@ -19,10 +19,10 @@ use serde_json::{Value, json};
 use common::corpus::{THEMES, UNRELATED};
 use common::{APP_ID, START_MS, at, review_comment};
 use gitlore::domain::Secret;
+use gitlore::domain::findings::{EvidenceKind, Finding, Staleness};
 use gitlore::events;
 use gitlore::ingest;
 use gitlore::knowledge::filter::NoiseRules;
-use gitlore::knowledge::findings::{EvidenceKind, Finding, Staleness};
 use gitlore::knowledge::history::{Coupling, HistoryReport, Hotspot, Revert};
 use gitlore::knowledge::synthesize::llm::PROMPT;
 use gitlore::knowledge::synthesize::{

@@ -7,7 +7,6 @@ pub mod corpus;
 pub mod embed;
 pub mod exclude;
 pub mod filter;
-pub mod findings;
 pub mod history;
 pub mod quality;
 pub mod synthesize;

@@ -12,7 +12,7 @@ use anyhow::{Context, Result, bail};
 use rusqlite::Connection;
 
 use super::json::{CommentJson, CouplingJson, FindingJson, ReportJson, ThemeJson, noise_name};
-use crate::knowledge::findings::{Evidence, EvidenceKind, Finding, Status};
+use crate::domain::findings::{Evidence, EvidenceKind, Finding, Status};
 use crate::knowledge::history::Coupling;
 use crate::render::check_run::STRONG_COUPLING_CONFIDENCE;
 use crate::store::findings::{self, SourceComment};

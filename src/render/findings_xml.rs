@@ -3,7 +3,7 @@
 
 use quick_xml::escape::escape;
 
-use crate::knowledge::findings::{Evidence, Finding};
+use crate::domain::findings::{Evidence, Finding};
 
 /// `findings` as a `<findings>` document, evidence cited by `evidence_id`.
 pub fn findings_document(

@@ -17,7 +17,7 @@ use super::answer::{Reply, ToolCall, parse_reply};
 use super::validate::validate;
 use super::wording::cut;
 use super::{Input, Synthesis, builtin, figures, finalize, meets_evidence_rule, tools};
-use crate::knowledge::findings::Finding;
+use crate::domain::findings::Finding;
 use crate::llm::{LlmClient, Message};
 
 /// The system prompt; its first line is its version.

@@ -19,7 +19,7 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-use crate::knowledge::findings::{Category, Evidence, EvidenceKind, Finding};
+use crate::domain::findings::{Category, Evidence, EvidenceKind, Finding};
 use crate::knowledge::history::HistoryReport;
 use crate::knowledge::theme_run::ThemeRun;
 use crate::store::findings::SourceComment;
