@@ -11,13 +11,14 @@ use rusqlite::Connection;
 use sha2::{Digest, Sha256};
 
 use crate::commands;
+use crate::domain::classification::BUILTIN_NAME;
 use crate::domain::job::{
     Backfill, CheckRun, Command, CommandJob, CommandSource, Dismissals, Job, Occasion,
 };
 use crate::domain::markers::{FINDINGS_MARKER, REFRESH_ACTION};
 use crate::domain::{Author, Comment, CommentKind, PullRequest, Repo};
 use crate::events::{Event, Installation, InstallationChange, Origin};
-use crate::knowledge::classify::{self, BUILTIN_NAME, CommentText};
+use crate::knowledge::classify::{self, CommentText};
 use crate::knowledge::filter::{self, NoiseRules};
 use crate::store::comments::{self, Upserted};
 use crate::store::deliveries;

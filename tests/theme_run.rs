@@ -6,9 +6,9 @@ mod common;
 
 use common::corpus::{THEMES, UNRELATED};
 use common::{APP_ID, START_MS, at, review_comment, thread};
+use gitlore::domain::classification::Label;
 use gitlore::events;
 use gitlore::ingest;
-use gitlore::knowledge::classify::Label;
 use gitlore::knowledge::filter::NoiseRules;
 use gitlore::knowledge::theme_run::{Theme, ThemeRun, run_themes};
 use gitlore::store::Store;

@@ -7,8 +7,8 @@
 use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::domain::classification::BUILTIN_NAME;
 use crate::domain::{Comment, CommentKind, is_pr_author};
-use crate::knowledge::classify::BUILTIN_NAME;
 
 /// What an upsert did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,9 +11,9 @@ use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
+use crate::domain::classification::{BUILTIN_NAME, Classification, Label};
 use crate::domain::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
 use crate::domain::is_pr_author;
-use crate::knowledge::classify::{BUILTIN_NAME, Classification, Label};
 
 /// A review comment as findings cite it.
 #[derive(Debug, Clone, PartialEq, Default)]

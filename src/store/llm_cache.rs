@@ -4,7 +4,7 @@
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::knowledge::classify::Classification;
+use crate::domain::classification::Classification;
 
 /// What an LLM classification is cached under.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use anyhow::{Context, Result, ensure};
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::domain::classification::{BUILTIN_NAME, Classification};
 use crate::domain::is_pr_author;
-use crate::knowledge::classify::{BUILTIN_NAME, Classification};
 
 /// A comment as theme analysis sees it.
 #[derive(Debug, Clone, PartialEq)]

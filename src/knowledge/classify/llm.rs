@@ -13,7 +13,8 @@ use quick_xml::escape::escape;
 use quick_xml::events::Event;
 use sha2::{Digest, Sha256};
 
-use super::{Classification, CommentText, Label, Scored, builtin};
+use super::{CommentText, builtin};
+use crate::domain::classification::{Classification, Label, Scored};
 use crate::llm::{LlmClient, Message, prompt_tokens};
 use crate::store::Store;
 use crate::store::llm_cache::{self, CacheKey};
