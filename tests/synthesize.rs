@@ -20,10 +20,11 @@ use common::corpus::{THEMES, UNRELATED};
 use common::{APP_ID, START_MS, at, review_comment};
 use gitlore::domain::Secret;
 use gitlore::domain::findings::{EvidenceKind, Finding, Staleness};
+use gitlore::domain::history::Coupling;
 use gitlore::events;
 use gitlore::ingest;
 use gitlore::knowledge::filter::NoiseRules;
-use gitlore::knowledge::history::{Coupling, HistoryReport, Hotspot, Revert};
+use gitlore::knowledge::history::{HistoryReport, Hotspot, Revert};
 use gitlore::knowledge::synthesize::llm::PROMPT;
 use gitlore::knowledge::synthesize::{
     Input, Limits, LlmSynthesizer, Settings, Synthesis, Synthesizer, builtin, figures,

@@ -4,6 +4,7 @@
 pub mod classification;
 pub mod findings;
 pub mod github_web;
+pub mod history;
 pub mod job;
 pub mod markers;
 mod secret;

@@ -13,7 +13,7 @@ use rusqlite::Connection;
 
 use super::json::{CommentJson, CouplingJson, FindingJson, ReportJson, ThemeJson, noise_name};
 use crate::domain::findings::{Evidence, EvidenceKind, Finding, Status};
-use crate::knowledge::history::Coupling;
+use crate::domain::history::Coupling;
 use crate::render::check_run::STRONG_COUPLING_CONFIDENCE;
 use crate::store::findings::{self, SourceComment};
 use crate::store::report::{self as stored, AnalysedRepo};

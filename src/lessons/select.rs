@@ -219,7 +219,7 @@ fn haystack(finding: &Finding) -> String {
 mod tests {
     use super::*;
     use crate::domain::findings::{Evidence, EvidenceKind, Severity, Status};
-    use crate::knowledge::history::Coupling;
+    use crate::domain::history::Coupling;
 
     fn finding(id: &str, severity: Severity, files: &[&str]) -> Finding {
         Finding {

@@ -30,9 +30,9 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+use crate::domain::history::{Commit, Coupling};
 use crate::domain::{Repo, RepoName};
 use crate::store::{self, Store};
-use log::Commit;
 
 /// A file that changes often, weighted towards recent changes.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -49,22 +49,6 @@ pub struct Hotspot {
     pub fix_ratio: f64,
     /// Unix seconds of its newest change.
     pub last_change: i64,
-}
-
-/// Two files that change together more often than chance.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Coupling {
-    /// The pair, `a < b`.
-    pub a: String,
-    pub b: String,
-    /// Commits that changed both, each weighted (large commits weigh less).
-    pub support: f64,
-    /// The larger of P(b | a) and P(a | b).
-    pub confidence: f64,
-    /// Confidence over the base rate of the other file.
-    pub lift: f64,
-    /// Unweighted count of commits that changed both.
-    pub commits: usize,
 }
 
 /// A revert, possibly of a revert.
