@@ -9,6 +9,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
+use crate::domain::findings::SourceComment;
 use crate::domain::findings::{Category, Finding, Staleness};
 use crate::ingest;
 use crate::knowledge::exclude::Exclusions;
@@ -19,7 +20,7 @@ use crate::knowledge::theme_run::{Models, ThemeRun, run_themes_with};
 use crate::llm::LlmClient;
 use crate::repo_config::RepoConfig;
 use crate::store::Store;
-use crate::store::findings::{self as stored, Listing, SourceComment};
+use crate::store::findings::{self as stored, Listing};
 use crate::store::{llm_spend, publications};
 
 /// Seconds in an average month, for windows given in months.

@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 use common::corpus::{THEMES, UNRELATED};
 use common::{APP_ID, START_MS, at, review_comment};
 use gitlore::domain::Secret;
+use gitlore::domain::findings::SourceComment;
 use gitlore::domain::findings::{EvidenceKind, Finding, Staleness};
 use gitlore::domain::history::Coupling;
 use gitlore::events;
@@ -33,7 +34,7 @@ use gitlore::knowledge::synthesize::{
 use gitlore::knowledge::theme_run::{ThemeRun, run_themes};
 use gitlore::llm::{LlmClient, LlmSettings, Provider};
 use gitlore::store::Store;
-use gitlore::store::findings::{self as stored, SourceComment, load_source_comments};
+use gitlore::store::findings::{self as stored, load_source_comments};
 
 /// The fixture's repository id.
 const REPO: i64 = 186_853_002;

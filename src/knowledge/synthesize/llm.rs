@@ -267,7 +267,7 @@ fn opening(input: &Input<'_>) -> String {
 struct OwnedInput {
     repo: String,
     themes: crate::knowledge::theme_run::ThemeRun,
-    comments: std::collections::BTreeMap<i64, crate::store::findings::SourceComment>,
+    comments: std::collections::BTreeMap<i64, crate::domain::findings::SourceComment>,
     history: crate::knowledge::history::HistoryReport,
     repo_path: Option<std::path::PathBuf>,
     settings: super::Settings,
