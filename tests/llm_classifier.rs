@@ -148,7 +148,7 @@ async fn classify(
     let client = LlmClient::new(settings.clone()).unwrap();
     let hashes: Vec<String> = BODIES
         .iter()
-        .map(|b| gitlore::ingest::body_hash(b))
+        .map(|b| gitlore::domain::body_hash(b))
         .collect();
     let inputs: Vec<Input<'_>> = BODIES
         .iter()
@@ -363,7 +363,7 @@ async fn requests_hold_only_what_fits_the_context_and_an_oversized_comment_is_ne
     let bodies = [BODIES[0], BODIES[1], BODIES[2], oversized.as_str()];
     let hashes: Vec<String> = bodies
         .iter()
-        .map(|b| gitlore::ingest::body_hash(b))
+        .map(|b| gitlore::domain::body_hash(b))
         .collect();
     let inputs: Vec<Input<'_>> = bodies
         .iter()

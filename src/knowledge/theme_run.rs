@@ -15,8 +15,8 @@ use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 
 use crate::domain::CommentKind;
+use crate::domain::body_hash;
 use crate::domain::classification::Label;
-use crate::ingest::body_hash;
 use crate::knowledge::classify::CommentText;
 use crate::knowledge::classify::llm::{Input, LlmClassifier, Source};
 use crate::knowledge::cluster::{Cluster, Clustering, Params, cluster};
