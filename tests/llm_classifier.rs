@@ -166,7 +166,7 @@ async fn classify(
         .collect();
     let (results, stats) = LlmClassifier {
         client: &client,
-        store,
+        cache: store,
     }
     .classify(&inputs)
     .await
@@ -382,7 +382,7 @@ async fn requests_hold_only_what_fits_the_context_and_an_oversized_comment_is_ne
     let (_dir, store) = store();
     let (results, stats) = LlmClassifier {
         client: &client,
-        store: &store,
+        cache: &store,
     }
     .classify(&inputs)
     .await

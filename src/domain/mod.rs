@@ -1,6 +1,7 @@
 //! Domain types shared by the event parser, the store and the analysis: names and ids that mean
 //! one thing each.
 
+pub mod cache;
 pub mod classification;
 pub mod findings;
 pub mod github_web;

@@ -167,7 +167,12 @@ async fn relabel(
             },
         })
         .collect();
-    let (labels, stats) = LlmClassifier { client, store }.classify(&inputs).await?;
+    let (labels, stats) = LlmClassifier {
+        client,
+        cache: store,
+    }
+    .classify(&inputs)
+    .await?;
     for (comment, (labels, source)) in corpus.iter_mut().zip(labels) {
         if source != Source::Fallback {
             comment.labels = labels;
