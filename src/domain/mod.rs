@@ -9,6 +9,7 @@ pub mod history;
 pub mod job;
 pub mod markers;
 mod secret;
+pub mod themes;
 
 pub use secret::Secret;
 

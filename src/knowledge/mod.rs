@@ -10,5 +10,4 @@ pub mod filter;
 pub mod history;
 pub mod quality;
 pub mod synthesize;
-pub mod theme_run;
 pub mod themes;

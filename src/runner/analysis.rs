@@ -3,11 +3,11 @@
 use anyhow::Result;
 
 use super::{RepoJob, fetch_config};
+use crate::analysis::theme_run::Models;
 use crate::analysis::{self, Request};
 use crate::domain::job::{Analysis, AnalysisReason, Job, analysis_key};
 use crate::github::backfill::{BackfillRequest, Backfiller};
 use crate::github::client::{As, is_transient};
-use crate::knowledge::theme_run::Models;
 use crate::publish::{self, IssueContext, issue};
 use crate::render::issue::render_issue;
 use crate::render::wording;

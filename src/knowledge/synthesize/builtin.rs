@@ -13,8 +13,8 @@ use super::{Input, Synthesis, finalize, subject_id, theme_finding_id};
 use crate::domain::classification::Label;
 use crate::domain::findings::SourceComment;
 use crate::domain::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
+use crate::domain::themes::Theme;
 use crate::knowledge::history::{Hotspot, Revert};
-use crate::knowledge::theme_run::Theme;
 
 /// Hotspots (count, by score) that count as a git signal.
 const SIGNAL_HOTSPOTS: usize = 20;

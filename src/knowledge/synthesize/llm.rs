@@ -266,7 +266,7 @@ fn opening(input: &Input<'_>) -> String {
 /// The input, owned (copied once per run), so that tools can run on a blocking thread.
 struct OwnedInput {
     repo: String,
-    themes: crate::knowledge::theme_run::ThemeRun,
+    themes: crate::domain::themes::ThemeRun,
     comments: std::collections::BTreeMap<i64, crate::domain::findings::SourceComment>,
     history: crate::knowledge::history::HistoryReport,
     repo_path: Option<std::path::PathBuf>,

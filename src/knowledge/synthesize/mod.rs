@@ -21,8 +21,8 @@ use sha2::{Digest, Sha256};
 
 use crate::domain::findings::SourceComment;
 use crate::domain::findings::{Category, Evidence, EvidenceKind, Finding};
+use crate::domain::themes::ThemeRun;
 use crate::knowledge::history::HistoryReport;
-use crate::knowledge::theme_run::ThemeRun;
 
 pub use llm::{Limits, LlmSynthesizer};
 

@@ -4,6 +4,8 @@
 //! `gitlore analyze` both run it; where the history comes from (a mirror, a local repository) is
 //! theirs to decide.
 
+pub mod theme_run;
+
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
@@ -11,17 +13,18 @@ use anyhow::Result;
 
 use crate::domain::findings::SourceComment;
 use crate::domain::findings::{Category, Finding, Staleness};
+use crate::domain::themes::ThemeRun;
 use crate::ingest;
 use crate::knowledge::exclude::Exclusions;
 use crate::knowledge::filter::NoiseRules;
 use crate::knowledge::history::HistoryReport;
 use crate::knowledge::synthesize::{self, Input, Limits, LlmSynthesizer, Synthesizer};
-use crate::knowledge::theme_run::{Models, ThemeRun, run_themes_with};
 use crate::llm::LlmClient;
 use crate::repo_config::RepoConfig;
 use crate::store::Store;
 use crate::store::findings::{self as stored, Listing};
 use crate::store::{llm_spend, publications};
+use theme_run::{Models, run_themes_with};
 
 /// Seconds in an average month, for windows given in months.
 const MONTH_SECS: i64 = 2_629_746;
