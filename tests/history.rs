@@ -5,10 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use gitlore::analysis::history::{self, analyze_path};
 use gitlore::domain::Secret;
 use gitlore::domain::{Repo, RepoName};
 use gitlore::knowledge::history::mirror::{self, Remote, Update};
-use gitlore::knowledge::history::{self, FixTier, HistoryReport, analyze_path};
+use gitlore::knowledge::history::{FixTier, HistoryReport};
 use gitlore::store::{self, Store};
 
 /// 2023-01-02T00:00:00Z.
@@ -612,7 +613,7 @@ fn mirrors_keep_the_token_off_disk_and_fetch_when_stale_or_old() {
     assert_eq!(url.trim(), remote.url);
 
     let head = source.commit("ann", T0 + 10 * DAY, "Newer", &[Write("src/new.rs")]);
-    let mirror_head = |path: &Path| history::log::head(path).unwrap();
+    let mirror_head = |path: &Path| gitlore::knowledge::history::log::head(path).unwrap();
     let (_, update) = mirror::update(data.path(), 42, &remote, false, now + HOUR).unwrap();
     assert_eq!(update, Update::Unchanged);
     assert_ne!(mirror_head(&path).as_deref(), Some(head.as_str()));

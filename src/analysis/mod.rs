@@ -4,6 +4,7 @@
 //! `gitlore analyze` both run it; where the history comes from (a mirror, a local repository) is
 //! theirs to decide.
 
+pub mod history;
 pub mod theme_run;
 
 use std::collections::{BTreeMap, HashSet};

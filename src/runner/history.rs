@@ -7,8 +7,9 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 
 use super::RepoJob;
+use crate::analysis::history;
+use crate::knowledge::history::HistoryReport;
 use crate::knowledge::history::mirror::{self, Remote};
-use crate::knowledge::history::{self, HistoryReport};
 
 /// Where mirrors live and where they are cloned from.
 #[derive(Debug, Clone)]
