@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use gitlore::analysis::history::{self, analyze_path};
+use gitlore::analysis::mirror_sync;
 use gitlore::domain::Secret;
 use gitlore::domain::{Repo, RepoName};
 use gitlore::knowledge::history::mirror::{self, Remote, Update};
@@ -650,7 +651,7 @@ fn sync_takes_the_stale_mark_and_restores_it_when_the_fetch_fails() {
         token: None,
     };
     assert!(stale(&store), "a new repository's mirror starts stale");
-    mirror::sync(&store, data.path(), 5, &remote, T0).unwrap();
+    mirror_sync::sync(&store, data.path(), 5, &remote, T0).unwrap();
     assert!(!stale(&store));
 
     store
@@ -660,7 +661,7 @@ fn sync_takes_the_stale_mark_and_restores_it_when_the_fetch_fails() {
         url: data.path().join("nowhere").display().to_string(),
         token: None,
     };
-    assert!(mirror::sync(&store, data.path(), 5, &gone, T0 + HOUR).is_err());
+    assert!(mirror_sync::sync(&store, data.path(), 5, &gone, T0 + HOUR).is_err());
     assert!(
         stale(&store),
         "a failed fetch leaves the mark for the next try"
@@ -698,12 +699,12 @@ fn mirrors_of_repositories_that_are_gone_are_deleted() {
     for id in [1, 2, 3] {
         mirror::update(data.path(), id, &remote, false, T0).unwrap();
     }
-    assert_eq!(mirror::remove_orphans(data.path(), &store).unwrap(), 2);
+    assert_eq!(mirror_sync::remove_orphans(data.path(), &store).unwrap(), 2);
     assert!(
         mirror::path(data.path(), 1).exists(),
         "a live repository keeps its mirror"
     );
     assert!(!mirror::path(data.path(), 2).exists(), "removed");
     assert!(!mirror::path(data.path(), 3).exists(), "unknown");
-    assert_eq!(mirror::remove_orphans(data.path(), &store).unwrap(), 0);
+    assert_eq!(mirror_sync::remove_orphans(data.path(), &store).unwrap(), 0);
 }

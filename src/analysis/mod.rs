@@ -5,6 +5,7 @@
 //! theirs to decide.
 
 pub mod history;
+pub mod mirror_sync;
 pub mod theme_run;
 
 use std::collections::{BTreeMap, HashSet};
