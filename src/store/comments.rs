@@ -324,6 +324,16 @@ pub fn list_for_repo(conn: &Connection, repo: &str) -> Result<Vec<StoredComment>
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
+/// The newest comment id of repository `repo_id` (0 without comments): what an analysis has
+/// read, for the scheduler.
+pub fn newest_id(conn: &Connection, repo_id: i64) -> Result<i64> {
+    Ok(conn.query_row(
+        "SELECT coalesce(max(id), 0) FROM comments WHERE repo_id = ?1",
+        [repo_id],
+        |row| row.get(0),
+    )?)
+}
+
 /// Counts comments: all rows, live (not deleted) rows, and live rows that are not noise.
 pub fn counts(conn: &Connection) -> Result<(i64, i64, i64)> {
     Ok(conn.query_row(
