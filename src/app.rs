@@ -11,6 +11,7 @@ use tracing::info;
 
 use crate::clock::{Clock, SystemClock};
 use crate::config::Settings;
+use crate::domain::github_web::web_url;
 use crate::github::auth::AppKey;
 use crate::github::client::{GitHub, TokioPause};
 use crate::health::{Health, Vigil};
@@ -22,7 +23,6 @@ use crate::publish;
 use crate::runner::{HistorySource, Models, Runner, RunnerSettings};
 use crate::scheduler;
 use crate::server::{self, AppState};
-use crate::setup::manifest::web_url;
 use crate::store::Store;
 use crate::web;
 use crate::worker::{Signal, Worker};

@@ -2,7 +2,6 @@
 //! variables (GitLore's names first, then Probot's). A missing or broken setting is one sentence
 //! naming it and how to fix it.
 
-use std::fmt;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -10,10 +9,10 @@ use std::time::Duration;
 use serde::Deserialize;
 use thiserror::Error;
 
+use crate::domain::Secret;
 use crate::knowledge::embed::remote::RemoteSettings;
 use crate::llm::{LlmSettings, Provider};
 use crate::runner::DEFAULT_JOB_LEASE_MS;
-use crate::web::{OAuthClient, WebSettings};
 use crate::worker::WorkerSettings;
 
 /// A configuration problem, worded for the operator.
@@ -34,25 +33,22 @@ pub enum ConfigError {
     PrivateKey { origin: String, reason: String },
 }
 
-/// A secret value: never printed, never logged.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
-
-impl Secret {
-    pub fn new(value: impl Into<String>) -> Secret {
-        Secret(value.into())
-    }
-
-    /// The secret itself, for the one place that needs it.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
+/// The web pages' settings.
+#[derive(Debug, Clone)]
+pub struct WebSettings {
+    /// The App's OAuth client, for signing in with GitHub; `None` turns signing in off.
+    pub oauth: Option<OAuthClient>,
+    /// What session cookies are signed with; `None` derives a key from the App's private key.
+    pub session_secret: Option<Secret>,
+    /// Whether public repositories' pages are readable without signing in.
+    pub public_repos_anonymous: bool,
 }
 
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secret([redacted])")
-    }
+/// The App's OAuth client, as `gitlore setup` writes it.
+#[derive(Debug, Clone)]
+pub struct OAuthClient {
+    pub client_id: String,
+    pub client_secret: Secret,
 }
 
 /// Everything the server and the CLI read from configuration.

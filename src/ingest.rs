@@ -8,16 +8,16 @@ use std::collections::{HashMap, HashSet};
 
 use anyhow::Result;
 use rusqlite::Connection;
-use sha2::{Digest, Sha256};
 
 use crate::commands;
+use crate::domain::classification::BUILTIN_NAME;
 use crate::domain::job::{
     Backfill, CheckRun, Command, CommandJob, CommandSource, Dismissals, Job, Occasion,
 };
 use crate::domain::markers::{FINDINGS_MARKER, REFRESH_ACTION};
-use crate::domain::{Author, Comment, CommentKind, PullRequest, Repo};
+use crate::domain::{Author, Comment, CommentKind, PullRequest, Repo, body_hash};
 use crate::events::{Event, Installation, InstallationChange, Origin};
-use crate::knowledge::classify::{self, BUILTIN_NAME, CommentText};
+use crate::knowledge::classify::{self, CommentText};
 use crate::knowledge::filter::{self, NoiseRules};
 use crate::store::comments::{self, Upserted};
 use crate::store::deliveries;
@@ -524,10 +524,4 @@ pub fn refresh_classifications(
 /// The stored key of a built-in classification: the classifier's version and the body's hash.
 fn classification_key(body_hash: &str) -> String {
     format!("{}:{body_hash}", classify::builtin::version())
-}
-
-/// sha256 of a comment body, hex: with the classifier's version, the key that decides whether a
-/// comment needs reclassifying.
-pub fn body_hash(body: &str) -> String {
-    hex::encode(Sha256::digest(body.as_bytes()))
 }

@@ -7,6 +7,7 @@
 pub mod analysis;
 pub mod analyze;
 pub mod app;
+pub mod backfill_cli;
 pub mod clock;
 pub mod commands;
 pub mod config;

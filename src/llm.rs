@@ -13,7 +13,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::{Value, json};
 
-use crate::config::Secret;
+use crate::domain::Secret;
 
 /// Which wire protocol the provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,10 +10,9 @@ use clap::{Parser, Subcommand};
 
 use gitlore::clock::{Clock, SystemClock};
 use gitlore::config::Settings;
-use gitlore::github::backfill;
 use gitlore::log_sink::StderrSink;
 use gitlore::store::{Store, comments, deliveries};
-use gitlore::{analyze, app, replay, setup};
+use gitlore::{analyze, app, backfill_cli, replay, setup};
 
 /// gitlore learns a team's tribal knowledge from pull-request reviews.
 #[derive(Debug, Parser)]
@@ -47,7 +46,7 @@ enum Command {
         #[arg(long, value_name = "OWNER/NAME")]
         repo: String,
         /// How many months back to read.
-        #[arg(long, default_value_t = backfill::cli::DEFAULT_WINDOW_MONTHS)]
+        #[arg(long, default_value_t = backfill_cli::DEFAULT_WINDOW_MONTHS)]
         window_months: u32,
         /// Read it again even if a backfill finished or is under way.
         #[arg(long)]
@@ -146,7 +145,7 @@ fn run(command: Command, settings: Settings) -> Result<()> {
             repo,
             window_months,
             force,
-        } => backfill::cli::run(&settings, &repo, window_months, force),
+        } => backfill_cli::run(&settings, &repo, window_months, force),
         Command::Setup(args) => setup::run(&settings, args),
         Command::Analyze(args) => analyze::run(&settings, &args),
         Command::Export(args) => gitlore::export::run(&settings, &args),

@@ -12,9 +12,9 @@ use std::time::Duration;
 use anyhow::Result;
 use tokio::sync::watch;
 
+use crate::analysis::mirror_sync;
 use crate::clock::Clock;
 use crate::domain::job::{Analysis, AnalysisReason, Job};
-use crate::knowledge::history::mirror;
 
 use crate::repo_config::Schedule;
 use crate::store::Store;
@@ -85,7 +85,7 @@ pub async fn run(
                 tracing::error!(error = %format!("{error:#}"), "the scheduler tick failed")
             }
         }
-        match mirror::remove_orphans(&data_dir, &store) {
+        match mirror_sync::remove_orphans(&data_dir, &store) {
             Ok(0) => {}
             Ok(removed) => tracing::info!(removed, "mirrors of removed repositories deleted"),
             Err(error) => {

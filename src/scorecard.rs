@@ -14,14 +14,14 @@ use std::collections::{HashMap, HashSet};
 use anyhow::{Context, Result};
 use serde_json::json;
 
+use crate::analysis::theme_run::Models;
 use crate::analysis::{self, Request};
 use crate::analyze::reviews;
+use crate::domain::findings::{EvidenceKind, Finding};
 use crate::ingest::{self, Memo};
 use crate::knowledge::corpus::{GoldTheme, Record};
 use crate::knowledge::filter::NoiseRules;
-use crate::knowledge::findings::{EvidenceKind, Finding};
 use crate::knowledge::history::HistoryReport;
-use crate::knowledge::theme_run::Models;
 use crate::repo_config::RepoConfig;
 use crate::store::{self, Store, inputs, repos};
 

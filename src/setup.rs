@@ -25,9 +25,8 @@ use tokio::task::JoinHandle;
 
 use crate::clock::SystemClock;
 use crate::config::Settings;
+use crate::domain::github_web::web_url;
 use crate::github::client::{GitHub, TokioPause};
-
-pub use manifest::web_url;
 
 /// Bytes of randomness in the `state` that ties GitHub's redirect to this run.
 const STATE_BYTES: usize = 32;
@@ -124,11 +123,7 @@ pub async fn start(options: SetupOptions, github: GitHub) -> Result<RunningSetup
     let url = format!("http://{address}");
     let state = random_state()?;
     let manifest = manifest::manifest(&format!("{url}/callback"), &options.webhook_url)?;
-    let target = manifest::form_target(
-        &manifest::web_url(&options.api_url),
-        options.org.as_deref(),
-        &state,
-    )?;
+    let target = manifest::form_target(&web_url(&options.api_url), options.org.as_deref(), &state)?;
     let (registered_tx, registered) = oneshot::channel();
     let flow = Arc::new(Flow {
         github,

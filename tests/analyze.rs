@@ -18,7 +18,7 @@ use common::corpus::{THEMES, UNRELATED};
 use common::git::git;
 use fake_github::FakeGitHub;
 use gitlore::clock::ManualClock;
-use gitlore::config::Secret;
+use gitlore::domain::Secret;
 use gitlore::domain::markers::FINDINGS_MARKER;
 use gitlore::github::auth::AppKey;
 use gitlore::github::client::{GitHub, TokioPause};

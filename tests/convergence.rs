@@ -248,7 +248,7 @@ async fn a_comment_edited_from_trivial_to_substantive_is_reclassified() {
     let version = gitlore::knowledge::classify::builtin::version();
     assert_eq!(
         hash_after,
-        format!("{version}:{}", gitlore::ingest::body_hash(&after.body)),
+        format!("{version}:{}", gitlore::domain::body_hash(&after.body)),
         "the key is the classifier's version and the body's hash"
     );
 }

@@ -16,12 +16,12 @@ use common::pause::NoPause;
 use common::{APP_ID, START_MS, TestApp, at, conversation_comment, fixture, review_comment};
 use gitlore::analysis::Outcome;
 use gitlore::clock::Clock;
-use gitlore::config::Secret;
+use gitlore::domain::Secret;
+use gitlore::domain::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
 use gitlore::domain::{RepoName, markers};
 use gitlore::github::auth::AppKey;
 use gitlore::github::client::GitHub;
 use gitlore::knowledge::filter::NoiseRules;
-use gitlore::knowledge::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
 use gitlore::publish::{IssueContext, issue, issue_view, link_style};
 use gitlore::render::issue::{MAX_BODY_LEN, render_issue};
 use gitlore::render::wording;
@@ -338,7 +338,7 @@ impl Story {
         ))
     }
 
-    fn active_findings(&self) -> Vec<gitlore::knowledge::findings::Finding> {
+    fn active_findings(&self) -> Vec<gitlore::domain::findings::Finding> {
         findings::load(&self.app.db(), self.repo_id).unwrap().active
     }
 

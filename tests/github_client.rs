@@ -11,8 +11,8 @@ use std::time::Duration;
 use common::pause::Recorder;
 use fake_github::{FakeGitHub, Fault, Target};
 use gitlore::clock::ManualClock;
-use gitlore::config::Secret;
 use gitlore::domain::RepoName;
+use gitlore::domain::Secret;
 use gitlore::github::auth::AppKey;
 use gitlore::github::client::{As, GitHub};
 use gitlore::github::ops::checks::{CheckOutput, CheckRunFields};
@@ -224,6 +224,7 @@ async fn a_missing_file_is_none_and_an_existing_one_is_its_text() {
 #[tokio::test]
 async fn repo_config_merges_org_defaults_and_reports_a_broken_file_with_its_line() {
     use gitlore::repo_config::{self, CONFIG_PATH};
+    use gitlore::runner::fetch_config;
     let s = setup().await;
     s.gh.seed(|m| {
         m.add_installation(9, "acme", &["acme/widgets", "acme/.github"]);
@@ -236,7 +237,7 @@ async fn repo_config_merges_org_defaults_and_reports_a_broken_file_with_its_line
             "[schedule]\nmin-new-comments = 50\n".into(),
         );
     });
-    let resolved = repo_config::fetch(&s.client.repo(9, &widgets()))
+    let resolved = fetch_config::fetch(&s.client.repo(9, &widgets()))
         .await
         .unwrap();
     assert_eq!(resolved.problems, vec![]);
@@ -254,7 +255,7 @@ async fn repo_config_merges_org_defaults_and_reports_a_broken_file_with_its_line
             "[schedule]\n\nmin-new-comment = 50\n".into(),
         );
     });
-    let resolved = repo_config::fetch(&s.client.repo(9, &widgets()))
+    let resolved = fetch_config::fetch(&s.client.repo(9, &widgets()))
         .await
         .unwrap();
     assert_eq!(
@@ -271,7 +272,7 @@ async fn repo_config_merges_org_defaults_and_reports_a_broken_file_with_its_line
     s.gh.seed(|m| {
         m.repo_mut("acme/widgets").files.remove(CONFIG_PATH);
     });
-    let resolved = repo_config::fetch(&s.client.repo(7, &widgets()))
+    let resolved = fetch_config::fetch(&s.client.repo(7, &widgets()))
         .await
         .unwrap();
     assert_eq!(
@@ -474,13 +475,17 @@ async fn an_unreadable_answer_or_a_refused_request_is_neither_transient_nor_gone
         Fault::UnexpectedAnswer,
         1,
     );
-    let config = gitlore::repo_config::fetch(&repo).await.unwrap_err();
+    let config = gitlore::runner::fetch_config::fetch(&repo)
+        .await
+        .unwrap_err();
     assert!(!config.is_transient(), "{config}");
     s.gh.inject(
         Target::rest("GET", "/repos/acme/widgets"),
         Fault::ServerError(503),
         4,
     );
-    let config = gitlore::repo_config::fetch(&repo).await.unwrap_err();
+    let config = gitlore::runner::fetch_config::fetch(&repo)
+        .await
+        .unwrap_err();
     assert!(config.is_transient(), "{config}");
 }

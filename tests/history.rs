@@ -5,10 +5,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use gitlore::config::Secret;
+use gitlore::analysis::history::{self, analyze_path};
+use gitlore::analysis::mirror_sync;
+use gitlore::domain::Secret;
 use gitlore::domain::{Repo, RepoName};
 use gitlore::knowledge::history::mirror::{self, Remote, Update};
-use gitlore::knowledge::history::{self, FixTier, HistoryReport, analyze_path};
+use gitlore::knowledge::history::{FixTier, HistoryReport};
 use gitlore::store::{self, Store};
 
 /// 2023-01-02T00:00:00Z.
@@ -612,7 +614,7 @@ fn mirrors_keep_the_token_off_disk_and_fetch_when_stale_or_old() {
     assert_eq!(url.trim(), remote.url);
 
     let head = source.commit("ann", T0 + 10 * DAY, "Newer", &[Write("src/new.rs")]);
-    let mirror_head = |path: &Path| history::log::head(path).unwrap();
+    let mirror_head = |path: &Path| gitlore::knowledge::history::log::head(path).unwrap();
     let (_, update) = mirror::update(data.path(), 42, &remote, false, now + HOUR).unwrap();
     assert_eq!(update, Update::Unchanged);
     assert_ne!(mirror_head(&path).as_deref(), Some(head.as_str()));
@@ -649,7 +651,7 @@ fn sync_takes_the_stale_mark_and_restores_it_when_the_fetch_fails() {
         token: None,
     };
     assert!(stale(&store), "a new repository's mirror starts stale");
-    mirror::sync(&store, data.path(), 5, &remote, T0).unwrap();
+    mirror_sync::sync(&store, data.path(), 5, &remote, T0).unwrap();
     assert!(!stale(&store));
 
     store
@@ -659,7 +661,7 @@ fn sync_takes_the_stale_mark_and_restores_it_when_the_fetch_fails() {
         url: data.path().join("nowhere").display().to_string(),
         token: None,
     };
-    assert!(mirror::sync(&store, data.path(), 5, &gone, T0 + HOUR).is_err());
+    assert!(mirror_sync::sync(&store, data.path(), 5, &gone, T0 + HOUR).is_err());
     assert!(
         stale(&store),
         "a failed fetch leaves the mark for the next try"
@@ -697,12 +699,12 @@ fn mirrors_of_repositories_that_are_gone_are_deleted() {
     for id in [1, 2, 3] {
         mirror::update(data.path(), id, &remote, false, T0).unwrap();
     }
-    assert_eq!(mirror::remove_orphans(data.path(), &store).unwrap(), 2);
+    assert_eq!(mirror_sync::remove_orphans(data.path(), &store).unwrap(), 2);
     assert!(
         mirror::path(data.path(), 1).exists(),
         "a live repository keeps its mirror"
     );
     assert!(!mirror::path(data.path(), 2).exists(), "removed");
     assert!(!mirror::path(data.path(), 3).exists(), "unknown");
-    assert_eq!(mirror::remove_orphans(data.path(), &store).unwrap(), 0);
+    assert_eq!(mirror_sync::remove_orphans(data.path(), &store).unwrap(), 0);
 }

@@ -18,7 +18,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use gitlore::knowledge::history::analyze_path;
+use gitlore::analysis::history::analyze_path;
 
 /// One replayed commit: where it lands, who wrote it when, its message and its files.
 struct Real {

@@ -9,10 +9,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::{START_MS, TestApp, review_comment};
+use gitlore::analysis::theme_run::Models;
 use gitlore::analysis::{self, Request};
 use gitlore::knowledge::filter::NoiseRules;
 use gitlore::knowledge::history::HistoryReport;
-use gitlore::knowledge::theme_run::Models;
 use gitlore::llm::{LlmClient, LlmSettings, Provider};
 use gitlore::repo_config::RepoConfig;
 use gitlore::store::llm_spend;

@@ -11,7 +11,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use serde_json::{Value, json};
 
-use gitlore::config::Secret;
+use gitlore::domain::Secret;
 use gitlore::knowledge::classify::CommentText;
 use gitlore::knowledge::classify::llm::{Input, LlmClassifier, PROMPT, Source};
 use gitlore::llm::{LlmClient, LlmSettings, Message, Provider, estimate_tokens, prompt_tokens};
@@ -148,7 +148,7 @@ async fn classify(
     let client = LlmClient::new(settings.clone()).unwrap();
     let hashes: Vec<String> = BODIES
         .iter()
-        .map(|b| gitlore::ingest::body_hash(b))
+        .map(|b| gitlore::domain::body_hash(b))
         .collect();
     let inputs: Vec<Input<'_>> = BODIES
         .iter()
@@ -166,7 +166,7 @@ async fn classify(
         .collect();
     let (results, stats) = LlmClassifier {
         client: &client,
-        store,
+        cache: store,
     }
     .classify(&inputs)
     .await
@@ -363,7 +363,7 @@ async fn requests_hold_only_what_fits_the_context_and_an_oversized_comment_is_ne
     let bodies = [BODIES[0], BODIES[1], BODIES[2], oversized.as_str()];
     let hashes: Vec<String> = bodies
         .iter()
-        .map(|b| gitlore::ingest::body_hash(b))
+        .map(|b| gitlore::domain::body_hash(b))
         .collect();
     let inputs: Vec<Input<'_>> = bodies
         .iter()
@@ -382,7 +382,7 @@ async fn requests_hold_only_what_fits_the_context_and_an_oversized_comment_is_ne
     let (_dir, store) = store();
     let (results, stats) = LlmClassifier {
         client: &client,
-        store: &store,
+        cache: &store,
     }
     .classify(&inputs)
     .await

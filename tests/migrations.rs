@@ -6,13 +6,14 @@
 mod common;
 
 use common::{conversation_comment, fixture, review_comment, thread};
+use gitlore::domain::cache::CacheKey;
+use gitlore::domain::classification::Label;
+use gitlore::domain::classification::Scored;
 use gitlore::events;
 use gitlore::ingest;
-use gitlore::knowledge::classify::Label;
-use gitlore::knowledge::classify::Scored;
 use gitlore::knowledge::filter::NoiseRules;
 use gitlore::store::deliveries::{self, NewDelivery};
-use gitlore::store::llm_cache::{self, CacheKey};
+use gitlore::store::llm_cache;
 use gitlore::store::{SCHEMA_VERSION, Store};
 
 const TABLES: &[&str] = &[

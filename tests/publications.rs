@@ -169,7 +169,7 @@ fn published_issue_and_check_runs_round_trip() {
 
 #[test]
 fn couplings_are_replaced_by_each_analysis() {
-    use gitlore::knowledge::history::Coupling;
+    use gitlore::domain::history::Coupling;
     let dir = tempfile::tempdir().unwrap();
     let store = store_with_repo(&dir);
     let pair = |a: &str, b: &str, lift: f64| Coupling {

@@ -5,8 +5,8 @@ mod common;
 
 use common::findings::{REPO, comment_links, realistic_findings};
 use expect_test::expect;
-use gitlore::knowledge::findings::Status;
-use gitlore::knowledge::history::Coupling;
+use gitlore::domain::findings::Status;
+use gitlore::domain::history::Coupling;
 use gitlore::render::check_run::{
     Annotation, CheckRunView, MAX_OUTPUT_LEN, PastComment, Why, annotation_batches, annotations,
     applicable_findings, refresh_action, render_check_run,

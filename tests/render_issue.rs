@@ -5,8 +5,8 @@ mod common;
 
 use common::findings::{evidence, finding, outside_code_and_own_links, realistic_view};
 use expect_test::expect;
+use gitlore::domain::findings::{Category, EvidenceKind, Severity};
 use gitlore::domain::markers::FINDINGS_MARKER;
-use gitlore::knowledge::findings::{Category, EvidenceKind, Severity};
 use gitlore::render::dismissals::ticked_dismissals;
 use gitlore::render::issue::{BackfillProgress, IssueView, MAX_BODY_LEN, render_issue};
 

@@ -18,21 +18,24 @@ use serde_json::{Value, json};
 
 use common::corpus::{THEMES, UNRELATED};
 use common::{APP_ID, START_MS, at, review_comment};
-use gitlore::config::Secret;
+use gitlore::analysis::theme_run::run_themes;
+use gitlore::domain::Secret;
+use gitlore::domain::findings::SourceComment;
+use gitlore::domain::findings::{EvidenceKind, Finding, Staleness};
+use gitlore::domain::history::Coupling;
+use gitlore::domain::themes::ThemeRun;
 use gitlore::events;
 use gitlore::ingest;
 use gitlore::knowledge::filter::NoiseRules;
-use gitlore::knowledge::findings::{EvidenceKind, Finding, Staleness};
-use gitlore::knowledge::history::{Coupling, HistoryReport, Hotspot, Revert};
+use gitlore::knowledge::history::{HistoryReport, Hotspot, Revert};
 use gitlore::knowledge::synthesize::llm::PROMPT;
 use gitlore::knowledge::synthesize::{
     Input, Limits, LlmSynthesizer, Settings, Synthesis, Synthesizer, builtin, figures,
     meets_evidence_rule,
 };
-use gitlore::knowledge::theme_run::{ThemeRun, run_themes};
 use gitlore::llm::{LlmClient, LlmSettings, Provider};
 use gitlore::store::Store;
-use gitlore::store::findings::{self as stored, SourceComment, load_source_comments};
+use gitlore::store::findings::{self as stored, load_source_comments};
 
 /// The fixture's repository id.
 const REPO: i64 = 186_853_002;
@@ -191,7 +194,7 @@ fn history(head: Option<&str>) -> HistoryReport {
 }
 
 /// The theme whose members include comment `github_id`.
-fn theme_with(a: &Analysed, github_id: i64) -> &gitlore::knowledge::theme_run::Theme {
+fn theme_with(a: &Analysed, github_id: i64) -> &gitlore::domain::themes::Theme {
     let db = a.store.reader().unwrap();
     let id: i64 = db
         .query_row(
@@ -688,7 +691,7 @@ fn limits() -> Limits {
 }
 
 /// Store ids of two comments of `theme` from distinct PRs.
-fn two_prs(a: &Analysed, theme: &gitlore::knowledge::theme_run::Theme) -> (i64, i64) {
+fn two_prs(a: &Analysed, theme: &gitlore::domain::themes::Theme) -> (i64, i64) {
     let first = theme.members[0];
     let pr = a.comments[&first].pr_number;
     let second = *theme

@@ -6,11 +6,12 @@ mod common;
 
 use common::corpus::{THEMES, UNRELATED};
 use common::{APP_ID, START_MS, at, review_comment, thread};
+use gitlore::analysis::theme_run::run_themes;
+use gitlore::domain::classification::Label;
+use gitlore::domain::themes::{Theme, ThemeRun};
 use gitlore::events;
 use gitlore::ingest;
-use gitlore::knowledge::classify::Label;
 use gitlore::knowledge::filter::NoiseRules;
-use gitlore::knowledge::theme_run::{Theme, ThemeRun, run_themes};
 use gitlore::store::Store;
 use gitlore::store::themes::load_themes;
 use serde_json::{Value, json};
@@ -436,8 +437,8 @@ async fn fake_models() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize
 
 #[tokio::test]
 async fn configured_models_are_used_and_their_failures_fall_back_to_builtin() {
+    use gitlore::analysis::theme_run::{Models, run_themes_with};
     use gitlore::knowledge::embed::remote::{RemoteEmbedder, RemoteSettings};
-    use gitlore::knowledge::theme_run::{Models, run_themes_with};
     use gitlore::llm::{LlmClient, LlmSettings, Provider};
     use std::time::Duration;
 
@@ -504,8 +505,8 @@ async fn configured_models_are_used_and_their_failures_fall_back_to_builtin() {
 
 #[tokio::test]
 async fn ignored_authors_and_paths_are_left_out_of_the_themes() {
+    use gitlore::analysis::theme_run::{Models, run_themes_with};
     use gitlore::knowledge::exclude::Exclusions;
-    use gitlore::knowledge::theme_run::{Models, run_themes_with};
     use gitlore::repo_config::Analysis;
     let (_dir, store) = store_with(&corpus());
     let analysis = Analysis {

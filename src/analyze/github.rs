@@ -7,8 +7,9 @@ use anyhow::{Context, Result, bail};
 
 use crate::app;
 use crate::clock::{Clock, SystemClock};
-use crate::config::{Secret, Settings};
+use crate::config::Settings;
 use crate::domain::RepoName;
+use crate::domain::Secret;
 use crate::github::backfill::{BackfillRequest, Backfiller};
 use crate::github::client::{As, GitHub, TokioPause};
 use crate::store::Store;

@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::knowledge::history::{self, HistoryReport, log::Progress};
+use crate::analysis::history;
+use crate::knowledge::history::{HistoryReport, log::Progress};
 use crate::store::Store;
 
 /// How long a read goes before progress is shown, and how often it is shown again.

@@ -3,11 +3,11 @@
 
 use super::report::Report;
 use crate::domain::RepoName;
+use crate::domain::github_web::web_url;
 use crate::publish::{IssueContext, issue_view};
 use crate::render::issue::render_issue;
 use crate::render::links::LinkStyle;
 use crate::repo_config::ConfigProblem;
-use crate::setup::manifest::web_url;
 
 /// Where the repository lives on the web, for links.
 pub struct WebHome {

@@ -24,15 +24,16 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 
+use crate::analysis::theme_run::Models;
 use crate::analysis::{self, Request};
 use crate::app;
 use crate::clock::{Clock, SystemClock};
-use crate::config::{Secret, Settings};
+use crate::config::Settings;
 use crate::domain::RepoName;
+use crate::domain::Secret;
 use crate::export::{self, Format};
 use crate::ingest::{self, Memo};
 use crate::knowledge::embed::remote::RemoteEmbedder;
-use crate::knowledge::theme_run::Models;
 use crate::lessons;
 use crate::llm::LlmClient;
 use crate::render::links::LinkStyle;

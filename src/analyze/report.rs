@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::analysis::Outcome;
-use crate::knowledge::findings::{Evidence, EvidenceKind};
+use crate::domain::findings::{Evidence, EvidenceKind};
 use crate::store::inputs::InputComment;
 
 /// The outcome of one `analyze` run and the ids to print.

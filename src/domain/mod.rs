@@ -1,10 +1,21 @@
 //! Domain types shared by the event parser, the store and the analysis: names and ids that mean
 //! one thing each.
 
+pub mod cache;
+pub mod classification;
+pub mod findings;
+pub mod github_web;
+pub mod history;
 pub mod job;
 pub mod markers;
+mod secret;
+pub mod themes;
+
+pub use secret::Secret;
 
 use std::fmt;
+
+use sha2::Digest;
 
 /// `owner/name` of a repository, lower-cased (GitHub names are case-insensitive).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -155,6 +166,12 @@ impl Comment {
     pub fn thread_root(&self) -> Option<i64> {
         (self.kind == CommentKind::Inline).then(|| self.in_reply_to.unwrap_or(self.github_id))
     }
+}
+
+/// sha256 of a comment body, hex: with the classifier's version, the key that decides whether a
+/// comment needs reclassifying.
+pub fn body_hash(body: &str) -> String {
+    hex::encode(sha2::Sha256::digest(body.as_bytes()))
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@
 //! everywhere. Review text is defused as in the findings issue (`select::for_agents`). Most severe first; lessons that
 //! do not fit are left out.
 
-use crate::knowledge::findings::{Category, Finding};
+use crate::domain::findings::{Category, Finding};
 use crate::lessons::report::RepoReport;
 use crate::lessons::select::for_agents;
 use crate::render::links::code_span;
@@ -252,7 +252,7 @@ fn slug(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::knowledge::findings::{Severity, Status};
+    use crate::domain::findings::{Severity, Status};
 
     fn finding(title: &str, insight: &str, files: &[&str]) -> Finding {
         Finding {

@@ -7,7 +7,7 @@
 
 use quick_xml::escape::escape;
 
-use crate::knowledge::findings::{Category, Evidence, Finding};
+use crate::domain::findings::{Category, Evidence, Finding};
 use crate::lessons::report::{RepoReport, Theme};
 use crate::render::links::plain;
 use crate::render::wording;
@@ -184,7 +184,7 @@ fn untrusted(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::knowledge::findings::{EvidenceKind, Severity, Status};
+    use crate::domain::findings::{EvidenceKind, Severity, Status};
 
     #[test]
     fn review_text_cannot_make_markup() {

@@ -3,7 +3,7 @@
 //! themes with all their comments. Review text is defused as in the findings issue (one line,
 //! HTML and link syntax escaped, mentions made inert); only gitlore's own evidence links link.
 
-use crate::knowledge::findings::{Category, Evidence, Finding};
+use crate::domain::findings::{Category, Evidence, Finding};
 use crate::lessons::report::{RepoReport, Theme};
 use crate::render::links::{LinkStyle, code_span, untrusted};
 use crate::render::wording;

@@ -13,11 +13,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use crate::analyze::xml::findings_document;
 use crate::config::Settings;
 use crate::lessons::report::RepoReport;
 use crate::lessons::{self, Source};
 use crate::publish::link_style;
+use crate::render::findings_xml::findings_document;
 use crate::render::links::LinkStyle;
 use crate::render::wording;
 use agents::{AgentFile, Content};

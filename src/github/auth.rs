@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde::Serialize;
 
-use crate::config::Secret;
+use crate::domain::Secret;
 
 /// How far in the past the JWT's `iat` is, in seconds: GitHub's advice against clock drift.
 const JWT_BACKDATE_S: i64 = 60;

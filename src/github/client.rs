@@ -28,7 +28,7 @@ use serde_json::Value;
 use super::auth::{AppKey, InstallationToken, TokenCache};
 use super::error::{Error, Result};
 use crate::clock::Clock;
-use crate::config::Secret;
+use crate::domain::Secret;
 
 /// Something that waits: real time in production, a recorder in tests.
 pub trait Pause: Send + Sync {

@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::client::{As, GitHub, MAX_ATTEMPTS, PER_PAGE, Request, Retry};
 use super::error::Result;
-use crate::config::Secret;
 use crate::domain::RepoName;
+use crate::domain::Secret;
 
 /// One repository, as one installation of the App. Cheap to make: borrow the `GitHub` client.
 #[derive(Clone)]

@@ -10,7 +10,8 @@ use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
 use crate::domain::Author;
-use crate::knowledge::classify::{CommentText, Label};
+use crate::domain::classification::Label;
+use crate::knowledge::classify::CommentText;
 
 /// One labelled comment.
 #[derive(Debug, Clone, Deserialize)]

@@ -170,7 +170,8 @@ mod tests {
 
     #[test]
     fn history_of_ignored_paths_is_left_out() {
-        use crate::knowledge::history::{Coupling, FixAfter, Hotspot};
+        use crate::domain::history::Coupling;
+        use crate::knowledge::history::{FixAfter, Hotspot};
         let report = HistoryReport {
             hotspots: vec![
                 Hotspot {

@@ -3,7 +3,7 @@
 //! comments that get a label, and leave-one-repository-out figures. Printed by
 //! `gitlore-bench quality`, asserted by `tests/quality.rs`.
 
-use crate::knowledge::classify::Label;
+use crate::domain::classification::Label;
 use crate::knowledge::classify::builtin::model::{self, Model, NOISE_OUTPUT, label_names};
 use crate::knowledge::classify::builtin::train::{self, Example, Options};
 use crate::knowledge::classify::builtin::{Reading, read_with};

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::knowledge::findings::{Evidence, Finding};
+use crate::domain::findings::{Evidence, Finding};
 
 /// The whole object.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use crate::config::Settings;
-use crate::setup::manifest::web_url;
+use crate::domain::github_web::web_url;
 use crate::store::{self, Store};
 use report::RepoReport;
 

@@ -12,10 +12,11 @@ use anyhow::{Context, Result, bail};
 use rusqlite::Connection;
 
 use super::json::{CommentJson, CouplingJson, FindingJson, ReportJson, ThemeJson, noise_name};
-use crate::knowledge::findings::{Evidence, EvidenceKind, Finding, Status};
-use crate::knowledge::history::Coupling;
+use crate::domain::findings::SourceComment;
+use crate::domain::findings::{Evidence, EvidenceKind, Finding, Status};
+use crate::domain::history::Coupling;
 use crate::render::check_run::STRONG_COUPLING_CONFIDENCE;
-use crate::store::findings::{self, SourceComment};
+use crate::store::findings;
 use crate::store::report::{self as stored, AnalysedRepo};
 use crate::store::{history, inputs, publications, themes};
 

@@ -3,7 +3,7 @@
 //! (the check run's rule) — or whose text matches a query, ranked, and written as plain markdown
 //! within a size budget, each with its evidence links.
 
-use crate::knowledge::findings::{Category, Finding};
+use crate::domain::findings::{Category, Finding};
 use crate::lessons::report::RepoReport;
 use crate::render::check_run::{Why, applicable_findings};
 use crate::render::links::{LinkStyle, code_span, untrusted};
@@ -218,8 +218,8 @@ fn haystack(finding: &Finding) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::knowledge::findings::{Evidence, EvidenceKind, Severity, Status};
-    use crate::knowledge::history::Coupling;
+    use crate::domain::findings::{Evidence, EvidenceKind, Severity, Status};
+    use crate::domain::history::Coupling;
 
     fn finding(id: &str, severity: Severity, files: &[&str]) -> Finding {
         Finding {

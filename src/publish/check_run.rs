@@ -5,9 +5,9 @@
 use anyhow::Result;
 use sha2::{Digest, Sha256};
 
+use crate::domain::findings::Finding;
 use crate::github::ops::checks::{CheckAction, CheckAnnotation, CheckOutput, CheckRunFields};
 use crate::github::repo::RepoClient;
-use crate::knowledge::findings::Finding;
 use crate::render::check_run::{
     self as render, Annotation, CheckRunOutput, CheckRunView, PastComment,
 };

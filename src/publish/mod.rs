@@ -11,14 +11,14 @@ use anyhow::Result;
 
 use crate::analysis::Outcome;
 use crate::domain::RepoName;
+use crate::domain::findings::SourceComment;
+use crate::domain::github_web::web_url;
 use crate::domain::job::JobKind;
 use crate::render::issue::{BackfillProgress, IssueView, Summary};
 use crate::render::links::LinkStyle;
 use crate::render::wording::ReviewWindow;
 use crate::repo_config::{ConfigProblem, RepoConfig};
-use crate::setup::manifest::web_url;
 use crate::store::backfills::{self, BackfillStatus};
-use crate::store::findings::SourceComment;
 use crate::store::jobs;
 use crate::store::run_reports::RunReport;
 use crate::store::{Store, publications};

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::knowledge::findings::{Category, Finding, Status};
-use crate::knowledge::history::Coupling;
+use crate::domain::findings::{Category, Finding, Status};
+use crate::domain::history::Coupling;
 use crate::render::evidence::{Sources, evidence_line, files_list};
 use crate::render::links::{LinkStyle, code_span, plain, untrusted};
 use crate::render::wording;

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use crate::knowledge::findings::{Evidence, EvidenceKind};
+use crate::domain::findings::{Evidence, EvidenceKind};
 use crate::render::links::{LinkStyle, code_span, untrusted};
 use crate::render::wording;
 

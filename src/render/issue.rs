@@ -5,8 +5,8 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::domain::RepoName;
+use crate::domain::findings::{Category, Finding};
 use crate::domain::markers::FINDINGS_MARKER;
-use crate::knowledge::findings::{Category, Finding};
 use crate::render::dismissals::dismiss_box;
 use crate::render::evidence::{Sources, evidence_line, files_list};
 use crate::render::links::{LinkStyle, untrusted};

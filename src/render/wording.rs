@@ -4,7 +4,7 @@
 
 use chrono::DateTime;
 
-use crate::knowledge::findings::{Category, EvidenceKind, Severity};
+use crate::domain::findings::{Category, EvidenceKind, Severity};
 use crate::render::links::{code_span, truncate};
 
 /// Marks a finding first seen in this run.

@@ -2,15 +2,15 @@
 
 use anyhow::Result;
 
-use super::RepoJob;
+use super::{RepoJob, fetch_config};
+use crate::analysis::theme_run::Models;
 use crate::analysis::{self, Request};
 use crate::domain::job::{Analysis, AnalysisReason, Job, analysis_key};
 use crate::github::backfill::{BackfillRequest, Backfiller};
-use crate::knowledge::theme_run::Models;
 use crate::publish::{self, IssueContext, issue};
 use crate::render::issue::render_issue;
 use crate::render::wording;
-use crate::repo_config::{self, CONFIG_PATH, ConfigProblem, Resolved};
+use crate::repo_config::{CONFIG_PATH, ConfigProblem, Resolved};
 use crate::store::jobs;
 use crate::store::run_reports;
 
@@ -133,7 +133,7 @@ impl RepoJob<'_> {
     /// defaults for what could not be used, and the issue says why. Every problem is logged,
     /// since the issue may be turned off.
     pub(super) async fn repo_config(&self) -> Result<Resolved> {
-        let resolved = match repo_config::fetch(&self.github).await {
+        let resolved = match fetch_config::fetch(&self.github).await {
             Ok(resolved) => resolved,
             Err(error) if error.is_transient() => {
                 let error = anyhow::Error::new(error);

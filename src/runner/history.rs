@@ -7,8 +7,9 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 
 use super::RepoJob;
-use crate::knowledge::history::mirror::{self, Remote};
-use crate::knowledge::history::{self, HistoryReport};
+use crate::analysis::{history, mirror_sync};
+use crate::knowledge::history::HistoryReport;
+use crate::knowledge::history::mirror::Remote;
 
 /// Where mirrors live and where they are cloned from.
 #[derive(Debug, Clone)]
@@ -72,7 +73,7 @@ impl RepoJob<'_> {
         let store = runner.store.clone();
         let (repo_id, now) = (self.repo_id, runner.now_secs());
         tokio::task::spawn_blocking(move || {
-            let mirror = mirror::sync(&store, &source.data_dir, repo_id, &remote, now)?;
+            let mirror = mirror_sync::sync(&store, &source.data_dir, repo_id, &remote, now)?;
             let report = history::run(&store, repo_id, &mirror)?;
             Ok((report, mirror))
         })

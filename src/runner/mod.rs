@@ -10,6 +10,7 @@ mod analysis;
 mod check_run;
 mod commands;
 mod dismissals;
+pub mod fetch_config;
 mod history;
 mod lease;
 mod permissions;

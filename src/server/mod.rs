@@ -14,7 +14,7 @@ use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Extension, Router};
 
-use crate::config::Secret;
+use crate::domain::Secret;
 use crate::health::Health;
 use crate::ingress::Ingress;
 use crate::store::Store;

@@ -92,7 +92,8 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     use super::*;
-    use crate::config::{Secret, Settings};
+    use crate::config::Settings;
+    use crate::domain::Secret;
 
     fn app() -> NewApp {
         NewApp {

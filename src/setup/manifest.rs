@@ -21,20 +21,6 @@ pub fn manifest(redirect_url: &str, webhook_url: &str) -> Result<Value> {
     Ok(manifest)
 }
 
-/// GitHub's web address for an API base URL: `https://api.github.com` → `https://github.com`,
-/// GitHub Enterprise Server's `https://host/api/v3` → `https://host`, `https://api.x.ghe.com`
-/// → `https://x.ghe.com`.
-pub fn web_url(api_url: &str) -> String {
-    let api = api_url.trim_end_matches('/');
-    if let Some(host) = api.strip_suffix("/api/v3") {
-        return host.to_string();
-    }
-    match api.split_once("://api.") {
-        Some((scheme, host)) => format!("{scheme}://{host}"),
-        None => api.to_string(),
-    }
-}
-
 /// Where the manifest form goes: the new-App page of the user, or of organisation `org`, with
 /// the `state` GitHub hands back on the redirect.
 pub fn form_target(web_url: &str, org: Option<&str>, state: &str) -> Result<String> {
@@ -102,14 +88,6 @@ fn escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_web_address_comes_from_the_api_address() {
-        assert_eq!(web_url("https://api.github.com"), "https://github.com");
-        assert_eq!(web_url("https://api.github.com/"), "https://github.com");
-        assert_eq!(web_url("https://ghe.corp/api/v3"), "https://ghe.corp");
-        assert_eq!(web_url("https://api.acme.ghe.com"), "https://acme.ghe.com");
-    }
 
     #[test]
     fn an_organisation_gets_its_own_form_target() {

@@ -7,8 +7,8 @@
 use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::domain::classification::BUILTIN_NAME;
 use crate::domain::{Comment, CommentKind, is_pr_author};
-use crate::knowledge::classify::BUILTIN_NAME;
 
 /// What an upsert did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -322,6 +322,16 @@ pub fn list_for_repo(conn: &Connection, repo: &str) -> Result<Vec<StoredComment>
     ))?;
     let rows = stmt.query_map([repo.to_ascii_lowercase()], read_comment)?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// The newest comment id of repository `repo_id` (0 without comments): what an analysis has
+/// read, for the scheduler.
+pub fn newest_id(conn: &Connection, repo_id: i64) -> Result<i64> {
+    Ok(conn.query_row(
+        "SELECT coalesce(max(id), 0) FROM comments WHERE repo_id = ?1",
+        [repo_id],
+        |row| row.get(0),
+    )?)
 }
 
 /// Counts comments: all rows, live (not deleted) rows, and live rows that are not noise.

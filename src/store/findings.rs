@@ -11,45 +11,10 @@ use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
-use crate::domain::is_pr_author;
-use crate::knowledge::classify::{BUILTIN_NAME, Classification, Label};
-use crate::knowledge::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
-
-/// A review comment as findings cite it.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct SourceComment {
-    /// Store id (`comments.id`).
-    pub id: i64,
-    pub body: String,
-    pub author: String,
-    pub pr_number: i64,
-    /// The login of who opened the pull request, when known.
-    pub pr_author: Option<String>,
-    /// The file, for inline comments.
-    pub path: Option<String>,
-    /// Unix seconds.
-    pub created_at: i64,
-    /// Whether its review thread is resolved (inline comments only).
-    pub resolved: bool,
-    /// Its page on GitHub, when stored.
-    pub url: Option<String>,
-    /// The built-in classifier's labels, most confident first (empty when unclassified).
-    pub labels: Vec<Label>,
-}
-
-impl SourceComment {
-    /// Whether the pull request's author wrote this comment (a reply to the review, not a
-    /// reviewer's lesson).
-    pub fn by_pr_author(&self) -> bool {
-        is_pr_author(&self.author, self.pr_author.as_deref())
-    }
-
-    /// Whether it can back a lesson: a reviewer's comment (not the PR author's reply) with a
-    /// label other than a question or praise.
-    pub fn teaches(&self) -> bool {
-        !self.by_pr_author() && self.labels.iter().any(|label| label.teaches())
-    }
-}
+use crate::domain::classification::{BUILTIN_NAME, Classification};
+use crate::domain::findings::{
+    Category, Evidence, EvidenceKind, Finding, Severity, SourceComment, Status,
+};
 
 /// The comments of `repo_id` a synthesis may cite: not deleted, not noise, created at or after
 /// `since` (unix s), by store id.

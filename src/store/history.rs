@@ -4,7 +4,7 @@
 use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::knowledge::history::log::{Commit, FileChange};
+use crate::domain::history::{Commit, FileChange};
 
 /// The head the stored commits lead to, if any were stored.
 pub fn stored_head(conn: &Connection, repo_id: i64) -> Result<Option<String>> {

@@ -4,8 +4,8 @@
 use anyhow::{Context, Result};
 use rusqlite::{Connection, params};
 
+use crate::domain::classification::{BUILTIN_NAME, Classification};
 use crate::domain::{CommentKind, is_pr_author};
-use crate::knowledge::classify::{BUILTIN_NAME, Classification};
 
 /// One stored comment of the input.
 #[derive(Debug, Clone, PartialEq)]

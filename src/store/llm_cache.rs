@@ -4,16 +4,9 @@
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::knowledge::classify::Classification;
-
-/// What an LLM classification is cached under.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct CacheKey {
-    pub provider: String,
-    pub model: String,
-    pub prompt_version: String,
-    pub body_hash: String,
-}
+use super::Store;
+use crate::domain::cache::{CacheKey, ModelCache};
+use crate::domain::classification::Classification;
 
 /// The cached labels for `key`, if any.
 pub fn get(conn: &Connection, key: &CacheKey) -> Result<Option<Classification>> {
@@ -76,4 +69,38 @@ pub fn put_embedding(
     )?
     .execute(params![model, text_hash, bytes])?;
     Ok(())
+}
+
+/// The store's tables behind the classifier's and the embedder's cache.
+impl ModelCache for Store {
+    fn labels(&self, keys: &[CacheKey]) -> Result<Vec<Option<Classification>>> {
+        let reader = self.reader()?;
+        keys.iter().map(|key| get(&reader, key)).collect()
+    }
+
+    fn put_labels(&self, entries: &[(CacheKey, Classification)]) -> Result<()> {
+        self.write(|tx| {
+            for (key, labels) in entries {
+                put(tx, key, labels)?;
+            }
+            Ok(())
+        })
+    }
+
+    fn embeddings(&self, model: &str, text_hashes: &[String]) -> Result<Vec<Option<Vec<f32>>>> {
+        let reader = self.reader()?;
+        text_hashes
+            .iter()
+            .map(|hash| get_embedding(&reader, model, hash))
+            .collect()
+    }
+
+    fn put_embeddings(&self, model: &str, entries: &[(&str, &[f32])]) -> Result<()> {
+        self.write_derived(|tx| {
+            for (hash, vector) in entries {
+                put_embedding(tx, model, hash, vector)?;
+            }
+            Ok(())
+        })
+    }
 }

@@ -4,7 +4,7 @@
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::knowledge::history::Coupling;
+use crate::domain::history::Coupling;
 use crate::repo_config::Schedule;
 
 /// A repository's findings issue as last published.

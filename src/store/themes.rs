@@ -1,7 +1,7 @@
 //! The `themes` and `theme_members` tables, and the corpus a theme analysis reads.
 //!
 //! A run reads the repo's analysable comments and the themes of earlier runs, computes new ones
-//! outside any transaction (`knowledge::theme_run`), then saves them in one derived write: every
+//! outside any transaction (`analysis::theme_run`), then saves them in one derived write: every
 //! theme it found is upserted (a continued theme keeps its `first_seen`) with its members replaced,
 //! and every other theme of the repo is marked inactive, keeping its last members so that it can
 //! be recognised if it comes back.
@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use anyhow::{Context, Result, ensure};
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::domain::classification::{BUILTIN_NAME, Classification};
 use crate::domain::is_pr_author;
-use crate::knowledge::classify::{BUILTIN_NAME, Classification};
 
 /// A comment as theme analysis sees it.
 #[derive(Debug, Clone, PartialEq)]

@@ -22,24 +22,12 @@ use anyhow::{Context, Result};
 use axum::Router;
 use axum::routing::{get, post};
 
-pub use oauth::OAuthClient;
-
 use crate::clock::Clock;
-use crate::config::{Secret, Settings};
+use crate::config::Settings;
+use crate::domain::Secret;
+use crate::domain::github_web::web_url;
 use crate::github::client::{GitHub, TokioPause};
-use crate::setup::manifest::web_url;
 use crate::store::Store;
-
-/// The web pages' settings.
-#[derive(Debug, Clone)]
-pub struct WebSettings {
-    /// The App's OAuth client, for signing in with GitHub; `None` turns signing in off.
-    pub oauth: Option<OAuthClient>,
-    /// What session cookies are signed with; `None` derives a key from the App's private key.
-    pub session_secret: Option<Secret>,
-    /// Whether public repositories' pages are readable without signing in.
-    pub public_repos_anonymous: bool,
-}
 
 /// What the handlers share.
 #[derive(Clone)]

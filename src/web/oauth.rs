@@ -8,17 +8,11 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
-use crate::config::Secret;
+use crate::config::OAuthClient;
+use crate::domain::Secret;
 
 /// How long the code exchange may take.
 const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(20);
-
-/// The App's OAuth client, as `gitlore setup` writes it.
-#[derive(Debug, Clone)]
-pub struct OAuthClient {
-    pub client_id: String,
-    pub client_secret: Secret,
-}
 
 /// Where GitHub's OAuth endpoints are and where it sends people back.
 pub struct Flow {

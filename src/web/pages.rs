@@ -7,7 +7,7 @@
 use chrono::DateTime;
 use maud::{DOCTYPE, Markup, html};
 
-use crate::knowledge::findings::{Evidence, EvidenceKind, Finding};
+use crate::domain::findings::{Evidence, EvidenceKind, Finding};
 use crate::render::links::plain;
 use crate::render::wording::{category_heading, evidence_label};
 use crate::store::pages::RepoEntry;
@@ -390,7 +390,7 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
-    use crate::knowledge::findings::{Category, Severity, Status};
+    use crate::domain::findings::{Category, Severity, Status};
     use crate::store::findings::Listing;
     use crate::store::pages::HistoryFigures;
 

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use crate::config::Secret;
+use crate::domain::Secret;
 
 /// How long a session lasts: a working day, as long as GitHub's expiring user tokens.
 pub const SESSION_LIFETIME: Duration = Duration::from_secs(8 * 3600);

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use anyhow::Result;
 
-use crate::knowledge::history::Coupling;
+use crate::domain::history::Coupling;
 use crate::store::findings::{self, Listing};
 use crate::store::pages::{self, HistoryFigures, RepoEntry, ThemeComment};
 use crate::store::run_reports::{self, RunReport};

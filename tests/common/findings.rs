@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet};
 
 use gitlore::domain::RepoName;
-use gitlore::knowledge::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
+use gitlore::domain::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
 use gitlore::render::issue::{BackfillProgress, IssueView, Summary};
 use gitlore::render::links::LinkStyle;
 use gitlore::render::wording::ReviewWindow;

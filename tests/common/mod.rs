@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use tower::ServiceExt;
 
 use gitlore::clock::{Clock, ManualClock};
-use gitlore::config::Secret;
+use gitlore::domain::Secret;
 use gitlore::health::Health;
 use gitlore::ingress::Ingress;
 use gitlore::knowledge::filter::NoiseRules;

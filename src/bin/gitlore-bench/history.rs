@@ -11,8 +11,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
+use gitlore::analysis::history;
 use gitlore::domain::{Repo, RepoName};
-use gitlore::knowledge::history::{self, HistoryReport};
+use gitlore::knowledge::history::HistoryReport;
 use gitlore::store::{self, Store};
 
 use crate::analysis::SplitMix;

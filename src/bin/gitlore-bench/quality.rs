@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 
-use gitlore::knowledge::classify::Label;
+use gitlore::domain::classification::Label;
 use gitlore::knowledge::classify::builtin::train::Options;
 use gitlore::knowledge::corpus::{Corpus, Record, Split};
 use gitlore::knowledge::quality::{self, MACRO_MIN_SUPPORT, Models, Scores};

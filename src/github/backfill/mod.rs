@@ -7,7 +7,6 @@
 //! transaction, so after a crash the next run starts after the last committed page, with no gap
 //! and no duplicate. A finished backfill is not redone unless forced.
 
-pub mod cli;
 mod fetch;
 mod nodes;
 

@@ -6,8 +6,8 @@ use serde::Deserialize;
 
 use super::super::client::{As, GitHub, NoFields, Request, Retry};
 use super::super::error::{Error, Result};
-use crate::config::Secret;
 use crate::domain::RepoName;
+use crate::domain::Secret;
 
 /// What GitHub hands over once, when a manifest becomes an App (`Debug` shows no secret).
 #[derive(Debug)]

@@ -13,10 +13,10 @@ use quick_xml::escape::escape;
 use quick_xml::events::Event;
 use sha2::{Digest, Sha256};
 
-use super::{Classification, CommentText, Label, Scored, builtin};
+use super::{CommentText, builtin};
+use crate::domain::cache::{CacheKey, ModelCache};
+use crate::domain::classification::{Classification, Label, Scored};
 use crate::llm::{LlmClient, Message, prompt_tokens};
-use crate::store::Store;
-use crate::store::llm_cache::{self, CacheKey};
 
 /// The system prompt; its hash is the prompt version, so editing it invalidates the cache.
 pub const PROMPT: &str = include_str!("../../../prompts/classify.md");
@@ -65,7 +65,7 @@ pub struct RunStats {
 /// Classifies comments with the model, using and filling the cache.
 pub struct LlmClassifier<'a> {
     pub client: &'a LlmClient,
-    pub store: &'a Store,
+    pub cache: &'a dyn ModelCache,
 }
 
 impl LlmClassifier<'_> {
@@ -83,10 +83,9 @@ impl LlmClassifier<'_> {
             body_hash: hash.to_string(),
         };
         let mut stats = RunStats::default();
-        let reader = self.store.reader()?;
+        let keys: Vec<CacheKey> = inputs.iter().map(|input| key(input.body_hash)).collect();
         let mut results: Vec<Option<(Classification, Source)>> = Vec::with_capacity(inputs.len());
-        for input in inputs {
-            let cached = llm_cache::get(&reader, &key(input.body_hash))?;
+        for cached in self.cache.labels(&keys)? {
             stats.cached += usize::from(cached.is_some());
             results.push(cached.map(|labels| (labels, Source::Cache)));
         }
@@ -125,12 +124,7 @@ impl LlmClassifier<'_> {
                 };
                 results[*index] = Some(result);
             }
-            self.store.write(|tx| {
-                for (key, labels) in &fresh {
-                    llm_cache::put(tx, key, labels)?;
-                }
-                Ok(())
-            })?;
+            self.cache.put_labels(&fresh)?;
         }
         let results = results
             .into_iter()

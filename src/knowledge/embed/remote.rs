@@ -8,9 +8,8 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use super::Vector;
-use crate::config::Secret;
-use crate::store::Store;
-use crate::store::llm_cache;
+use crate::domain::Secret;
+use crate::domain::cache::ModelCache;
 
 /// Texts per request: OpenAI accepts up to 2048 inputs; smaller batches keep one failure cheap.
 pub const BATCH: usize = 96;
@@ -61,16 +60,18 @@ impl RemoteEmbedder {
     /// Embeds `texts`, in order, from the cache where possible. Any failure fails the whole call:
     /// the caller falls back to the built-in embedder for the run (vectors of two models never
     /// mix in one clustering).
-    pub async fn embed(&self, store: &Store, texts: &[&str]) -> Result<(Vec<Vector>, EmbedStats)> {
+    pub async fn embed(
+        &self,
+        cache: &dyn ModelCache,
+        texts: &[&str],
+    ) -> Result<(Vec<Vector>, EmbedStats)> {
         let hashes: Vec<String> = texts
             .iter()
             .map(|t| hex::encode(Sha256::digest(t.as_bytes())))
             .collect();
         let mut stats = EmbedStats::default();
-        let reader = store.reader()?;
         let mut vectors: Vec<Option<Vector>> = Vec::with_capacity(texts.len());
-        for hash in &hashes {
-            let cached = llm_cache::get_embedding(&reader, &self.settings.model, hash)?;
+        for cached in cache.embeddings(&self.settings.model, &hashes)? {
             stats.cached += usize::from(cached.is_some());
             vectors.push(cached);
         }
@@ -79,12 +80,12 @@ impl RemoteEmbedder {
             stats.requests += 1;
             let inputs: Vec<&str> = batch.iter().map(|i| texts[*i]).collect();
             let fresh = self.request(&inputs).await?;
-            store.write_derived(|tx| {
-                for (index, vector) in batch.iter().zip(&fresh) {
-                    llm_cache::put_embedding(tx, &self.settings.model, &hashes[*index], vector)?;
-                }
-                Ok(())
-            })?;
+            let entries: Vec<(&str, &[f32])> = batch
+                .iter()
+                .zip(&fresh)
+                .map(|(index, vector)| (hashes[*index].as_str(), vector.as_slice()))
+                .collect();
+            cache.put_embeddings(&self.settings.model, &entries)?;
             for (index, vector) in batch.iter().zip(fresh) {
                 vectors[*index] = Some(vector);
                 stats.embedded += 1;

@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
-use super::log::is_merge_subject;
 use super::{Conventions, Prepared};
+use crate::domain::history::is_merge_subject;
 
 /// Subjects longer than this are long (git's and most style guides' limit).
 pub const LONG_SUBJECT_CHARS: usize = 72;

@@ -11,7 +11,8 @@
 
 use std::collections::HashMap;
 
-use super::{Coupling, Prepared};
+use super::Prepared;
+use crate::domain::history::Coupling;
 
 /// Commits touching more files than this are skipped: mass renames, formatting,
 /// dependency bumps say nothing about design.

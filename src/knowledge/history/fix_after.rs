@@ -7,9 +7,9 @@
 
 use std::collections::HashMap;
 
-use super::log::Commit;
 use super::words::{FixTarget, is_fix, is_pull_request, strong_fix_target};
 use super::{FixAfter, FixTier, Prepared};
+use crate::domain::history::Commit;
 
 /// Same author, any message.
 pub const SAME_AUTHOR_QUICK_SECS: i64 = 30 * 60;

@@ -15,6 +15,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 
 use super::git::Git;
+use crate::domain::history::{Commit, FileChange};
 
 /// The longest one `git log` may take.
 const LOG_TIMEOUT: Duration = Duration::from_secs(600);
@@ -26,64 +27,6 @@ const FORMAT: &str = "--format=%x1e%H%x00%P%x00%aN%x00%aE%x00%at%x00%ct%x00%s%x0
 /// Commits per `git log`: small enough to share the work between cores and to report progress,
 /// large enough that starting git costs little.
 const CHUNK: usize = 2_000;
-
-/// One file a commit changed.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct FileChange {
-    /// The path after the commit.
-    pub path: String,
-    /// The path before, when the commit renamed the file.
-    pub old_path: Option<String>,
-}
-
-/// A commit as the analyzers need it.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Commit {
-    pub sha: String,
-    pub parents: Vec<String>,
-    pub author_name: String,
-    pub author_email: String,
-    /// Unix seconds.
-    pub author_time: i64,
-    /// Unix seconds.
-    pub committer_time: i64,
-    pub subject: String,
-    pub body: String,
-    pub files: Vec<FileChange>,
-    /// False when renames could not be detected (a blob they need is missing): a renamed file
-    /// shows as a deletion and an addition.
-    pub complete: bool,
-}
-
-impl Commit {
-    /// The title its authors wrote: the subject, or for a merge commit that kept git's or the
-    /// forge's merge subject ("Merge pull request #12 from …"), the first line of its body, where
-    /// GitHub and GitLab put the pull request's title.
-    pub fn title(&self) -> &str {
-        let pull_request_title = self.body.lines().next().map(str::trim);
-        match pull_request_title {
-            Some(line)
-                if !line.is_empty()
-                    && self.parents.len() > 1
-                    && is_merge_subject(&self.subject) =>
-            {
-                line
-            }
-            _ => &self.subject,
-        }
-    }
-}
-
-/// Whether a subject is one git or a forge writes for a merge commit.
-pub fn is_merge_subject(subject: &str) -> bool {
-    [
-        "Merge pull request #",
-        "Merge branch ",
-        "Merge remote-tracking branch ",
-    ]
-    .iter()
-    .any(|prefix| subject.starts_with(prefix))
-}
 
 /// How far a read has come, for a caller that shows progress; updated as chunks finish.
 #[derive(Debug, Default)]

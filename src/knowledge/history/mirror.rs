@@ -12,8 +12,7 @@ use anyhow::{Context, Result, bail};
 use base64::Engine;
 
 use super::git::Git;
-use crate::config::Secret;
-use crate::store::{Store, history, repos};
+use crate::domain::Secret;
 
 /// The longest a first clone may take.
 pub const CLONE_TIMEOUT: Duration = Duration::from_secs(60 * 60);
@@ -45,33 +44,6 @@ pub enum Update {
 /// The mirror of a repository.
 pub fn path(data_dir: &Path, repo_id: i64) -> PathBuf {
     data_dir.join("mirrors").join(format!("{repo_id}.git"))
-}
-
-/// Deletes the mirrors of repositories that are not live any more (removed, uninstalled or
-/// unknown to the store): their clones are data of the repository too. Returns how many went.
-pub fn remove_orphans(data_dir: &Path, store: &Store) -> Result<usize> {
-    let dir = data_dir.join("mirrors");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return Ok(0);
-    };
-    let live = repos::live_repo_ids(&store.reader()?)?;
-    let mut removed = 0;
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(id) = name
-            .to_str()
-            .and_then(|n| n.strip_suffix(".git"))
-            .and_then(|n| n.parse::<i64>().ok())
-        else {
-            continue; // not a mirror (a clone in progress is `.clone-…`)
-        };
-        if !live.contains(&id) {
-            std::fs::remove_dir_all(entry.path())
-                .with_context(|| format!("Cannot delete the mirror {}", entry.path().display()))?;
-            removed += 1;
-        }
-    }
-    Ok(removed)
 }
 
 /// Creates the mirror if missing, or fetches it (pruning deleted refs) when `stale` or older
@@ -111,27 +83,6 @@ pub fn update(
             .with_context(|| format!("Cannot write in the mirror {}", mirror.display()))?;
     }
     Ok((mirror, update))
-}
-
-/// [`update`] with the staleness the store records (set by a push to the default branch):
-/// the mark is taken before fetching and put back if the fetch fails.
-pub fn sync(
-    store: &Store,
-    data_dir: &Path,
-    repo_id: i64,
-    remote: &Remote,
-    now: i64,
-) -> Result<PathBuf> {
-    let stale = store.write_derived(|tx| history::take_mirror_stale(tx, repo_id))?;
-    match update(data_dir, repo_id, remote, stale, now) {
-        Ok((mirror, _)) => Ok(mirror),
-        Err(error) => {
-            if stale {
-                store.write_derived(|tx| repos::mark_mirror_stale(tx, repo_id))?;
-            }
-            Err(error)
-        }
-    }
 }
 
 /// Clones into a temporary sibling and renames it into place, so a failed clone leaves no

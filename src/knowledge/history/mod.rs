@@ -9,10 +9,8 @@
 //! These types are the analyzers' output, consumed by the synthesizers. Every type derives
 //! `Default` so that callers (and tests) can build them with `..Default::default()`.
 //!
-//! [`run`] is the incremental path: it reads from git only the commits not stored yet
-//! (`log::read`), stores them (`store::history`), and computes the report from every stored
-//! commit with [`analyze`]. [`analyze_path`] does the same for any local repository with a
-//! throw-away store.
+//! [`analyze`] computes the report from commits; `analysis::history` runs it incrementally over
+//! the commits the store keeps.
 
 pub mod conventions;
 pub mod coupling;
@@ -26,13 +24,8 @@ pub mod reverts;
 pub mod words;
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
 
-use anyhow::{Context, Result};
-
-use crate::domain::{Repo, RepoName};
-use crate::store::{self, Store};
-use log::Commit;
+use crate::domain::history::{Commit, Coupling};
 
 /// A file that changes often, weighted towards recent changes.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -49,22 +42,6 @@ pub struct Hotspot {
     pub fix_ratio: f64,
     /// Unix seconds of its newest change.
     pub last_change: i64,
-}
-
-/// Two files that change together more often than chance.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Coupling {
-    /// The pair, `a < b`.
-    pub a: String,
-    pub b: String,
-    /// Commits that changed both, each weighted (large commits weigh less).
-    pub support: f64,
-    /// The larger of P(b | a) and P(a | b).
-    pub confidence: f64,
-    /// Confidence over the base rate of the other file.
-    pub lift: f64,
-    /// Unweighted count of commits that changed both.
-    pub commits: usize,
 }
 
 /// A revert, possibly of a revert.
@@ -236,111 +213,6 @@ pub fn analyze(
 }
 
 /// A scoped thread's result; its panic goes on in the caller.
-fn joined<T>(result: std::thread::Result<T>) -> T {
+pub fn joined<T>(result: std::thread::Result<T>) -> T {
     result.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
-
-/// Brings the stored history of `repo_id` up to the head of `repo_path` (reading only the new
-/// commits; everything again when the stored head is no longer an ancestor, as after a
-/// force-push), then analyses every stored commit.
-pub fn run(store: &Store, repo_id: i64, repo_path: &Path) -> Result<HistoryReport> {
-    run_with_progress(store, repo_id, repo_path, &log::Progress::default())
-}
-
-/// [`run`], counting the commits read from git in `progress` as it goes.
-pub fn run_with_progress(
-    store: &Store,
-    repo_id: i64,
-    repo_path: &Path,
-    progress: &log::Progress,
-) -> Result<HistoryReport> {
-    let Some(head) = log::head(repo_path)? else {
-        store.write_derived(|tx| store::history::delete(tx, repo_id))?;
-        return Ok(HistoryReport::default());
-    };
-    let stored = store::history::stored_head(&store.reader()?, repo_id)?;
-    if stored.as_deref() == Some(head.as_str()) {
-        return analyze_stored(store, repo_id, repo_path, head, 0);
-    }
-    let mut new = match &stored {
-        Some(stored) if log::is_ancestor(repo_path, stored, &head)? => {
-            log::read(repo_path, &[format!("{stored}..{head}")], progress)?
-        }
-        _ => Vec::new(),
-    };
-    // The new commits continue the stored line only if the oldest one's first parent is its
-    // head (not so when the branch moved to a merge whose first parent is another line).
-    let continues = match (new.last(), &stored) {
-        (Some(oldest), Some(stored)) => oldest.parents.first() == Some(stored),
-        _ => false,
-    };
-    if continues {
-        new.reverse();
-        store_commits(store, repo_id, &new, &head, false)?;
-        return analyze_stored(store, repo_id, repo_path, head, new.len());
-    }
-    // Everything is read again: the commits in hand are the whole history, so they are stored
-    // while they are analysed.
-    let mut all = log::read(repo_path, std::slice::from_ref(&head), progress)?;
-    all.reverse();
-    let files = log::files_at(repo_path, &head)?;
-    let (stored, mut report) = std::thread::scope(|scope| {
-        let stored = scope.spawn(|| store_commits(store, repo_id, &all, &head, true));
-        let report = analyze(&all, Some(head.clone()), files);
-        (joined(stored.join()), report)
-    });
-    stored?;
-    report.commits_read = all.len();
-    Ok(report)
-}
-
-/// Stores `commits` (oldest first) after the stored ones, or instead of them with `replace`.
-fn store_commits(
-    store: &Store,
-    repo_id: i64,
-    commits: &[Commit],
-    head: &str,
-    replace: bool,
-) -> Result<()> {
-    store
-        .write_derived(|tx| store::history::append(tx, repo_id, commits, head, replace))
-        .with_context(|| format!("Cannot store the new commits of repository {repo_id}"))
-}
-
-/// The report over every stored commit, `read` of them read from git by this run.
-fn analyze_stored(
-    store: &Store,
-    repo_id: i64,
-    repo_path: &Path,
-    head: String,
-    read: usize,
-) -> Result<HistoryReport> {
-    let (commits, files) = std::thread::scope(|scope| {
-        let files = scope.spawn(|| log::files_at(repo_path, &head));
-        let commits = store
-            .reader()
-            .and_then(|db| store::history::commits(&db, repo_id));
-        (commits, joined(files.join()))
-    });
-    let mut report = analyze(&commits?, Some(head), files?);
-    report.commits_read = read;
-    Ok(report)
-}
-
-/// The history report of any local repository (`gitlore analyze`), through [`run`] with a store
-/// in a temporary directory.
-pub fn analyze_path(repo_path: &Path) -> Result<HistoryReport> {
-    let dir = tempfile::tempdir().context("Cannot create a temporary directory for the store")?;
-    let store = Store::open(&store::database_path(dir.path()))?;
-    let repo = Repo {
-        id: LOCAL_REPO_ID,
-        name: RepoName::parse("local/repository").context("A valid repository name")?,
-        default_branch: None,
-        private: true,
-    };
-    store.write_derived(|tx| store::repos::upsert_repo(tx, &repo, None, false))?;
-    run(&store, LOCAL_REPO_ID, repo_path)
-}
-
-/// The id a local repository gets in a throw-away store.
-const LOCAL_REPO_ID: i64 = 1;

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use super::log::Commit;
+use crate::domain::history::Commit;
 
 /// For each commit (oldest first, as given), the paths it touched named as at the newest
 /// commit: a file's history continues under its new name after a rename. Sorted, without
@@ -42,7 +42,7 @@ pub fn current_paths(commits: &[Commit]) -> Vec<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::knowledge::history::log::FileChange;
+    use crate::domain::history::FileChange;
 
     fn commit(files: &[(&str, Option<&str>)]) -> Commit {
         Commit {

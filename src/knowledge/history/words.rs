@@ -3,7 +3,7 @@
 //! pull request of its own. Titles are read through [`Commit::title`], so a merge speaks with its
 //! pull request's title.
 
-use super::log::Commit;
+use crate::domain::history::Commit;
 
 /// Words that make a subject a fix (matched as whole words, any case).
 const FIX_WORDS: &[&str] = &[

@@ -10,11 +10,11 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use super::figures::{self, coupling_id, coupling_text, hotspot_id, hotspot_text};
 use super::wording::{cut, excerpt, lesson};
 use super::{Input, Synthesis, finalize, subject_id, theme_finding_id};
-use crate::knowledge::classify::Label;
-use crate::knowledge::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
+use crate::domain::classification::Label;
+use crate::domain::findings::SourceComment;
+use crate::domain::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
+use crate::domain::themes::Theme;
 use crate::knowledge::history::{Hotspot, Revert};
-use crate::knowledge::theme_run::Theme;
-use crate::store::findings::SourceComment;
 
 /// Hotspots (count, by score) that count as a git signal.
 const SIGNAL_HOTSPOTS: usize = 20;

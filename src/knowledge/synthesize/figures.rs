@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use chrono::DateTime;
 
-use crate::knowledge::history::{Coupling, FixAfter, FixTier, HistoryReport, Hotspot};
+use crate::domain::history::Coupling;
+use crate::knowledge::history::{FixAfter, FixTier, HistoryReport, Hotspot};
 
 /// The id of a hotspot figure.
 pub fn hotspot_id(hotspot: &Hotspot) -> String {

@@ -17,7 +17,7 @@ use super::answer::{Reply, ToolCall, parse_reply};
 use super::validate::validate;
 use super::wording::cut;
 use super::{Input, Synthesis, builtin, figures, finalize, meets_evidence_rule, tools};
-use crate::knowledge::findings::Finding;
+use crate::domain::findings::Finding;
 use crate::llm::{LlmClient, Message};
 
 /// The system prompt; its first line is its version.
@@ -266,8 +266,8 @@ fn opening(input: &Input<'_>) -> String {
 /// The input, owned (copied once per run), so that tools can run on a blocking thread.
 struct OwnedInput {
     repo: String,
-    themes: crate::knowledge::theme_run::ThemeRun,
-    comments: std::collections::BTreeMap<i64, crate::store::findings::SourceComment>,
+    themes: crate::domain::themes::ThemeRun,
+    comments: std::collections::BTreeMap<i64, crate::domain::findings::SourceComment>,
     history: crate::knowledge::history::HistoryReport,
     repo_path: Option<std::path::PathBuf>,
     settings: super::Settings,

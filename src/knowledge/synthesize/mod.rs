@@ -19,10 +19,10 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-use crate::knowledge::findings::{Category, Evidence, EvidenceKind, Finding};
+use crate::domain::findings::SourceComment;
+use crate::domain::findings::{Category, Evidence, EvidenceKind, Finding};
+use crate::domain::themes::ThemeRun;
 use crate::knowledge::history::HistoryReport;
-use crate::knowledge::theme_run::ThemeRun;
-use crate::store::findings::SourceComment;
 
 pub use llm::{Limits, LlmSynthesizer};
 

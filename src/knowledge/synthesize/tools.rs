@@ -225,7 +225,7 @@ fn read_theme(input: &Input<'_>, id: &str) -> Result<String> {
 }
 
 /// One comment as data: its id, PR, file, date and resolution as attributes, the body escaped.
-pub fn comment_element(comment: &crate::store::findings::SourceComment) -> String {
+pub fn comment_element(comment: &crate::domain::findings::SourceComment) -> String {
     let path = comment
         .path
         .as_deref()

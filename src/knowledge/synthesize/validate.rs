@@ -9,7 +9,7 @@ use super::answer::Proposed;
 use super::tools::{commit_subject, resolve_commit};
 use super::wording::{cut, excerpt};
 use super::{Input, figures, subject_id, theme_finding_id};
-use crate::knowledge::findings::{
+use crate::domain::findings::{
     Category, Evidence, EvidenceKind, Finding, Severity, Status, exists_at,
 };
 

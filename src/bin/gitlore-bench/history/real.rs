@@ -13,8 +13,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
+use gitlore::analysis::history;
 use gitlore::domain::{Repo, RepoName};
-use gitlore::knowledge::history::{self, HistoryReport};
+use gitlore::knowledge::history::HistoryReport;
 use gitlore::store::{self, Store};
 
 use super::{git, git_command, print_run, summarize};

@@ -7,9 +7,10 @@
 
 use std::collections::HashMap;
 
-use super::super::{CommentText, Label};
+use super::super::CommentText;
 use super::rules;
 use super::text::{Text, Zone};
+use crate::domain::classification::Label;
 
 /// Where features go.
 pub trait Sink {

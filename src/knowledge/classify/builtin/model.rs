@@ -18,8 +18,8 @@ use std::sync::LazyLock;
 
 use anyhow::{Context, Result, bail};
 
-use super::super::Label;
 use super::features::{Hashed, hash_name};
+use crate::domain::classification::Label;
 
 /// A trained model.
 #[derive(Debug, Clone, PartialEq)]

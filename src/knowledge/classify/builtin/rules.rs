@@ -7,9 +7,9 @@
 //! Identifiers in code spans never trigger prose rules: "rename `token_count`" is about naming,
 //! not about secrets.
 
-use super::super::Label;
 use super::lexicon::{CODE_RULES, Lexicon, PROSE_RULES, RULE_COUNT};
 use super::text::{Text, Zone};
+use crate::domain::classification::Label;
 
 /// Evidence per label (cue units: 1.0 is one clear cue, negative cancels) for one comment body.
 pub fn evidence(parsed: &Text) -> [f32; Label::ALL.len()] {

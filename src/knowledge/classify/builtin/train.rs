@@ -288,7 +288,7 @@ fn shuffle(order: &mut [usize], seed: &mut u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::knowledge::classify::Label;
+    use crate::domain::classification::Label;
 
     const OUTPUTS: [&str; 4] = ["bug", "testing", "nitpick", "question"];
 

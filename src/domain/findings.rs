@@ -9,6 +9,9 @@ use std::str::FromStr;
 
 use anyhow::{Error, bail};
 
+use crate::domain::classification::Label;
+use crate::domain::is_pr_author;
+
 /// What a finding is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Category {
@@ -224,6 +227,42 @@ impl Staleness {
     /// `save_run`.
     pub fn retain_fresh(&self, findings: &mut Vec<Finding>) {
         findings.retain(|finding| self.reason(finding).is_none());
+    }
+}
+
+/// A review comment as findings cite it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SourceComment {
+    /// Store id (`comments.id`).
+    pub id: i64,
+    pub body: String,
+    pub author: String,
+    pub pr_number: i64,
+    /// The login of who opened the pull request, when known.
+    pub pr_author: Option<String>,
+    /// The file, for inline comments.
+    pub path: Option<String>,
+    /// Unix seconds.
+    pub created_at: i64,
+    /// Whether its review thread is resolved (inline comments only).
+    pub resolved: bool,
+    /// Its page on GitHub, when stored.
+    pub url: Option<String>,
+    /// The built-in classifier's labels, most confident first (empty when unclassified).
+    pub labels: Vec<Label>,
+}
+
+impl SourceComment {
+    /// Whether the pull request's author wrote this comment (a reply to the review, not a
+    /// reviewer's lesson).
+    pub fn by_pr_author(&self) -> bool {
+        is_pr_author(&self.author, self.pr_author.as_deref())
+    }
+
+    /// Whether it can back a lesson: a reviewer's comment (not the PR author's reply) with a
+    /// label other than a question or praise.
+    pub fn teaches(&self) -> bool {
+        !self.by_pr_author() && self.labels.iter().any(|label| label.teaches())
     }
 }
 

@@ -6,12 +6,12 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 
-use super::{BackfillRequest, Backfiller, Progress};
 use crate::app;
 use crate::clock::{Clock, SystemClock};
 use crate::config::{ConfigError, Settings};
 use crate::domain::RepoName;
 use crate::github::auth::AppKey;
+use crate::github::backfill::{BackfillRequest, Backfiller, Progress};
 use crate::github::client::{As, GitHub, TokioPause};
 use crate::store::Store;
 

@@ -15,9 +15,10 @@ use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 
 use crate::domain::CommentKind;
-use crate::ingest::body_hash;
+use crate::domain::body_hash;
+use crate::domain::classification::Label;
+use crate::domain::themes::{Theme, ThemeRun};
 use crate::knowledge::classify::CommentText;
-use crate::knowledge::classify::Label;
 use crate::knowledge::classify::llm::{Input, LlmClassifier, Source};
 use crate::knowledge::cluster::{Cluster, Clustering, Params, cluster};
 use crate::knowledge::embed::Vector;
@@ -48,52 +49,6 @@ pub const MIN_PRS: usize = 2;
 /// Hex digits (of a sha256) in a theme id: 40 bits, so ids of one repository do not collide in
 /// practice, and a collision (with any repository) is detected and salted away.
 const ID_HEX_DIGITS: usize = 10;
-
-/// A recurring theme found by a run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Theme {
-    /// `t-` + hex, stable across runs while the theme continues.
-    pub id: String,
-    /// A short name: its first distinctive terms.
-    pub label: String,
-    /// Up to [`TERMS_PER_THEME`] terms, most distinctive first.
-    pub terms: Vec<String>,
-    /// Store ids of its comments, in (kind, GitHub id) order.
-    pub members: Vec<i64>,
-    /// Store id of its most central comment.
-    pub medoid: i64,
-    /// Comments per built-in label, most frequent first (ties in canonical label order).
-    pub labels: Vec<(Label, usize)>,
-    /// Distinct pull request numbers, ascending.
-    pub prs: Vec<i64>,
-    /// Distinct comment authors (logins), sorted.
-    pub reviewers: Vec<String>,
-    /// Up to [`TOP_PATHS`] files with their comment counts, most frequent first (ties by path).
-    pub paths: Vec<(String, usize)>,
-    /// Creation time of its oldest and newest comment, unix seconds.
-    pub first_comment_at: i64,
-    pub last_comment_at: i64,
-    /// Share (0..=1) of its inline comments whose thread is resolved; `None` without inline
-    /// comments (only review threads can be resolved).
-    pub resolved_share: Option<f64>,
-    /// The run that first found it, unix seconds.
-    pub first_seen: i64,
-    /// This run, unix seconds.
-    pub last_seen: i64,
-}
-
-/// What a run found.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct ThemeRun {
-    /// Largest first (ties by id).
-    pub themes: Vec<Theme>,
-    /// Store ids of notable singletons, in (kind, GitHub id) order.
-    pub singletons: Vec<i64>,
-    /// Comments analysed.
-    pub comments: usize,
-    /// What fell back to a built-in component, and why (empty when nothing did).
-    pub notes: Vec<String>,
-}
 
 /// Analyses the themes of `repo_id` from the comments created at or after `window_start` (unix
 /// s; 0 for all) with the built-in components and saves them as found at `now` (unix s). Too few
@@ -167,7 +122,12 @@ async fn relabel(
             },
         })
         .collect();
-    let (labels, stats) = LlmClassifier { client, store }.classify(&inputs).await?;
+    let (labels, stats) = LlmClassifier {
+        client,
+        cache: store,
+    }
+    .classify(&inputs)
+    .await?;
     for (comment, (labels, source)) in corpus.iter_mut().zip(labels) {
         if source != Source::Fallback {
             comment.labels = labels;

@@ -4,23 +4,29 @@
 //! `gitlore analyze` both run it; where the history comes from (a mirror, a local repository) is
 //! theirs to decide.
 
+pub mod history;
+pub mod mirror_sync;
+pub mod theme_run;
+
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use anyhow::Result;
 
+use crate::domain::findings::SourceComment;
+use crate::domain::findings::{Category, Finding, Staleness};
+use crate::domain::themes::ThemeRun;
 use crate::ingest;
 use crate::knowledge::exclude::Exclusions;
 use crate::knowledge::filter::NoiseRules;
-use crate::knowledge::findings::{Category, Finding, Staleness};
 use crate::knowledge::history::HistoryReport;
 use crate::knowledge::synthesize::{self, Input, Limits, LlmSynthesizer, Synthesizer};
-use crate::knowledge::theme_run::{Models, ThemeRun, run_themes_with};
 use crate::llm::LlmClient;
 use crate::repo_config::RepoConfig;
 use crate::store::Store;
-use crate::store::findings::{self as stored, Listing, SourceComment};
-use crate::store::{llm_spend, publications};
+use crate::store::findings::{self as stored, Listing};
+use crate::store::{comments, llm_spend, publications};
+use theme_run::{Models, run_themes_with};
 
 /// Seconds in an average month, for windows given in months.
 const MONTH_SECS: i64 = 2_629_746;
@@ -93,7 +99,7 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
             "comments reclassified by the current built-in classifier"
         );
     }
-    let newest_comment = newest_comment_id(store, request.repo_id)?;
+    let newest_comment = comments::newest_id(&store.reader()?, request.repo_id)?;
     let day = llm_spend::day_of(request.now);
     let mut budget_notes = Vec::new();
     let metered = match request.models.llm.filter(|_| analysis.llm) {
@@ -293,13 +299,4 @@ fn budget_note(client: &LlmClient, during: bool) -> String {
         "The LLM's daily budget for this repository ({budget} tokens) {when}: the built-in \
          components did the rest, and the LLM takes over again tomorrow (UTC)."
     )
-}
-
-/// The newest comment id of the repository: what this run has read, for the scheduler.
-fn newest_comment_id(store: &Store, repo_id: i64) -> Result<i64> {
-    Ok(store.reader()?.query_row(
-        "SELECT coalesce(max(id), 0) FROM comments WHERE repo_id = ?1",
-        [repo_id],
-        |row| row.get(0),
-    )?)
 }

@@ -1,0 +1,232 @@
+//! The layer rule: every top-level module of `src/` has a rank, and a module imports only modules
+//! of a lower rank, never its own rank's neighbours (so no circle is possible) nor anything above.
+//! `docs/design.md` ("Layers") explains the ranks; this file is where they are written down.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The ranks, lowest first: `LAYERS[r]` names rank `r` and lists its top-level modules.
+/// `main.rs`, `lib.rs` and the binaries in `src/bin/` are above all of them.
+const LAYERS: &[(&str, &[&str])] = &[
+    (
+        "domain models and leaf utilities",
+        &["domain", "clock", "health", "log_sink"],
+    ),
+    (
+        "parsers and the LLM client",
+        &["events", "commands", "repo_config", "llm"],
+    ),
+    (
+        "knowledge, store, rendering",
+        &["knowledge", "store", "render"],
+    ),
+    ("ingestion", &["ingest"]),
+    (
+        "analysis, GitHub, the worker",
+        &["analysis", "github", "worker"],
+    ),
+    ("publishing, ingress", &["publish", "ingress"]),
+    (
+        "jobs and the webhook server",
+        &["runner", "scheduler", "server"],
+    ),
+    ("settings", &["config"]),
+    ("web pages, setup, lessons", &["web", "setup", "lessons"]),
+    ("app wiring, exports, replay", &["app", "export", "replay"]),
+    ("command line", &["analyze", "mcp", "backfill_cli"]),
+    ("benchmark scoring", &["scorecard"]),
+];
+
+/// The rank of top-level module `module`, if it has one.
+fn rank(module: &str) -> Option<usize> {
+    LAYERS
+        .iter()
+        .position(|(_, modules)| modules.contains(&module))
+}
+
+/// The top-level modules a source text names as `crate::X…`: in `use` statements, grouped
+/// (`use crate::{a, b::c}`) or not, and in paths written inline. Comments are left out.
+fn imported_modules(source: &str) -> BTreeSet<String> {
+    let code: String = source
+        .lines()
+        .map(|line| match line.find("//") {
+            Some(at) => &line[..at],
+            None => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut modules = BTreeSet::new();
+    let mut rest = code.as_str();
+    while let Some(at) = rest.find("crate::") {
+        let preceded_by_ident = rest[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_');
+        rest = &rest[at + "crate::".len()..];
+        if preceded_by_ident {
+            continue;
+        }
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 0;
+            let mut item_start = true;
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => item_start = true,
+                    c if item_start && (c.is_alphanumeric() || c == '_') => {
+                        modules.insert(identifier(&group[i..]).to_string());
+                        item_start = false;
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            let name = identifier(rest);
+            if !name.is_empty() {
+                modules.insert(name.to_string());
+            }
+        }
+    }
+    modules
+}
+
+/// The identifier `text` starts with.
+fn identifier(text: &str) -> &str {
+    let end = text
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(text.len());
+    &text[..end]
+}
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path, files: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).expect("read src/") {
+        let path = entry.expect("directory entry").path();
+        if path.is_dir() {
+            rust_files(&path, files);
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            files.push(path);
+        }
+    }
+}
+
+/// The top-level module a file of `src/` belongs to; `None` for the crate roots and binaries.
+fn owner(relative: &Path) -> Option<String> {
+    let first = relative.components().next()?.as_os_str().to_str()?;
+    match first {
+        "main.rs" | "lib.rs" | "bin" => None,
+        file => Some(file.trim_end_matches(".rs").to_string()),
+    }
+}
+
+/// Every import that breaks the rule, one line each, and every module without a rank.
+fn violations(src: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files.sort();
+    let mut found = Vec::new();
+    for file in files {
+        let relative = file.strip_prefix(src).expect("under src/");
+        let Some(module) = owner(relative) else {
+            continue;
+        };
+        let Some(own) = rank(&module) else {
+            found.push(format!(
+                "{}: module `{module}` has no rank",
+                relative.display()
+            ));
+            continue;
+        };
+        let source = fs::read_to_string(&file).expect("read a source file");
+        for imported in imported_modules(&source) {
+            if imported == module {
+                continue;
+            }
+            match rank(&imported) {
+                Some(theirs) if theirs < own => {}
+                Some(theirs) => found.push(format!(
+                    "{}: imports {imported} (rank {theirs}) from rank {own}",
+                    relative.display()
+                )),
+                None => found.push(format!(
+                    "{}: imports {imported}, which has no rank",
+                    relative.display()
+                )),
+            }
+        }
+    }
+    found.dedup();
+    found
+}
+
+#[test]
+fn lower_layers_never_import_higher_ones() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let found = violations(&src);
+    assert!(
+        found.is_empty(),
+        "{} imports break the layer rule:\n{}",
+        found.len(),
+        found.join("\n")
+    );
+}
+
+#[test]
+fn every_ranked_module_exists_once() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut seen = BTreeSet::new();
+    for (_, modules) in LAYERS {
+        for module in *modules {
+            assert!(seen.insert(*module), "{module} is ranked twice");
+            assert!(
+                src.join(format!("{module}.rs")).is_file() || src.join(module).is_dir(),
+                "{module} is ranked but src/ has no such module"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_parser_finds_plain_grouped_and_inline_paths() {
+    let source = "\
+//! Uses [`crate::ignored`] in a doc comment.
+use crate::domain::RepoName;
+use crate::{store::{self, Store}, knowledge::findings::Finding,
+    render};
+fn f(x: &crate::github::client::GitHub) -> crate::clock::Millis { notcrate::x(); todo!() } // crate::no
+";
+    let found: Vec<String> = imported_modules(source).into_iter().collect();
+    assert_eq!(
+        found,
+        ["clock", "domain", "github", "knowledge", "render", "store"]
+    );
+}
+
+#[test]
+fn a_lower_layer_importing_a_higher_one_is_reported() {
+    let dir = std::env::temp_dir().join(format!("gitlore-layers-{}", std::process::id()));
+    let src = dir.join("src");
+    fs::create_dir_all(src.join("store")).expect("create a fake src/");
+    fs::write(src.join("domain.rs"), "use crate::clock::Clock;\n").expect("write");
+    fs::write(src.join("clock.rs"), "").expect("write");
+    fs::write(
+        src.join("store/mod.rs"),
+        "use crate::{domain, knowledge::x};\n",
+    )
+    .expect("write");
+    fs::write(src.join("knowledge.rs"), "use crate::domain;\n").expect("write");
+    fs::write(src.join("nowhere.rs"), "").expect("write");
+    let found = violations(&src);
+    fs::remove_dir_all(&dir).expect("remove the fake src/");
+    assert_eq!(
+        found,
+        [
+            "domain.rs: imports clock (rank 0) from rank 0",
+            "nowhere.rs: module `nowhere` has no rank",
+            "store/mod.rs: imports knowledge (rank 2) from rank 2",
+        ]
+    );
+}
