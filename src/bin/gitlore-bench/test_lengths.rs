@@ -108,15 +108,13 @@ fn average(values: &[usize]) -> f64 {
 fn test_lengths(code: &str) -> Vec<usize> {
     let lines: Vec<&str> = code.lines().collect();
     let mut lengths = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        let line = lines[i].trim();
-        if line == "#[test]" || line.starts_with("#[tokio::test") {
-            if let Some(length) = function_length(&lines[i + 1..]) {
-                lengths.push(length);
-            }
+    for (i, line) in lines.iter().enumerate() {
+        let line = line.trim();
+        if (line == "#[test]" || line.starts_with("#[tokio::test"))
+            && let Some(length) = function_length(&lines[i + 1..])
+        {
+            lengths.push(length);
         }
-        i += 1;
     }
     lengths
 }
@@ -266,11 +264,10 @@ fn ident_before(chars: &[char], i: usize) -> bool {
 
 /// Whether the `'` at `i` opens a char literal (`'x'`, `'\n'`, `'{'`) rather than a lifetime.
 fn is_char_literal(chars: &[char], i: usize) -> bool {
-    match (chars.get(i + 1), chars.get(i + 2)) {
-        (Some('\\'), _) => true,
-        (Some(_), Some('\'')) => true,
-        _ => false,
-    }
+    matches!(
+        (chars.get(i + 1), chars.get(i + 2)),
+        (Some('\\'), _) | (Some(_), Some('\''))
+    )
 }
 
 #[cfg(test)]
