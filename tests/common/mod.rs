@@ -6,7 +6,9 @@ pub mod cli;
 pub mod corpus;
 pub mod findings;
 pub mod git;
+pub mod logs;
 pub mod pause;
+pub mod snapshot;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -132,6 +134,25 @@ impl TestApp {
 
     pub fn path(&self) -> &Path {
         self.dir.path()
+    }
+
+    /// (state, attempts, last error) of the one job of `kind`: the retry bookkeeping no store
+    /// function reads back.
+    pub fn job_attempts(&self, kind: &str) -> (String, i64, String) {
+        self.db()
+            .query_row(
+                "SELECT state, attempts, coalesce(last_error, '') FROM jobs WHERE kind = ?1",
+                [kind],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+            )
+            .unwrap()
+    }
+
+    /// How many comments of `repo` (`owner/name`) the store holds, deleted ones included.
+    pub fn stored_comments(&self, repo: &str) -> usize {
+        gitlore::store::comments::list_for_repo(&self.db(), repo)
+            .unwrap()
+            .len()
     }
 }
 

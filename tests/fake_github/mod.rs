@@ -41,6 +41,7 @@ mod resolvers;
 mod rest;
 pub mod schema;
 mod server;
+pub mod webhooks;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -53,6 +54,7 @@ pub use faults::{Fault, Target};
 pub use log::LoggedRequest;
 #[allow(unused_imports)] // each test binary uses a different part of the fake
 pub use model::{ManifestConversion, Model, Role};
+pub use webhooks::Webhook;
 
 use ratelimit::{Payer, RateLimits};
 use server::{Shared, Urls, lock};
