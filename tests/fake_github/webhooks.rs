@@ -88,6 +88,36 @@ impl FakeGitHub {
         })
     }
 
+    /// `pull_request_review.{action}` for the review with database id `id` of `repo`.
+    pub fn review_event(&self, action: &str, repo: &str, id: i64) -> Webhook {
+        self.webhook(|m, urls| {
+            let r = m.repo(repo);
+            let (pull, review) = r
+                .pulls
+                .values()
+                .find_map(|p| p.reviews.iter().find(|v| v.id == id).map(|v| (p, v)))
+                .unwrap_or_else(|| panic!("the fake has no review {id}"));
+            let full = r.full_name();
+            let mut payload = envelope(m, urls, r, action, &review.author);
+            payload["pull_request"] = pull_json(urls, r, pull);
+            payload["review"] = json!({
+                "id": review.id,
+                "node_id": review.node_id,
+                "user": json::user(urls, &review.author),
+                "body": review.body,
+                "state": review.state.to_ascii_lowercase(),
+                "submitted_at": time(review.submitted_at_ms),
+                "author_association": review.author_association,
+                "commit_id": pull.head_sha,
+                "html_url": urls.web(&format!("/{full}/pull/{}#pullrequestreview-{}", pull.number, review.id)),
+            });
+            Webhook {
+                event: "pull_request_review",
+                payload,
+            }
+        })
+    }
+
     /// `pull_request_review_thread.{action}` (`resolved` / `unresolved`) for the thread that
     /// review comment `root` starts.
     pub fn thread_event(&self, action: &str, repo: &str, root: i64) -> Webhook {
@@ -279,6 +309,16 @@ impl FakeGitHub {
             issue.body.replace(body.to_string()).unwrap_or_default()
         });
         self.issue_edited_event(repo, number, &previous, editor)
+    }
+}
+
+impl Webhook {
+    /// The same delivery with its comment's body and update time changed: a version of the
+    /// comment newer (or older) than the one the fake serves.
+    pub fn with_comment(mut self, body: &str, updated_at_ms: i64) -> Webhook {
+        self.payload["comment"]["body"] = json!(body);
+        self.payload["comment"]["updated_at"] = json!(time(updated_at_ms));
+        self
     }
 }
 
