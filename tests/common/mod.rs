@@ -119,6 +119,48 @@ impl TestApp {
             .status()
     }
 
+    /// Posts `body` with the event and delivery headers and, when given, `signature` as
+    /// `X-Hub-Signature-256`.
+    pub async fn post_signed_as(
+        &self,
+        event: &str,
+        delivery: &str,
+        signature: Option<String>,
+        body: Vec<u8>,
+    ) -> StatusCode {
+        let mut headers = vec![
+            ("x-github-event", event.to_string()),
+            ("x-github-delivery", delivery.to_string()),
+        ];
+        headers.extend(signature.map(|s| ("x-hub-signature-256", s)));
+        self.post(&headers, body).await
+    }
+
+    /// `GET path` on the router: the status, the content type and the body.
+    pub async fn get(&self, path: &str) -> (StatusCode, String, String) {
+        use http_body_util::BodyExt;
+        let request = Request::get(path).body(Body::empty()).unwrap();
+        let response = self.router.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .map(|v| v.to_str().unwrap().to_string())
+            .unwrap_or_default();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        (
+            status,
+            content_type,
+            String::from_utf8_lossy(&body).into_owned(),
+        )
+    }
+
+    /// How many deliveries the store holds, in any state.
+    pub fn deliveries(&self) -> i64 {
+        let states = gitlore::store::deliveries::count_by_state(&self.db()).unwrap();
+        states.iter().map(|(_, n)| n).sum()
+    }
+
     /// Processes everything due.
     pub fn drain(&self) -> BatchStats {
         self.worker.drain().unwrap()
