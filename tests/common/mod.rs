@@ -9,6 +9,7 @@ pub mod git;
 pub mod logs;
 pub mod pause;
 pub mod snapshot;
+pub mod store;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
