@@ -7,9 +7,12 @@ use std::sync::Arc;
 
 use common::{TestApp, review_comment};
 use gitlore::clock::Clock;
+use gitlore::domain::CommentKind;
 use gitlore::knowledge::filter::NoiseRules;
-use gitlore::store::deliveries;
+use gitlore::store::{comments, deliveries, repos};
 use gitlore::worker::{Worker, WorkerSettings};
+
+const EVENT: &str = "pull_request_review_comment";
 
 /// Makes every comment insert fail, as a full disk or a broken database would.
 fn break_comment_inserts(app: &TestApp) -> rusqlite::Connection {
@@ -20,25 +23,31 @@ fn break_comment_inserts(app: &TestApp) -> rusqlite::Connection {
     writer
 }
 
-fn settings() -> WorkerSettings {
-    WorkerSettings {
+/// Three attempts, the first retry after 1 s.
+fn app_with_three_attempts() -> TestApp {
+    TestApp::with_settings(WorkerSettings {
         max_attempts: 3,
         first_backoff_ms: 1_000,
         ..WorkerSettings::default()
-    }
+    })
+}
+
+/// How many comments the store holds.
+fn comments_stored(app: &TestApp) -> i64 {
+    comments::counts(&app.db()).unwrap().0
+}
+
+/// Delivers a new inline comment `id` as delivery `delivery`.
+async fn send_comment(app: &TestApp, delivery: &str, id: i64, body: &str) {
+    let payload = review_comment("created", id, body, 0);
+    assert!(app.send_as(delivery, EVENT, &payload).await.is_success());
 }
 
 #[tokio::test]
 async fn failures_back_off_then_fail_for_good_with_the_error() {
-    let app = TestApp::with_settings(settings());
+    let app = app_with_three_attempts();
     let writer = break_comment_inserts(&app);
-    app.send_as(
-        "d1",
-        "pull_request_review_comment",
-        &review_comment("created", 1, "Needs a lock here.", 0),
-    )
-    .await;
-
+    send_comment(&app, "d1", 1, "Needs a lock here.").await;
     assert_eq!(app.drain().retried, 1);
     assert_eq!(app.drain().total(), 0, "not due before its backoff");
     app.clock.advance_ms(999);
@@ -49,170 +58,111 @@ async fn failures_back_off_then_fail_for_good_with_the_error() {
     assert_eq!(app.drain().total(), 0, "third attempt waits 4 s");
     app.clock.advance_ms(1);
     assert_eq!(app.drain().failed, 1);
-
     let failed = deliveries::list_failed(&app.db()).unwrap();
     assert_eq!((failed[0].id.as_str(), failed[0].attempts), ("d1", 3));
-    assert!(
-        failed[0]
-            .last_error
-            .as_deref()
-            .unwrap()
-            .contains("disk on fire")
-    );
-    assert_eq!(
-        app.count("SELECT count(*) FROM comments"),
-        0,
-        "effects rolled back"
-    );
-    assert_eq!(
-        app.count("SELECT count(*) FROM repos"),
-        0,
-        "all of the delivery's effects"
-    );
-
+    let error = failed[0].last_error.as_deref().unwrap();
+    assert!(error.contains("disk on fire"), "{error}");
+    assert_eq!(comments_stored(&app), 0, "effects rolled back");
+    let repos = repos::live_repo_ids(&app.db()).unwrap();
+    assert!(repos.is_empty(), "all of the delivery's effects: {repos:?}");
     // Fixed, then retried by an operator: processed once.
     writer.execute_batch("DROP TRIGGER broken;").unwrap();
-    let requeued = app
-        .store
-        .write(|tx| deliveries::retry_failed(tx, &[], app.clock.now_ms()))
-        .unwrap();
-    assert_eq!(requeued, 1);
+    let now = app.clock.now_ms();
+    let requeued = app.store.write(|tx| deliveries::retry_failed(tx, &[], now));
+    assert_eq!(requeued.unwrap(), 1);
     assert_eq!(app.drain().done, 1);
-    assert_eq!(app.count("SELECT count(*) FROM comments"), 1);
-    assert_eq!(
-        deliveries::state_of(&app.db(), "d1").unwrap().as_deref(),
-        Some("done")
-    );
+    assert_eq!(comments_stored(&app), 1);
+    let state = deliveries::state_of(&app.db(), "d1").unwrap();
+    assert_eq!(state.as_deref(), Some("done"));
 }
 
 #[tokio::test]
 async fn one_bad_delivery_does_not_hold_back_the_others() {
-    let app = TestApp::with_settings(settings());
+    let app = app_with_three_attempts();
     let mut broken = review_comment("created", 1, "x", 0);
     broken["comment"]["created_at"] = serde_json::json!(42);
-    app.send("pull_request_review_comment", &broken).await;
-    app.send(
-        "pull_request_review_comment",
-        &review_comment("created", 2, "Fine comment about naming.", 0),
-    )
-    .await;
+    app.send(EVENT, &broken).await;
+    send_comment(&app, "d2", 2, "Fine comment about naming.").await;
     let stats = app.drain();
     assert_eq!((stats.failed, stats.done), (1, 1));
-    assert_eq!(
-        app.count("SELECT count(*) FROM comments WHERE github_id = 2"),
-        1
-    );
+    assert!(comments::exists(&app.db(), CommentKind::Inline, 2).unwrap());
 }
 
 #[tokio::test]
 async fn an_expired_lease_is_taken_over() {
     let app = TestApp::new();
-    app.send_as(
-        "d1",
-        "pull_request_review_comment",
-        &review_comment("created", 1, "Off by one in the loop bound.", 0),
-    )
-    .await;
+    send_comment(&app, "d1", 1, "Off by one in the loop bound.").await;
     // A worker claims the delivery, then its process dies before processing it.
     let now = app.clock.now_ms();
-    let claimed = app
-        .store
-        .write(|tx| deliveries::claim(tx, "dead-worker", now, 30_000, 10))
-        .unwrap();
+    let claim =
+        |tx: &mut rusqlite::Transaction<'_>| deliveries::claim(tx, "dead-worker", now, 30_000, 10);
+    let claimed = app.store.write(claim).unwrap();
     assert_eq!(claimed.len(), 1);
     assert_eq!(app.drain().total(), 0, "leased to the dead worker");
     app.clock.advance_ms(30_000);
-    let stats = app.drain();
-    assert_eq!(stats.done, 1);
+    assert_eq!(app.drain().done, 1);
+    // The attempts no store function reads back.
     assert_eq!(app.count("SELECT attempts FROM deliveries"), 2);
     // The dead worker cannot complete it afterwards.
+    let seq = claimed[0].seq;
     let late = app
         .store
-        .write(|tx| deliveries::complete(tx, claimed[0].seq, "dead-worker", false, "late", now))
-        .unwrap();
-    assert!(!late);
+        .write(|tx| deliveries::complete(tx, seq, "dead-worker", false, "late", now));
+    assert!(!late.unwrap());
 }
 
 #[tokio::test]
 async fn two_workers_never_process_the_same_delivery() {
     let app = TestApp::new();
     for id in 0..300 {
-        app.send(
-            "pull_request_review_comment",
-            &review_comment("created", id, "Handle the timeout case.", 0),
-        )
-        .await;
+        send_comment(&app, &format!("d{id}"), id, "Handle the timeout case.").await;
     }
-    let rules = NoiseRules::new(None, None, &[]);
     let small = WorkerSettings {
         batch: 7,
         ..WorkerSettings::default()
     };
-    let a = Arc::new(Worker::new(
-        app.store.clone(),
-        app.clock.clone(),
-        rules.clone(),
-        small.clone(),
-    ));
-    let b = Arc::new(Worker::new(
-        app.store.clone(),
-        app.clock.clone(),
-        rules,
-        small,
-    ));
-    let (ta, tb) = (a.clone(), b.clone());
-    let ha = std::thread::spawn(move || ta.drain().unwrap());
-    let hb = std::thread::spawn(move || tb.drain().unwrap());
+    let rules = NoiseRules::new(None, None, &[]);
+    let worker = || {
+        Arc::new(Worker::new(
+            app.store.clone(),
+            app.clock.clone(),
+            rules.clone(),
+            small.clone(),
+        ))
+    };
+    let (a, b) = (worker(), worker());
+    let ha = std::thread::spawn(move || a.drain().unwrap());
+    let hb = std::thread::spawn(move || b.drain().unwrap());
     let (sa, sb) = (ha.join().unwrap(), hb.join().unwrap());
     assert_eq!(sa.done + sb.done, 300);
+    let once = "SELECT count(*) FROM deliveries WHERE attempts = 1 AND state = 'done'";
     assert_eq!(
-        app.count("SELECT count(*) FROM deliveries WHERE attempts = 1 AND state = 'done'"),
-        300
+        app.count(once),
+        300,
+        "each processed once, at its first attempt"
     );
 }
 
 #[tokio::test]
 async fn old_processed_deliveries_are_pruned_failed_ones_kept() {
-    let app = TestApp::with_settings(settings());
-    app.send_as(
-        "ok",
-        "pull_request_review_comment",
-        &review_comment("created", 1, "Leak on the error path.", 0),
-    )
-    .await;
-    app.send_as(
-        "bad",
-        "pull_request_review_comment",
-        &serde_json::json!({ "action": "created" }),
-    )
-    .await;
+    let app = app_with_three_attempts();
+    send_comment(&app, "ok", 1, "Leak on the error path.").await;
+    app.send_as("bad", EVENT, &serde_json::json!({ "action": "created" }))
+        .await;
     app.drain();
     let day = 86_400_000;
+    let prune = || {
+        let cutoff = app.clock.now_ms() - 14 * day;
+        app.store.write(|tx| deliveries::prune(tx, cutoff)).unwrap()
+    };
     app.clock.advance_ms(13 * day);
-    let cutoff = |app: &TestApp| app.clock.now_ms() - 14 * day;
-    assert_eq!(
-        app.store
-            .write(|tx| deliveries::prune(tx, cutoff(&app)))
-            .unwrap(),
-        0,
-        "too recent"
-    );
+    assert_eq!(prune(), 0, "too recent");
     app.clock.advance_ms(2 * day);
-    assert_eq!(
-        app.store
-            .write(|tx| deliveries::prune(tx, cutoff(&app)))
-            .unwrap(),
-        1
-    );
+    assert_eq!(prune(), 1);
     assert_eq!(deliveries::state_of(&app.db(), "ok").unwrap(), None);
-    assert_eq!(
-        deliveries::state_of(&app.db(), "bad").unwrap().as_deref(),
-        Some("failed")
-    );
+    let bad = deliveries::state_of(&app.db(), "bad").unwrap();
+    assert_eq!(bad.as_deref(), Some("failed"));
+    // The raw bodies no store function counts.
     assert_eq!(app.count("SELECT count(*) FROM delivery_bodies"), 1);
-    assert_eq!(
-        app.count("SELECT count(*) FROM comments"),
-        1,
-        "the comment stays"
-    );
+    assert_eq!(comments_stored(&app), 1, "the comment stays");
 }
