@@ -16,12 +16,17 @@ pub struct TestLengthsArgs {
     /// How many of the longest files (by average test length) to list.
     #[arg(long, default_value_t = 10)]
     top: usize,
+    /// Also list every test as `lines file::name`, longest first.
+    #[arg(long)]
+    each: bool,
 }
 
 /// One test file's figures.
 struct FileFigures {
     name: String,
     lengths: Vec<usize>,
+    /// The tests' names, in the order of `lengths`.
+    tests: Vec<String>,
     assertions: usize,
 }
 
@@ -31,9 +36,11 @@ pub fn run(args: TestLengthsArgs) -> Result<()> {
     for path in &files {
         let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
         let code = strip_comments_and_strings(&text);
+        let (tests, lengths) = test_lengths(&code).into_iter().unzip();
         figures.push(FileFigures {
             name: path.display().to_string(),
-            lengths: test_lengths(&code),
+            lengths,
+            tests,
             assertions: assertions(&code),
         });
     }
@@ -74,6 +81,20 @@ pub fn run(args: TestLengthsArgs) -> Result<()> {
             f.name
         );
     }
+    if args.each {
+        let mut each: Vec<(usize, String)> = figures
+            .iter()
+            .flat_map(|f| {
+                let tests = f.tests.iter().map(|t| format!("{}::{t}", f.name));
+                f.lengths.iter().copied().zip(tests)
+            })
+            .collect();
+        each.sort_by(|a, b| b.cmp(a));
+        println!("\nevery test, longest first:");
+        for (length, name) in each {
+            println!("{length:>5}  {name}");
+        }
+    }
     Ok(())
 }
 
@@ -103,28 +124,38 @@ fn average(values: &[usize]) -> f64 {
     values.iter().sum::<usize>() as f64 / values.len().max(1) as f64
 }
 
-/// The line count, `fn` line to closing brace, of every function marked `#[test]` or
+/// The name and line count, `fn` line to closing brace, of every function marked `#[test]` or
 /// `#[tokio::test…]` in `code` (comments and literals already blanked).
-fn test_lengths(code: &str) -> Vec<usize> {
+fn test_lengths(code: &str) -> Vec<(String, usize)> {
     let lines: Vec<&str> = code.lines().collect();
     let mut lengths = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let line = line.trim();
         if (line == "#[test]" || line.starts_with("#[tokio::test"))
-            && let Some(length) = function_length(&lines[i + 1..])
+            && let Some((name, length)) = function_length(&lines[i + 1..])
         {
-            lengths.push(length);
+            lengths.push((name, length));
         }
     }
     lengths
 }
 
-/// The lines from the first `fn` line of `lines` through its matching closing brace.
-fn function_length(lines: &[&str]) -> Option<usize> {
+/// The name of the first function in `lines` and its lines from `fn` through its matching
+/// closing brace.
+fn function_length(lines: &[&str]) -> Option<(String, usize)> {
     let start = lines.iter().position(|l| {
         let l = l.trim_start();
         l.starts_with("fn ") || l.starts_with("async fn ")
     })?;
+    let name = lines[start]
+        .split("fn ")
+        .nth(1)
+        .unwrap_or_default()
+        .split(['(', '<'])
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_string();
     let mut depth = 0_i64;
     let mut opened = false;
     for (offset, line) in lines[start..].iter().enumerate() {
@@ -139,7 +170,7 @@ fn function_length(lines: &[&str]) -> Option<usize> {
             }
         }
         if opened && depth == 0 {
-            return Some(offset + 1);
+            return Some((name, offset + 1));
         }
     }
     None
@@ -278,7 +309,8 @@ mod tests {
     fn counts_a_test_from_fn_to_its_brace_ignoring_braces_in_literals() {
         let code = "#[test]\nfn a() {\n    let s = \"{\";\n    let c = '}';\n    assert!(true);\n}\n\n#[tokio::test]\nasync fn b() {\n    assert_eq!(1, 1); // assert!(x)\n}\n";
         let code = strip_comments_and_strings(code);
-        assert_eq!(test_lengths(&code), vec![5, 3]);
+        let found = test_lengths(&code);
+        assert_eq!(found, vec![("a".to_string(), 5), ("b".to_string(), 3)]);
         assert_eq!(assertions(&code), 2);
     }
 
