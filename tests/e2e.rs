@@ -50,14 +50,11 @@ async fn installation_backfills_and_publishes_one_pinned_issue_with_findings() {
 async fn new_review_comments_make_the_scheduled_run_edit_the_same_issue() {
     let story = Story::installed().await;
     let before = story.issue();
-    story.advance(HOUR_MS);
-    story.review_25_more().await;
+    story.review_25_more_an_hour_later().await;
     story.gh.clear_log();
     let due = story.scheduled_run().await;
     assert_eq!(due, 1, "25 new comments make the run due");
-    let after = story.issue(); // never a second issue
-    assert_eq!(after.number, before.number);
-    assert_ne!(after.body, before.body, "the issue was edited");
+    story.assert_issue_edited(&before);
     let edit = format!("/issues/{}", before.number);
     assert_eq!(story.count_under("PATCH", &edit), 1);
     assert_eq!(story.count_exact("POST", "/issues"), 0);
@@ -87,26 +84,17 @@ async fn an_unchanged_scheduled_run_writes_nothing() {
 #[tokio::test]
 async fn a_pull_request_gets_a_neutral_check_run_naming_what_applies() {
     let story = Story::installed().await;
-    let (_, sha) = story.open_pull(&[PATHS[0][0], "src/server/mod.rs"]).await;
-    let (_, other_sha) = story.open_pull(&["docs/guide.md"]).await;
-    story.run_jobs().await;
+    let sha = story
+        .open_pull_checked(&[PATHS[0][0], "src/server/mod.rs"])
+        .await
+        .1;
     let run = story.check_run(&sha);
     assert_eq!(run.conclusion, "neutral");
-    let applicable = story
-        .active_findings()
-        .into_iter()
-        .filter(|f| f.files.iter().any(|file| file.starts_with("src/server/")))
-        .count();
+    let applicable = story.findings_under("src/server/");
     assert!(applicable >= 1);
     let title = numbers_as_n(&run.title, applicable);
     expect!["N past lesson applies to this change"].assert_eq(&title);
     assert!(run.summary.contains(PATHS[0][0]), "{}", run.summary);
-    let other = story.check_run(&other_sha);
-    expect![[
-        r#"Nothing gitlore learned from past reviews touches the files this pull request changes."#
-    ]]
-    .assert_eq(&other.summary);
-    assert_eq!(other.conclusion, "neutral");
 }
 
 #[tokio::test]
@@ -124,17 +112,13 @@ async fn a_check_run_for_a_replaced_head_is_skipped() {
 #[tokio::test]
 async fn a_writer_refreshes_issue_and_check_run_with_reactions() {
     let story = Story::installed().await;
-    let (pr, sha) = story.open_pull(&[PATHS[0][0]]).await;
-    story.run_jobs().await;
+    let (pr, sha) = story.open_pull_checked(&[PATHS[0][0]]).await;
     let before = story.issue();
-    story.advance(HOUR_MS);
-    story.review_25_more().await;
+    story.review_25_more_an_hour_later().await;
     story.gh.clear_log();
     let (_, _, comment) = story.refresh_by("maria", Some((pr, sha.clone()))).await;
     assert_eq!(story.reactions(comment), ["eyes", "rocket"]);
-    let after = story.issue();
-    assert_eq!(after.number, before.number);
-    assert_ne!(after.body, before.body, "the issue was updated");
+    story.assert_issue_edited(&before);
     story.check_run(&sha); // one check run, updated
     let updates = story.count_under("PATCH", "/check-runs/");
     assert_eq!(
@@ -152,8 +136,7 @@ async fn a_writer_refreshes_issue_and_check_run_with_reactions() {
 #[tokio::test]
 async fn a_refresh_after_a_cluster_grew_annotates_each_place_once() {
     let story = Story::installed().await;
-    let (pr, sha) = story.open_pull(&[PATHS[0][0]]).await;
-    story.run_jobs().await;
+    let (pr, sha) = story.open_pull_checked(&[PATHS[0][0]]).await;
     story.advance(HOUR_MS);
     story
         .review(1, "bob", PATHS[0][0], 12, "Same race again here.")
@@ -197,8 +180,7 @@ async fn a_refresh_whose_comment_was_deleted_still_refreshes() {
     let story = Story::installed().await;
     let analysed = story.last_analysis_at();
     story.advance(HOUR_MS);
-    let (pr, _) = story.open_pull(&[PATHS[0][0]]).await;
-    story.run_jobs().await;
+    let (pr, _) = story.open_pull_checked(&[PATHS[0][0]]).await;
     let id = story.comment(pr, "maria", "/gitlore refresh").await;
     story
         .gh
@@ -210,8 +192,7 @@ async fn a_refresh_whose_comment_was_deleted_still_refreshes() {
 #[tokio::test]
 async fn a_quoted_refresh_does_nothing() {
     let story = Story::installed().await;
-    let (pr, _) = story.open_pull(&["docs/guide.md"]).await;
-    story.run_jobs().await;
+    let (pr, _) = story.open_pull_checked(&["docs/guide.md"]).await;
     story.gh.clear_log();
     let jobs_before = story.jobs().len();
     let quoted = "> /gitlore refresh\n\nDid you mean to run this?";
@@ -224,43 +205,28 @@ async fn a_quoted_refresh_does_nothing() {
 #[tokio::test]
 async fn help_and_unknown_words_get_one_reply_each() {
     let story = Story::installed().await;
-    let (pr, _) = story.open_pull(&["docs/guide.md"]).await;
-    story.run_jobs().await;
+    let (pr, _) = story.open_pull_checked(&["docs/guide.md"]).await;
     let help = story.comment(pr, "rita", "/gitlore help").await;
     let typo = story.comment(pr, "rita", "/gitlore refrsh").await;
     story.run_jobs().await;
     assert_eq!(story.replies(pr).len(), 2, "{:#?}", story.replies(pr));
+    let help_text = story.reply_to(pr, help);
     expect![[r#"
         gitlore learns what your reviews keep teaching and keeps it in the findings issue. Commands, in a pull request comment:
 
         - `/gitlore refresh`: re-run the analysis now and update the findings issue and this pull request's check (needs write access).
-        - `/gitlore help`: this list."#]].assert_eq(&story.reply_to(pr, help));
-    expect![[r#"
-        I don't know `/gitlore refrsh`.
-
-        gitlore learns what your reviews keep teaching and keeps it in the findings issue. Commands, in a pull request comment:
-
-        - `/gitlore refresh`: re-run the analysis now and update the findings issue and this pull request's check (needs write access).
-        - `/gitlore help`: this list."#]].assert_eq(&story.reply_to(pr, typo));
+        - `/gitlore help`: this list."#]].assert_eq(&help_text);
+    let typo_text = story.reply_to(pr, typo);
+    let (first, rest) = typo_text.split_once("\n\n").unwrap();
+    expect!["I don't know `/gitlore refrsh`."].assert_eq(first);
+    assert_eq!(rest, help_text, "then the help");
 }
 
 #[tokio::test]
 async fn a_ticked_dismiss_box_removes_the_finding_for_good() {
     let story = Story::installed().await;
-    let issue = story.issue();
     let dismissed = story.active_findings()[0].id.clone();
-    let marker = format!("Dismiss <!-- gitlore:dismiss {dismissed} -->");
-    let ticked = issue
-        .body
-        .replace(&format!("- [ ] {marker}"), &format!("- [x] {marker}"));
-    assert_ne!(ticked, issue.body, "the box is in the body");
-    // A reader's tick is ignored.
-    story.edit_issue(issue.number, "rita", &ticked).await;
-    story.run_jobs().await;
-    assert!(story.is_active(&dismissed));
-    // A writer's tick dismisses it.
-    story.edit_issue(issue.number, "maria", &ticked).await;
-    story.run_jobs().await;
+    story.tick_dismiss_box(&dismissed, "maria").await;
     assert!(!story.is_active(&dismissed));
     let shown = format!("gitlore:dismiss {dismissed}");
     assert!(
@@ -269,8 +235,7 @@ async fn a_ticked_dismiss_box_removes_the_finding_for_good() {
         story.issue_body()
     );
     // And it stays gone when the next analysis finds it again.
-    story.advance(HOUR_MS);
-    story.review_25_more().await;
+    story.review_25_more_an_hour_later().await;
     assert_eq!(story.scheduled_run().await, 1);
     assert!(!story.is_active(&dismissed));
     assert!(!story.issue_body().contains(&shown));
@@ -280,8 +245,7 @@ async fn a_ticked_dismiss_box_removes_the_finding_for_good() {
 async fn an_issue_deleted_by_a_user_is_recreated_once() {
     let story = Story::installed().await;
     let (pr, sha) = story.open_pull(&[PATHS[0][0]]).await;
-    let number = story.issue().number;
-    story.gh.seed(|m| m.repo_mut(REPO).issues.remove(&number));
+    let number = story.delete_issue_on_github();
     story.advance(HOUR_MS);
     story.gh.clear_log();
     story.refresh_by("maria", Some((pr, sha.clone()))).await;
@@ -296,7 +260,7 @@ async fn an_issue_deleted_by_a_user_is_recreated_once() {
     story.advance(20 * MINUTE_MS);
     story.gh.clear_log();
     story.refresh_by("maria", Some((pr, sha))).await;
-    assert_eq!(story.issues().len(), 1);
+    story.issue();
     assert_eq!(story.count_exact("POST", "/issues"), 0);
 }
 
@@ -304,8 +268,7 @@ async fn an_issue_deleted_by_a_user_is_recreated_once() {
 async fn github_errors_while_publishing_are_retried_later_without_duplicates() {
     let story = Story::new().await;
     // Every attempt the client makes to create the issue fails with a 502.
-    let create_issue = Target::rest("POST", &format!("/repos/{REPO}/issues"));
-    story.gh.inject(create_issue, Fault::ServerError(502), 4);
+    story.fail_requests("POST", "/issues", 502, 4);
     story.deliver_installation().await;
     story.run_jobs().await;
     assert!(story.issues().is_empty());
@@ -316,15 +279,6 @@ async fn github_errors_while_publishing_are_retried_later_without_duplicates() {
     story.advance(30_000);
     assert_eq!(story.run_jobs().await, 1);
     assert_eq!(story.issues().len(), 1, "one issue, not two");
-    // The same for a check run.
-    let create_run = Target::rest("POST", &format!("/repos/{REPO}/check-runs"));
-    story.gh.inject(create_run, Fault::ServerError(503), 4);
-    let (_, sha) = story.open_pull(&[PATHS[0][0]]).await;
-    story.run_jobs().await;
-    assert!(story.check_runs(&sha).is_empty());
-    story.advance(30_000);
-    story.run_jobs().await;
-    assert_eq!(story.check_runs(&sha).len(), 1, "one check run, not two");
 }
 
 /// 400 findings with long insights and 15 pieces of evidence each: far over GitHub's limit.
@@ -472,22 +426,15 @@ async fn the_runner_and_the_scheduler_work_in_the_background_and_stop_when_told(
 #[tokio::test]
 async fn the_check_runs_refresh_button_refreshes_quietly() {
     let story = Story::installed().await;
-    let (pr, sha) = story.open_pull(&[PATHS[0][0]]).await;
-    story.run_jobs().await;
-    story.advance(HOUR_MS);
-    story.review_25_more().await;
-    let before = story.issue_body();
-    // A reader's press does nothing.
-    let analysed = story.last_analysis_at();
-    story.press_refresh_button(&sha, "rita").await;
-    story.run_jobs().await;
-    assert_eq!(story.last_analysis_at(), analysed);
-    // A writer's press refreshes the issue and this check run, without a word.
+    let (pr, sha) = story.open_pull_checked(&[PATHS[0][0]]).await;
+    story.review_25_more_an_hour_later().await;
+    let (before, analysed) = (story.issue(), story.last_analysis_at());
     story.gh.clear_log();
     story.press_refresh_button(&sha, "maria").await;
     story.run_jobs().await;
+    // The issue and this check run are refreshed, without a word.
     assert!(story.last_analysis_at() > analysed);
-    assert_ne!(story.issue_body(), before);
+    story.assert_issue_edited(&before);
     story.check_run(&sha);
     assert_eq!(story.count_under("PATCH", "/check-runs/"), 1);
     assert!(story.replies(pr).is_empty());
@@ -514,10 +461,8 @@ async fn with_three_pins_taken_the_issue_goes_on_unpinned() {
 #[tokio::test]
 async fn an_edit_answered_not_found_recreates_the_issue() {
     let story = Story::installed().await;
-    let number = story.issue().number;
-    story.gh.seed(|m| m.repo_mut(REPO).issues.remove(&number));
-    story.advance(HOUR_MS);
-    story.review_25_more().await;
+    let number = story.delete_issue_on_github();
+    story.review_25_more_an_hour_later().await;
     story.gh.clear_log();
     assert_eq!(story.scheduled_run().await, 1);
     let path = format!("/repos/{REPO}/issues/{number}");
@@ -609,8 +554,7 @@ async fn a_lost_issue_row_finds_the_issue_again_by_its_marker_and_label() {
     store
         .write_derived(|tx| publications::forget_findings_issue(tx, repo_id))
         .unwrap();
-    story.advance(HOUR_MS);
-    story.review_25_more().await;
+    story.review_25_more_an_hour_later().await;
     story.gh.clear_log();
     assert_eq!(story.scheduled_run().await, 1);
     assert_eq!(story.count_exact("POST", "/issues"), 0);
@@ -625,8 +569,7 @@ async fn a_lost_issue_row_finds_the_issue_again_by_its_marker_and_label() {
 #[tokio::test]
 async fn a_job_that_keeps_failing_fails_for_good_after_five_attempts_with_its_error() {
     let story = Story::new().await;
-    let create_issue = Target::rest("POST", &format!("/repos/{REPO}/issues"));
-    story.gh.inject(create_issue, Fault::ServerError(502), 100);
+    story.fail_requests("POST", "/issues", 502, 100);
     story.deliver_installation().await;
     story.run_jobs().await; // the backfill, and the analysis's first attempt
     for wait in [30_000, 120_000, 480_000, 1_920_000] {
@@ -646,10 +589,7 @@ async fn a_job_that_keeps_failing_fails_for_good_after_five_attempts_with_its_er
 async fn a_repo_config_github_cannot_serve_is_retried_not_replaced_by_the_defaults() {
     let story = Story::new().await;
     // Every attempt the client makes to read the config file fails with a 502.
-    let config = format!("/repos/{REPO}/contents/.github/gitlore.toml");
-    story
-        .gh
-        .inject(Target::rest("GET", &config), Fault::ServerError(502), 4);
+    story.fail_requests("GET", "/contents/.github/gitlore.toml", 502, 4);
     story.deliver_installation().await;
     story.run_jobs().await;
     assert!(story.issues().is_empty(), "nothing published on a guess");
@@ -671,14 +611,15 @@ async fn a_repo_config_that_is_not_utf8_is_shown_with_the_defaults_at_once() {
         files.insert(".github/gitlore.toml".into(), utf16);
     });
     let logs = capture_logs();
-    story.install().await;
+    story.install().await; // the backfill, then the analysis: no retry
     let body = story.issue_body();
     let problem = body.contains("**Config problem:**") && body.contains("UTF-8");
     assert!(problem, "{body}");
-    let jobs = story.jobs();
-    let analyses = jobs.iter().filter(|j| j.kind == "analysis");
-    assert!(analyses.clone().count() > 0, "{jobs:#?}");
-    assert!(analyses.clone().all(|j| j.state == "done"), "{jobs:#?}");
+    assert!(
+        story.jobs().iter().all(|j| j.state == "done"),
+        "{:#?}",
+        story.jobs()
+    );
     assert!(logs.text().contains("UTF-8"), "{}", logs.text());
 }
 
@@ -694,10 +635,7 @@ async fn a_config_over_a_megabyte_and_one_excluding_everything_are_shown() {
     ];
     for (config, says) in cases {
         let story = Story::new().await;
-        story.gh.seed(|m| {
-            let files = &mut m.repo_mut(REPO).files;
-            files.insert(".github/gitlore.toml".into(), config.to_string());
-        });
+        story.set_repo_config(config);
         story.install().await;
         let body = story.issue_body();
         assert!(body.contains(says), "{says:?} not in {body}");
@@ -707,11 +645,7 @@ async fn a_config_over_a_megabyte_and_one_excluding_everything_are_shown() {
 #[tokio::test]
 async fn a_config_problem_is_logged_as_well_as_shown() {
     let story = Story::new().await;
-    let config = "[publish]\nissue = false\n[analysis]\nwindow-months = \"twelve\"\n";
-    story.gh.seed(|m| {
-        let files = &mut m.repo_mut(REPO).files;
-        files.insert(".github/gitlore.toml".into(), config.into());
-    });
+    story.set_repo_config("[publish]\nissue = false\n[analysis]\nwindow-months = \"twelve\"\n");
     let logs = capture_logs();
     story.install().await;
     let logs = logs.text();
@@ -725,13 +659,7 @@ async fn a_config_problem_is_logged_as_well_as_shown() {
 async fn a_whole_history_window_backfills_old_and_closed_pull_requests() {
     // Reviewed three years ago, half on pull requests closed without merging.
     let story = Story::reviewed(3 * 365 * 24 * HOUR_MS, true).await;
-    story.gh.seed(|m| {
-        let files = &mut m.repo_mut(REPO).files;
-        files.insert(
-            ".github/gitlore.toml".into(),
-            "[analysis]\nwindow-months = 0\n".into(),
-        );
-    });
+    story.set_repo_config("[analysis]\nwindow-months = 0\n");
     story.install().await;
     let read = story.app.stored_comments(REPO);
     assert_eq!(read, 48, "every review comment of the 21 pull requests");
@@ -761,4 +689,46 @@ async fn a_push_to_the_default_branch_makes_the_scheduled_run_due() {
     story.push_default_branch().await;
     assert_eq!(story.scheduled_run().await, 1, "the push is a change");
     assert_eq!(story.scheduled_run().await, 0, "and counted once");
+}
+
+#[tokio::test]
+async fn a_pull_request_nothing_applies_to_gets_a_neutral_check_run_saying_so() {
+    let story = Story::installed().await;
+    let sha = story.open_pull_checked(&["docs/guide.md"]).await.1;
+    let run = story.check_run(&sha);
+    expect![[
+        r#"Nothing gitlore learned from past reviews touches the files this pull request changes."#
+    ]]
+    .assert_eq(&run.summary);
+    assert_eq!(run.conclusion, "neutral");
+}
+
+#[tokio::test]
+async fn a_readers_ticked_dismiss_box_is_ignored() {
+    let story = Story::installed().await;
+    let dismissed = story.active_findings()[0].id.clone();
+    story.tick_dismiss_box(&dismissed, "rita").await;
+    assert!(story.is_active(&dismissed));
+}
+
+#[tokio::test]
+async fn a_check_run_github_failed_to_create_is_created_once_later() {
+    let story = Story::installed().await;
+    story.fail_requests("POST", "/check-runs", 503, 4);
+    let (_, sha) = story.open_pull_checked(&[PATHS[0][0]]).await;
+    assert!(story.check_runs(&sha).is_empty());
+    story.advance(30_000);
+    story.run_jobs().await;
+    assert_eq!(story.check_runs(&sha).len(), 1, "one check run, not two");
+}
+
+#[tokio::test]
+async fn a_readers_press_on_the_refresh_button_does_nothing() {
+    let story = Story::installed().await;
+    let (_, sha) = story.open_pull_checked(&[PATHS[0][0]]).await;
+    story.review_25_more_an_hour_later().await;
+    let analysed = story.last_analysis_at();
+    story.press_refresh_button(&sha, "rita").await;
+    story.run_jobs().await;
+    assert_eq!(story.last_analysis_at(), analysed);
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 use crate::common::corpus::{THEMES, UNRELATED};
 use crate::common::pause::NoPause;
 use crate::common::{APP_ID, START_MS, TestApp};
-use crate::fake_github::{self, FakeGitHub, Role, Webhook};
+use crate::fake_github::{self, FakeGitHub, Fault, Role, Target, Webhook};
 use gitlore::clock::Clock;
 use gitlore::config::Secret;
 use gitlore::domain::markers;
@@ -214,6 +214,13 @@ impl Story {
         (number as i64, sha)
     }
 
+    /// [`Story::open_pull`], then the jobs run (its check run among them).
+    pub async fn open_pull_checked(&self, files: &[&str]) -> (i64, String) {
+        let opened = self.open_pull(files).await;
+        self.run_jobs().await;
+        opened
+    }
+
     /// A new commit is pushed to pull request `pr`; returns the new head.
     pub async fn push_to_pull(&self, pr: i64) -> String {
         let (sha, hook) = self.gh.act_push_to_pull(REPO, pr as u64);
@@ -266,6 +273,45 @@ impl Story {
             self.review(1, login, PATHS[0][0], 100 + i as u64, &body)
                 .await;
         }
+    }
+
+    /// An hour passes, then [`Story::review_25_more`].
+    pub async fn review_25_more_an_hour_later(&self) {
+        self.advance(HOUR_MS);
+        self.review_25_more().await;
+    }
+
+    /// `login` ticks finding `id`'s dismiss box in the findings issue, and the jobs run.
+    pub async fn tick_dismiss_box(&self, id: &str, login: &str) {
+        let issue = self.issue();
+        let unticked = format!("- [ ] Dismiss <!-- gitlore:dismiss {id} -->");
+        let ticked = unticked.replace("[ ]", "[x]");
+        assert!(issue.body.contains(&unticked), "the box is in the body");
+        let body = issue.body.replace(&unticked, &ticked);
+        self.edit_issue(issue.number, login, &body).await;
+        self.run_jobs().await;
+    }
+
+    /// Someone deletes the findings issue on GitHub; returns its number.
+    pub fn delete_issue_on_github(&self) -> u64 {
+        let number = self.issue().number;
+        self.gh.seed(|m| m.repo_mut(REPO).issues.remove(&number));
+        number
+    }
+
+    /// The repository's `.github/gitlore.toml` on GitHub becomes `text`.
+    pub fn set_repo_config(&self, text: &str) {
+        self.gh.seed(|m| {
+            let files = &mut m.repo_mut(REPO).files;
+            files.insert(".github/gitlore.toml".into(), text.to_string());
+        });
+    }
+
+    /// The next `times` requests `method path` (relative to `/repos/acme/widgets`) fail with
+    /// `status`.
+    pub fn fail_requests(&self, method: &str, path: &str, status: u16, times: usize) {
+        let target = Target::rest(method, &format!("/repos/{REPO}{path}"));
+        self.gh.inject(target, Fault::ServerError(status), times);
     }
 
     /// `login` comments `/gitlore refresh` on pull request `pr` (a fresh one changing the
@@ -420,6 +466,19 @@ impl Story {
 
     pub fn active_findings(&self) -> Vec<Finding> {
         findings::load(&self.app.db(), self.repo_id).unwrap().active
+    }
+
+    /// How many active findings touch a file under `prefix`.
+    pub fn findings_under(&self, prefix: &str) -> usize {
+        let touches = |f: &Finding| f.files.iter().any(|file| file.starts_with(prefix));
+        self.active_findings().iter().filter(|f| touches(f)).count()
+    }
+
+    /// Asserts the one findings issue is still `before`'s, with a new body.
+    pub fn assert_issue_edited(&self, before: &IssueSeen) {
+        let after = self.issue(); // never a second issue
+        assert_eq!(after.number, before.number, "the same issue");
+        assert_ne!(after.body, before.body, "the issue was edited");
     }
 
     /// Whether finding `id` is active.
