@@ -92,6 +92,31 @@ impl TestApp {
         self.send_as(&format!("delivery-{n}"), event, payload).await
     }
 
+    /// Sends [`review_comment`]`(action, id, body, updated_minutes)` as a
+    /// `pull_request_review_comment` delivery.
+    pub async fn send_review_comment(
+        &self,
+        action: &str,
+        id: i64,
+        body: &str,
+        updated_minutes: i64,
+    ) -> StatusCode {
+        let payload = review_comment(action, id, body, updated_minutes);
+        self.send("pull_request_review_comment", &payload).await
+    }
+
+    /// Sends [`conversation_comment`]`(action, id, body, login)` as an `issue_comment` delivery.
+    pub async fn send_conversation_comment(
+        &self,
+        action: &str,
+        id: i64,
+        body: &str,
+        login: &str,
+    ) -> StatusCode {
+        let payload = conversation_comment(action, id, body, login);
+        self.send("issue_comment", &payload).await
+    }
+
     /// Sends a correctly signed delivery with the given delivery id.
     pub async fn send_as(&self, delivery: &str, event: &str, payload: &Value) -> StatusCode {
         let body = serde_json::to_vec(payload).unwrap();
