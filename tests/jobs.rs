@@ -45,11 +45,8 @@ fn a_repository_runs_one_job_at_a_time_and_leases_expire() {
     assert_eq!((first.job, first.repo_id, first.attempts), expected);
     // Repo 1 is busy, so the next claim skips its check run for repo 2's job.
     assert_eq!(claim(&db, "w2", 100).unwrap().repo_id, Some(2));
-    let none = claim(&db, "w3", 100);
-    assert!(
-        none.is_none(),
-        "both repositories are busy; `later` is not due"
-    );
+    let busy = "both repositories are busy; `later` is not due";
+    assert!(claim(&db, "w3", 100).is_none(), "{busy}");
     // w1's lease expires: the same job is claimed again, with a second attempt.
     let again = claim(&db, "w3", 1_200).unwrap();
     assert_eq!((again.id, again.attempts), (first.id, 2));
@@ -58,16 +55,11 @@ fn a_repository_runs_one_job_at_a_time_and_leases_expire() {
 }
 
 #[test]
-fn retries_wait_failures_stay_and_finished_work_can_be_queued_again() {
+fn failed_work_can_be_queued_again_and_a_pending_job_is_left_alone() {
     let db = queue();
     enqueue(&db, 1, &analysis(AnalysisReason::Backfill), 0);
     let job = claim(&db, "w", 0).unwrap();
-    db.write(|tx| jobs::retry_later(tx, job.id, "GitHub answered 502", 500));
-    assert!(claim(&db, "w", 400).is_none());
-    let job = claim(&db, "w", 500).unwrap();
     db.write(|tx| jobs::fail(tx, job.id, "gave up"));
-    assert!(claim(&db, "w", 10_000).is_none());
-    assert_eq!(db.read(jobs::list)[0].state, "failed");
     // A deduplicated enqueue does nothing; enqueue_again re-arms it with the new fields.
     let schedule = analysis(AnalysisReason::Schedule);
     assert!(!enqueue(&db, 1, &schedule, 0));
@@ -120,4 +112,17 @@ fn a_row_that_does_not_read_fails_for_good_and_the_next_job_is_claimed() {
     let rows = db.read(jobs::list);
     assert_eq!(rows[0].state, "failed");
     assert_eq!(rows[0].kind, JobKind::CheckRun.as_str());
+}
+
+#[test]
+fn retries_wait_and_failures_stay() {
+    let db = queue();
+    enqueue(&db, 1, &analysis(AnalysisReason::Backfill), 0);
+    let job = claim(&db, "w", 0).unwrap();
+    db.write(|tx| jobs::retry_later(tx, job.id, "GitHub answered 502", 500));
+    assert!(claim(&db, "w", 400).is_none());
+    let job = claim(&db, "w", 500).unwrap();
+    db.write(|tx| jobs::fail(tx, job.id, "gave up"));
+    assert!(claim(&db, "w", 10_000).is_none());
+    assert_eq!(db.read(jobs::list)[0].state, "failed");
 }

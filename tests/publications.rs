@@ -99,7 +99,7 @@ fn the_refresh_cooldown_admits_one_refresh_per_window() {
 }
 
 #[test]
-fn published_issue_and_check_runs_round_trip() {
+fn a_published_issue_round_trips_and_can_be_forgotten() {
     let db = widgets();
     let issue_of_7 = || db.read(|conn| publications::findings_issue(conn, 7));
     assert_eq!(issue_of_7(), None);
@@ -113,14 +113,6 @@ fn published_issue_and_check_runs_round_trip() {
     assert_eq!(issue_of_7(), Some(issue));
     db.write(|tx| publications::forget_findings_issue(tx, 7));
     assert_eq!(issue_of_7(), None);
-    let run = PublishedCheckRun {
-        check_run_id: 31,
-        output_hash: "abc".into(),
-    };
-    db.write(|tx| publications::save_check_run(tx, 7, "deadbeef", 3, &run, 5));
-    let run_of = |sha: &str| db.read(|conn| publications::check_run(conn, 7, sha));
-    assert_eq!(run_of("deadbeef"), Some(run));
-    assert_eq!(run_of("other"), None);
 }
 
 #[test]
@@ -160,4 +152,17 @@ fn the_scheduler_queues_one_jittered_analysis_per_due_repository() {
     db.write(|tx| jobs::complete(tx, claimed.id));
     record_analysis(&db, now, 1);
     assert_eq!(tick(now + 1_000), 0, "just analysed");
+}
+
+#[test]
+fn a_published_check_run_round_trips_by_its_commit() {
+    let db = widgets();
+    let run = PublishedCheckRun {
+        check_run_id: 31,
+        output_hash: "abc".into(),
+    };
+    db.write(|tx| publications::save_check_run(tx, 7, "deadbeef", 3, &run, 5));
+    let run_of = |sha: &str| db.read(|conn| publications::check_run(conn, 7, sha));
+    assert_eq!(run_of("deadbeef"), Some(run));
+    assert_eq!(run_of("other"), None);
 }

@@ -27,16 +27,6 @@ async fn bad_signatures_are_refused_and_store_nothing() {
     assert_eq!(refused.await, StatusCode::UNAUTHORIZED);
     let unsigned = app.post_signed_as("ping", "c", None, body.clone());
     assert_eq!(unsigned.await, StatusCode::UNAUTHORIZED);
-    // Only the legacy SHA-1 header, even a correct one, is not enough.
-    let mut mac = Hmac::<sha1::Sha1>::new_from_slice(SECRET.as_bytes()).unwrap();
-    mac.update(&body);
-    let legacy = format!("sha1={}", hex::encode(mac.finalize().into_bytes()));
-    let only_legacy = [
-        ("x-github-event", "ping".to_string()),
-        ("x-github-delivery", "d".to_string()),
-        ("x-hub-signature", legacy),
-    ];
-    assert_eq!(app.post(&only_legacy, body).await, StatusCode::UNAUTHORIZED);
     assert_eq!(app.deliveries(), 0);
 }
 
@@ -46,7 +36,7 @@ async fn required_headers_and_size_limit() {
     let body = b"{}".to_vec();
     let sig = signature::sign(SECRET.as_bytes(), &body);
     let no_event = [
-        ("x-github-delivery", "x".to_string()),
+        ("x-github-delivery", "x".into()),
         ("x-hub-signature-256", sig.clone()),
     ];
     assert_eq!(
@@ -54,7 +44,7 @@ async fn required_headers_and_size_limit() {
         StatusCode::BAD_REQUEST
     );
     let no_delivery = [
-        ("x-github-event", "ping".to_string()),
+        ("x-github-event", "ping".into()),
         ("x-hub-signature-256", sig),
     ];
     assert_eq!(app.post(&no_delivery, body).await, StatusCode::BAD_REQUEST);
@@ -62,6 +52,24 @@ async fn required_headers_and_size_limit() {
     let too_big = app.post_signed_as("ping", "big", signed(&huge), huge).await;
     assert_eq!(too_big, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(app.deliveries(), 0);
+}
+
+/// Delivers `payload` as `event`, processes it, and returns the error it failed with.
+async fn failure_of(event: &str, body: Vec<u8>) -> String {
+    let app = TestApp::new();
+    let sent = app.post_signed_as(event, "bad", signed(&body), body).await;
+    assert_eq!(sent, StatusCode::ACCEPTED);
+    assert_eq!(app.drain().failed, 1);
+    let failed = deliveries::list_failed(&app.db()).unwrap();
+    assert_eq!(failed.len(), 1);
+    failed[0].last_error.clone().unwrap()
+}
+
+/// A review comment fixture with `field` (a JSON pointer) set to `value`.
+fn review_comment_with(field: &str, value: serde_json::Value) -> Vec<u8> {
+    let mut payload = fixture("pull_request_review_comment.created.1.json");
+    *payload.pointer_mut(field).unwrap() = value;
+    serde_json::to_vec(&payload).unwrap()
 }
 
 #[tokio::test]
@@ -102,36 +110,21 @@ async fn unknown_events_are_stored_acknowledged_and_ignored() {
 
 #[tokio::test]
 async fn malformed_payloads_fail_for_good_with_their_error() {
-    let app = TestApp::new();
     let event = "pull_request_review_comment";
-    let mut bad_time = fixture("pull_request_review_comment.created.1.json");
-    bad_time["comment"]["updated_at"] = json!("yesterday");
-    assert_eq!(
-        app.send_as("bad-time", event, &bad_time).await,
-        StatusCode::ACCEPTED
-    );
-    let not_json = b"{not json".to_vec();
-    let sent = app.post_signed_as("issue_comment", "bad-json", signed(&not_json), not_json);
-    assert_eq!(sent.await, StatusCode::ACCEPTED);
-    let mut dotted = fixture("pull_request_review_comment.created.1.json");
-    dotted["repository"]["full_name"] = json!("acme/..");
-    assert_eq!(
-        app.send_as("dot-dot", event, &dotted).await,
-        StatusCode::ACCEPTED
-    );
-    assert_eq!(app.drain().failed, 3);
-    let failed = deliveries::list_failed(&app.db()).unwrap();
-    let errors: Vec<_> = failed
-        .iter()
-        .map(|d| d.last_error.clone().unwrap())
-        .collect();
+    let bad_time = review_comment_with("/comment/updated_at", json!("yesterday"));
+    let error = failure_of(event, bad_time).await;
     assert!(
-        errors[0].contains("`yesterday` is not an RFC 3339 time"),
-        "{errors:?}"
+        error.contains("`yesterday` is not an RFC 3339 time"),
+        "{error}"
     );
-    let not_json = "not valid JSON for a `issue_comment` event";
-    assert!(errors[1].contains(not_json), "{errors:?}");
-    assert!(errors[2].contains("acme/.."), "{errors:?}");
+    let error = failure_of("issue_comment", b"{not json".to_vec()).await;
+    assert!(
+        error.contains("not valid JSON for a `issue_comment` event"),
+        "{error}"
+    );
+    let dotted = review_comment_with("/repository/full_name", json!("acme/.."));
+    let error = failure_of(event, dotted).await;
+    assert!(error.contains("acme/.."), "{error}");
 }
 
 #[tokio::test]
@@ -139,12 +132,12 @@ async fn metrics_count_by_state_and_name_no_repository() {
     let app = TestApp::new();
     let mut payload = fixture("pull_request_review_comment.created.0.json");
     payload["repository"]["full_name"] = json!("acme/secret-project");
-    let sent = app.send("pull_request_review_comment", &payload).await;
-    assert_eq!(sent, StatusCode::ACCEPTED);
-    assert_eq!(
-        app.send("ping", &json!({"zen": "hi"})).await,
-        StatusCode::ACCEPTED
+    assert!(
+        app.send("pull_request_review_comment", &payload)
+            .await
+            .is_success()
     );
+    assert!(app.send("ping", &json!({"zen": "hi"})).await.is_success());
     app.drain();
     let (status, content_type, text) = app.get("/metrics").await;
     assert_eq!(status, StatusCode::OK);
@@ -152,14 +145,14 @@ async fn metrics_count_by_state_and_name_no_repository() {
         content_type.starts_with("text/plain; version=0.0.4"),
         "{content_type}"
     );
-    for line in [
+    let gauges = [
         "# TYPE gitlore_deliveries gauge",
         "gitlore_deliveries{state=\"done\"} 2",
         "gitlore_comments{kind=\"inline\"} 1",
         "gitlore_repositories{state=\"live\"} 1",
-    ] {
-        assert!(text.contains(line), "{line} in {text}");
-    }
+    ];
+    let missing: Vec<_> = gauges.iter().filter(|g| !text.contains(*g)).collect();
+    assert!(missing.is_empty(), "{missing:?} not in {text}");
     assert!(
         !text.contains("secret-project") && !text.contains("acme"),
         "{text}"
@@ -169,26 +162,22 @@ async fn metrics_count_by_state_and_name_no_repository() {
 #[tokio::test]
 async fn uninstalling_deletes_the_installations_raw_bodies() {
     let app = TestApp::new();
-    let comment = fixture("pull_request_review_comment.created.1.json");
-    let mut other = comment.clone();
-    other["installation"]["id"] = json!(9);
-    other["comment"]["id"] = json!(424242);
-    for (id, payload) in [("ours", &comment), ("theirs", &other)] {
-        let sent = app.send_as(id, "pull_request_review_comment", payload);
-        assert_eq!(sent.await, StatusCode::ACCEPTED);
-    }
+    let ours = fixture("pull_request_review_comment.created.1.json");
+    let mut theirs = ours.clone();
+    theirs["installation"]["id"] = json!(9);
+    theirs["comment"]["id"] = json!(424242);
     let mut uninstall = fixture("installation.deleted.0.json");
-    uninstall["installation"]["id"] = comment["installation"]["id"].clone();
-    assert_eq!(
-        app.send_as("bye", "installation", &uninstall).await,
-        StatusCode::ACCEPTED
-    );
-    app.drain();
+    uninstall["installation"]["id"] = ours["installation"]["id"].clone();
+    app.send_as("ours", "pull_request_review_comment", &ours)
+        .await;
+    app.send_as("theirs", "pull_request_review_comment", &theirs)
+        .await;
+    app.send_as("bye", "installation", &uninstall).await;
+    assert_eq!(app.drain().done, 3);
     // Which raw bodies remain: no store function reads them back.
     let body_of = |id: &str| {
-        app.count(&format!(
-            "SELECT count(*) FROM delivery_bodies JOIN deliveries USING (seq) WHERE id = '{id}'"
-        ))
+        let sql = "SELECT count(*) FROM delivery_bodies JOIN deliveries USING (seq) WHERE id = ";
+        app.count(&format!("{sql}'{id}'"))
     };
     assert_eq!((body_of("ours"), body_of("bye")), (0, 0));
     assert_eq!(body_of("theirs"), 1, "another installation's body stays");
@@ -207,4 +196,20 @@ async fn healthz_fails_naming_a_part_that_stopped() {
     let (status, _, body) = app.get("/healthz").await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
     assert!(body.contains("delivery worker"), "{body}");
+}
+
+#[tokio::test]
+async fn a_correct_legacy_sha1_signature_alone_is_refused() {
+    let app = TestApp::new();
+    let body = serde_json::to_vec(&fixture("ping.none.0.json")).unwrap();
+    let mut mac = Hmac::<sha1::Sha1>::new_from_slice(SECRET.as_bytes()).unwrap();
+    mac.update(&body);
+    let legacy = format!("sha1={}", hex::encode(mac.finalize().into_bytes()));
+    let only_legacy = [
+        ("x-github-event", "ping".to_string()),
+        ("x-github-delivery", "d".to_string()),
+        ("x-hub-signature", legacy),
+    ];
+    assert_eq!(app.post(&only_legacy, body).await, StatusCode::UNAUTHORIZED);
+    assert_eq!(app.deliveries(), 0);
 }

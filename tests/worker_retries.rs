@@ -3,8 +3,6 @@
 
 mod common;
 
-use std::sync::Arc;
-
 use common::{TestApp, review_comment};
 use gitlore::clock::Clock;
 use gitlore::domain::CommentKind;
@@ -46,8 +44,20 @@ async fn send_comment(app: &TestApp, delivery: &str, id: i64, body: &str) {
 #[tokio::test]
 async fn failures_back_off_then_fail_for_good_with_the_error() {
     let app = app_with_three_attempts();
-    let writer = break_comment_inserts(&app);
+    let _broken = break_comment_inserts(&app);
     send_comment(&app, "d1", 1, "Needs a lock here.").await;
+    fail_three_times(&app);
+    let failed = deliveries::list_failed(&app.db()).unwrap();
+    assert_eq!((failed[0].id.as_str(), failed[0].attempts), ("d1", 3));
+    let error = failed[0].last_error.as_deref().unwrap();
+    assert!(error.contains("disk on fire"), "{error}");
+    assert_eq!(comments_stored(&app), 0, "effects rolled back");
+    let repos = repos::live_repo_ids(&app.db()).unwrap();
+    assert!(repos.is_empty(), "all of the delivery's effects: {repos:?}");
+}
+
+/// Drains through the three attempts of a delivery that keeps failing, checking the backoff.
+fn fail_three_times(app: &TestApp) {
     assert_eq!(app.drain().retried, 1);
     assert_eq!(app.drain().total(), 0, "not due before its backoff");
     app.clock.advance_ms(999);
@@ -58,22 +68,6 @@ async fn failures_back_off_then_fail_for_good_with_the_error() {
     assert_eq!(app.drain().total(), 0, "third attempt waits 4 s");
     app.clock.advance_ms(1);
     assert_eq!(app.drain().failed, 1);
-    let failed = deliveries::list_failed(&app.db()).unwrap();
-    assert_eq!((failed[0].id.as_str(), failed[0].attempts), ("d1", 3));
-    let error = failed[0].last_error.as_deref().unwrap();
-    assert!(error.contains("disk on fire"), "{error}");
-    assert_eq!(comments_stored(&app), 0, "effects rolled back");
-    let repos = repos::live_repo_ids(&app.db()).unwrap();
-    assert!(repos.is_empty(), "all of the delivery's effects: {repos:?}");
-    // Fixed, then retried by an operator: processed once.
-    writer.execute_batch("DROP TRIGGER broken;").unwrap();
-    let now = app.clock.now_ms();
-    let requeued = app.store.write(|tx| deliveries::retry_failed(tx, &[], now));
-    assert_eq!(requeued.unwrap(), 1);
-    assert_eq!(app.drain().done, 1);
-    assert_eq!(comments_stored(&app), 1);
-    let state = deliveries::state_of(&app.db(), "d1").unwrap();
-    assert_eq!(state.as_deref(), Some("done"));
 }
 
 #[tokio::test]
@@ -94,20 +88,21 @@ async fn an_expired_lease_is_taken_over() {
     send_comment(&app, "d1", 1, "Off by one in the loop bound.").await;
     // A worker claims the delivery, then its process dies before processing it.
     let now = app.clock.now_ms();
-    let claim =
-        |tx: &mut rusqlite::Transaction<'_>| deliveries::claim(tx, "dead-worker", now, 30_000, 10);
-    let claimed = app.store.write(claim).unwrap();
+    let claimed = app
+        .store
+        .write(|tx| deliveries::claim(tx, "dead", now, 30_000, 10));
+    let claimed = claimed.unwrap();
     assert_eq!(claimed.len(), 1);
+    let seq = claimed[0].seq;
     assert_eq!(app.drain().total(), 0, "leased to the dead worker");
     app.clock.advance_ms(30_000);
     assert_eq!(app.drain().done, 1);
     // The attempts no store function reads back.
     assert_eq!(app.count("SELECT attempts FROM deliveries"), 2);
     // The dead worker cannot complete it afterwards.
-    let seq = claimed[0].seq;
     let late = app
         .store
-        .write(|tx| deliveries::complete(tx, seq, "dead-worker", false, "late", now));
+        .write(|tx| deliveries::complete(tx, seq, "dead", false, "late", now));
     assert!(!late.unwrap());
 }
 
@@ -123,18 +118,18 @@ async fn two_workers_never_process_the_same_delivery() {
     };
     let rules = NoiseRules::new(None, None, &[]);
     let worker = || {
-        Arc::new(Worker::new(
+        Worker::new(
             app.store.clone(),
             app.clock.clone(),
             rules.clone(),
             small.clone(),
-        ))
+        )
     };
     let (a, b) = (worker(), worker());
     let ha = std::thread::spawn(move || a.drain().unwrap());
     let hb = std::thread::spawn(move || b.drain().unwrap());
-    let (sa, sb) = (ha.join().unwrap(), hb.join().unwrap());
-    assert_eq!(sa.done + sb.done, 300);
+    let done = ha.join().unwrap().done + hb.join().unwrap().done;
+    assert_eq!(done, 300);
     let once = "SELECT count(*) FROM deliveries WHERE attempts = 1 AND state = 'done'";
     assert_eq!(
         app.count(once),
@@ -159,10 +154,28 @@ async fn old_processed_deliveries_are_pruned_failed_ones_kept() {
     assert_eq!(prune(), 0, "too recent");
     app.clock.advance_ms(2 * day);
     assert_eq!(prune(), 1);
-    assert_eq!(deliveries::state_of(&app.db(), "ok").unwrap(), None);
-    let bad = deliveries::state_of(&app.db(), "bad").unwrap();
-    assert_eq!(bad.as_deref(), Some("failed"));
+    let state_of = |id| deliveries::state_of(&app.db(), id).unwrap();
+    assert_eq!(
+        (state_of("ok"), state_of("bad").as_deref()),
+        (None, Some("failed"))
+    );
     // The raw bodies no store function counts.
     assert_eq!(app.count("SELECT count(*) FROM delivery_bodies"), 1);
     assert_eq!(comments_stored(&app), 1, "the comment stays");
+}
+
+#[tokio::test]
+async fn a_failed_delivery_retried_by_an_operator_is_processed_once() {
+    let app = app_with_three_attempts();
+    let broken = break_comment_inserts(&app);
+    send_comment(&app, "d1", 1, "Needs a lock here.").await;
+    fail_three_times(&app);
+    broken.execute_batch("DROP TRIGGER broken;").unwrap(); // fixed
+    let now = app.clock.now_ms();
+    let requeued = app.store.write(|tx| deliveries::retry_failed(tx, &[], now));
+    assert_eq!(requeued.unwrap(), 1);
+    assert_eq!(app.drain().done, 1);
+    assert_eq!(comments_stored(&app), 1);
+    let state = deliveries::state_of(&app.db(), "d1").unwrap();
+    assert_eq!(state.as_deref(), Some("done"));
 }
