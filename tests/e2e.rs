@@ -15,6 +15,7 @@ use expect_test::expect;
 use fake_github::{Fault, Target};
 
 use common::START_MS;
+use common::corpus::THEMES;
 use common::logs::capture_logs;
 use common::snapshot::{line_containing, numbers_as_n};
 use gitlore::analysis::Outcome;
@@ -731,4 +732,24 @@ async fn a_readers_press_on_the_refresh_button_does_nothing() {
     story.press_refresh_button(&sha, "rita").await;
     story.run_jobs().await;
     assert_eq!(story.last_analysis_at(), analysed);
+}
+
+#[tokio::test]
+async fn a_mention_quoted_from_a_review_pings_nobody() {
+    let story = Story::installed().await;
+    story.advance(HOUR_MS);
+    for i in 0..25 {
+        let body = format!("@erin {} (again, {i})", THEMES[0][i % 8]);
+        let line = 100 + i as u64;
+        story
+            .review(1, ["alice", "bob"][i % 2], PATHS[0][0], line, &body)
+            .await;
+    }
+    assert_eq!(story.scheduled_run().await, 1);
+    let body = story.issue_body();
+    assert!(
+        body.contains("(again, "),
+        "the new comments are quoted: {body}"
+    );
+    assert!(!body.contains("@erin"), "{body}");
 }
