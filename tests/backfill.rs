@@ -11,7 +11,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use fake_github::{FakeGitHub, Fault, Model, Target, Webhook};
+use fake_github::webhooks::Webhook;
+use fake_github::{FakeGitHub, Fault, Model, Target};
 use rusqlite::types::Value as SqlValue;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::task::JoinHandle;
@@ -819,12 +820,11 @@ const ROWS_OF: &[(&str, Option<&str>)] = &[
     ("llm_spend", None),
 ];
 
+/// Rows per table: the total, and those of one (repository, installation).
+type TableCounts = BTreeMap<String, (i64, i64)>;
+
 /// Rows per table: the total, and those of (repository, installation).
-fn table_counts(
-    conn: &rusqlite::Connection,
-    repo_id: i64,
-    installation: i64,
-) -> BTreeMap<String, (i64, i64)> {
+fn table_counts(conn: &rusqlite::Connection, repo_id: i64, installation: i64) -> TableCounts {
     let tables: Vec<String> = conn
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         .unwrap()
@@ -877,8 +877,8 @@ fn save_a_theme(store: &Store, repo_id: i64, id: &str) {
 /// Asserts the uninstall took every row of the uninstalled (repository, installation) in
 /// `before`/`after` and only those, and left the other's rows in `other_before`/`other_after`.
 fn assert_only_its_rows_went(
-    (before, after): (&BTreeMap<String, (i64, i64)>, &BTreeMap<String, (i64, i64)>),
-    (other_before, other_after): (&BTreeMap<String, (i64, i64)>, &BTreeMap<String, (i64, i64)>),
+    (before, after): (&TableCounts, &TableCounts),
+    (other_before, other_after): (&TableCounts, &TableCounts),
 ) {
     for (table, (total_before, mine_before)) in before {
         let (total_after, mine_after) = after[table];

@@ -54,7 +54,6 @@ pub use faults::{Fault, Target};
 pub use log::LoggedRequest;
 #[allow(unused_imports)] // each test binary uses a different part of the fake
 pub use model::{ManifestConversion, Model, Role};
-pub use webhooks::Webhook;
 
 use ratelimit::{Payer, RateLimits};
 use server::{Shared, Urls, lock};

@@ -36,7 +36,7 @@ impl FakeGitHub {
                         .repos
                         .contains(&super::model::repo_key(&r.full_name()))
                 })
-                .map(|r| short_repo(r))
+                .map(short_repo)
                 .collect();
             let account = json::user(
                 urls,
