@@ -248,19 +248,16 @@ async fn commands_are_recorded_once_and_only_from_people() {
 #[tokio::test]
 async fn bots_and_own_comments_are_stored_as_noise() {
     let app = TestApp::new();
-    app.send_conversation_comment("created", 1, "Coverage decreased by 2%", "codecov[bot]")
-        .await;
-    app.send_conversation_comment("created", 2, "## gitlore findings", "gitlore[bot]")
-        .await;
-    app.send_conversation_comment("created", 3, "Thanks!", "alice")
-        .await;
-    app.send_conversation_comment(
-        "created",
-        4,
-        "The retry loop never gives up; cap it.",
-        "alice",
-    )
-    .await;
+    let comments = [
+        ("Coverage decreased by 2%", "codecov[bot]"),
+        ("## gitlore findings", "gitlore[bot]"),
+        ("Thanks!", "alice"),
+        ("The retry loop never gives up; cap it.", "alice"),
+    ];
+    for (id, (body, login)) in (1..).zip(comments) {
+        app.send_conversation_comment("created", id, body, login)
+            .await;
+    }
     app.drain();
     let stored = comments::list_for_repo(&app.db(), "codertocat/hello-world").unwrap();
     let noise: Vec<Option<String>> = stored.into_iter().map(|c| c.noise).collect();

@@ -31,7 +31,7 @@ async fn bad_signatures_are_refused_and_store_nothing() {
 }
 
 #[tokio::test]
-async fn required_headers_and_size_limit() {
+async fn a_delivery_without_its_event_or_id_is_refused() {
     let app = TestApp::new();
     let body = b"{}".to_vec();
     let sig = signature::sign(SECRET.as_bytes(), &body);
@@ -39,18 +39,13 @@ async fn required_headers_and_size_limit() {
         ("x-github-delivery", "x".into()),
         ("x-hub-signature-256", sig.clone()),
     ];
-    assert_eq!(
-        app.post(&no_event, body.clone()).await,
-        StatusCode::BAD_REQUEST
-    );
+    let refused = app.post(&no_event, body.clone()).await;
+    assert_eq!(refused, StatusCode::BAD_REQUEST);
     let no_delivery = [
         ("x-github-event", "ping".into()),
         ("x-hub-signature-256", sig),
     ];
     assert_eq!(app.post(&no_delivery, body).await, StatusCode::BAD_REQUEST);
-    let huge = vec![b' '; gitlore::server::MAX_BODY_BYTES + 1];
-    let too_big = app.post_signed_as("ping", "big", signed(&huge), huge).await;
-    assert_eq!(too_big, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(app.deliveries(), 0);
 }
 
@@ -168,17 +163,14 @@ async fn uninstalling_deletes_the_installations_raw_bodies() {
     theirs["comment"]["id"] = json!(424242);
     let mut uninstall = fixture("installation.deleted.0.json");
     uninstall["installation"]["id"] = ours["installation"]["id"].clone();
-    app.send_as("ours", "pull_request_review_comment", &ours)
-        .await;
-    app.send_as("theirs", "pull_request_review_comment", &theirs)
-        .await;
+    let event = "pull_request_review_comment";
+    app.send_as("ours", event, &ours).await;
+    app.send_as("theirs", event, &theirs).await;
     app.send_as("bye", "installation", &uninstall).await;
     assert_eq!(app.drain().done, 3);
     // Which raw bodies remain: no store function reads them back.
-    let body_of = |id: &str| {
-        let sql = "SELECT count(*) FROM delivery_bodies JOIN deliveries USING (seq) WHERE id = ";
-        app.count(&format!("{sql}'{id}'"))
-    };
+    let sql = "SELECT count(*) FROM delivery_bodies JOIN deliveries USING (seq) WHERE id = ";
+    let body_of = |id: &str| app.count(&format!("{sql}'{id}'"));
     assert_eq!((body_of("ours"), body_of("bye")), (0, 0));
     assert_eq!(body_of("theirs"), 1, "another installation's body stays");
 }
@@ -211,5 +203,14 @@ async fn a_correct_legacy_sha1_signature_alone_is_refused() {
         ("x-hub-signature", legacy),
     ];
     assert_eq!(app.post(&only_legacy, body).await, StatusCode::UNAUTHORIZED);
+    assert_eq!(app.deliveries(), 0);
+}
+
+#[tokio::test]
+async fn a_body_over_the_size_limit_is_refused() {
+    let app = TestApp::new();
+    let huge = vec![b' '; gitlore::server::MAX_BODY_BYTES + 1];
+    let too_big = app.post_signed_as("ping", "big", signed(&huge), huge).await;
+    assert_eq!(too_big, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(app.deliveries(), 0);
 }
