@@ -122,16 +122,9 @@ async fn a_writer_refreshes_issue_and_check_run_with_reactions() {
     story.assert_issue_edited(&before);
     story.check_run(&sha); // one check run, updated
     let updates = story.count_under("PATCH", "/check-runs/");
-    assert_eq!(
-        updates, 1,
-        "the check run was updated with the new evidence"
-    );
+    assert_eq!(updates, 1, "updated with the new evidence");
     story.assert_annotated_once_each(&sha);
-    let replies = story.replies(pr);
-    assert!(
-        replies.is_empty(),
-        "no reply to a refresh that ran: {replies:#?}"
-    );
+    story.assert_no_replies(pr); // to a refresh that ran
 }
 
 #[tokio::test]
@@ -438,7 +431,7 @@ async fn the_check_runs_refresh_button_refreshes_quietly() {
     story.assert_issue_edited(&before);
     story.check_run(&sha);
     assert_eq!(story.count_under("PATCH", "/check-runs/"), 1);
-    assert!(story.replies(pr).is_empty());
+    story.assert_no_replies(pr);
     let reactions = story.count_under("POST", "/issues/comments/");
     assert_eq!(reactions, 0, "no reaction");
 }
@@ -454,8 +447,7 @@ async fn with_three_pins_taken_the_issue_goes_on_unpinned() {
     });
     story.install().await;
     assert!(!story.issue().pinned, "not pinned");
-    let jobs = story.jobs();
-    assert!(jobs.iter().all(|j| j.state == "done"), "{jobs:#?}");
+    story.assert_all_jobs_done();
     assert!(!story.known_issue().pinned);
 }
 
@@ -607,20 +599,13 @@ async fn a_repo_config_that_is_not_utf8_is_shown_with_the_defaults_at_once() {
         .encode_utf16()
         .flat_map(u16::to_le_bytes)
         .collect();
-    story.gh.seed(|m| {
-        let files = &mut m.repo_mut(REPO).binary_files;
-        files.insert(".github/gitlore.toml".into(), utf16);
-    });
+    story.set_repo_config_bytes(utf16);
     let logs = capture_logs();
     story.install().await; // the backfill, then the analysis: no retry
     let body = story.issue_body();
     let problem = body.contains("**Config problem:**") && body.contains("UTF-8");
     assert!(problem, "{body}");
-    assert!(
-        story.jobs().iter().all(|j| j.state == "done"),
-        "{:#?}",
-        story.jobs()
-    );
+    story.assert_all_jobs_done();
     assert!(logs.text().contains("UTF-8"), "{}", logs.text());
 }
 

@@ -88,10 +88,7 @@ async fn an_expired_lease_is_taken_over() {
     send_comment(&app, "d1", 1, "Off by one in the loop bound.").await;
     // A worker claims the delivery, then its process dies before processing it.
     let now = app.clock.now_ms();
-    let claimed = app
-        .store
-        .write(|tx| deliveries::claim(tx, "dead", now, 30_000, 10));
-    let claimed = claimed.unwrap();
+    let claimed = app.write(|tx| deliveries::claim(tx, "dead", now, 30_000, 10));
     assert_eq!(claimed.len(), 1);
     let seq = claimed[0].seq;
     assert_eq!(app.drain().total(), 0, "leased to the dead worker");
@@ -100,10 +97,8 @@ async fn an_expired_lease_is_taken_over() {
     // The attempts no store function reads back.
     assert_eq!(app.count("SELECT attempts FROM deliveries"), 2);
     // The dead worker cannot complete it afterwards.
-    let late = app
-        .store
-        .write(|tx| deliveries::complete(tx, seq, "dead", false, "late", now));
-    assert!(!late.unwrap());
+    let late = app.write(|tx| deliveries::complete(tx, seq, "dead", false, "late", now));
+    assert!(!late);
 }
 
 #[tokio::test]
@@ -142,23 +137,21 @@ async fn two_workers_never_process_the_same_delivery() {
 async fn old_processed_deliveries_are_pruned_failed_ones_kept() {
     let app = app_with_three_attempts();
     send_comment(&app, "ok", 1, "Leak on the error path.").await;
-    app.send_as("bad", EVENT, &serde_json::json!({ "action": "created" }))
-        .await;
+    let broken = serde_json::json!({ "action": "created" });
+    app.send_as("bad", EVENT, &broken).await;
     app.drain();
     let day = 86_400_000;
     let prune = || {
         let cutoff = app.clock.now_ms() - 14 * day;
-        app.store.write(|tx| deliveries::prune(tx, cutoff)).unwrap()
+        app.write(|tx| deliveries::prune(tx, cutoff))
     };
     app.clock.advance_ms(13 * day);
     assert_eq!(prune(), 0, "too recent");
     app.clock.advance_ms(2 * day);
     assert_eq!(prune(), 1);
     let state_of = |id| deliveries::state_of(&app.db(), id).unwrap();
-    assert_eq!(
-        (state_of("ok"), state_of("bad").as_deref()),
-        (None, Some("failed"))
-    );
+    assert_eq!(state_of("ok"), None);
+    assert_eq!(state_of("bad").as_deref(), Some("failed"));
     // The raw bodies no store function counts.
     assert_eq!(app.count("SELECT count(*) FROM delivery_bodies"), 1);
     assert_eq!(comments_stored(&app), 1, "the comment stays");
@@ -172,8 +165,8 @@ async fn a_failed_delivery_retried_by_an_operator_is_processed_once() {
     fail_three_times(&app);
     broken.execute_batch("DROP TRIGGER broken;").unwrap(); // fixed
     let now = app.clock.now_ms();
-    let requeued = app.store.write(|tx| deliveries::retry_failed(tx, &[], now));
-    assert_eq!(requeued.unwrap(), 1);
+    let requeued = app.write(|tx| deliveries::retry_failed(tx, &[], now));
+    assert_eq!(requeued, 1);
     assert_eq!(app.drain().done, 1);
     assert_eq!(comments_stored(&app), 1);
     let state = deliveries::state_of(&app.db(), "d1").unwrap();

@@ -192,6 +192,14 @@ impl TestApp {
         self.worker.drain().unwrap()
     }
 
+    /// Runs `f` in a write transaction of the store, unwrapped.
+    pub fn write<T>(
+        &self,
+        f: impl FnOnce(&mut rusqlite::Transaction<'_>) -> anyhow::Result<T>,
+    ) -> T {
+        self.store.write(f).unwrap()
+    }
+
     pub fn db(&self) -> rusqlite::Connection {
         self.store.reader().unwrap()
     }

@@ -308,6 +308,14 @@ impl Story {
         });
     }
 
+    /// The repository's `.github/gitlore.toml` on GitHub becomes these bytes (not UTF-8 text).
+    pub fn set_repo_config_bytes(&self, bytes: Vec<u8>) {
+        self.gh.seed(|m| {
+            let files = &mut m.repo_mut(REPO).binary_files;
+            files.insert(".github/gitlore.toml".into(), bytes);
+        });
+    }
+
     /// The next `times` requests `method path` (relative to `/repos/acme/widgets`) fail with
     /// `status`.
     pub fn fail_requests(&self, method: &str, path: &str, status: u16, times: usize) {
@@ -490,6 +498,18 @@ impl Story {
     /// The jobs' rows, oldest first.
     pub fn jobs(&self) -> Vec<jobs::JobRow> {
         jobs::list(&self.app.db()).unwrap()
+    }
+
+    /// Asserts every job ran to its end (none waits for a retry, none failed).
+    pub fn assert_all_jobs_done(&self) {
+        let jobs = self.jobs();
+        assert!(jobs.iter().all(|j| j.state == "done"), "{jobs:#?}");
+    }
+
+    /// Asserts the bot wrote no reply on pull request `pr`.
+    pub fn assert_no_replies(&self, pr: i64) {
+        let replies = self.replies(pr);
+        assert!(replies.is_empty(), "no reply: {replies:#?}");
     }
 
     /// The stored findings issue.
