@@ -1,5 +1,8 @@
 //! A test harness: the real router, ingress writer, store and worker over a temp database, with
-//! webhooks signed as GitHub signs them and payloads built from real fixtures.
+//! webhooks signed as GitHub signs them and payloads built from real fixtures ([`TestApp`]).
+//! `story.rs` builds the end-to-end stories on it with the fake GitHub (declared by the test
+//! file, as it needs `mod fake_github`); `store.rs` is a bare store, `snapshot.rs` helps inline
+//! snapshots, `pause.rs` and `logs.rs` stand in for sleeping and logging.
 #![allow(dead_code)] // each test file uses a different part of the harness
 
 pub mod cli;
