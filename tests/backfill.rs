@@ -2,6 +2,7 @@
 //! window recovered with nested pagination and a request count near one per 25 PRs, rows
 //! identical to the webhooks', resumption after an aborted run, webhooks during the backfill,
 //! faults, a personal token, uninstall purging every row, and the `gitlore backfill` command.
+//! Each test is a short story on a [`Scene`]: a seeded fake, an app, and a backfiller.
 
 mod common;
 mod fake_github;
@@ -10,46 +11,120 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use fake_github::webhooks::Webhook;
 use fake_github::{FakeGitHub, Fault, Model, Target};
 use rusqlite::types::Value as SqlValue;
-use serde_json::{Value, json};
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::task::JoinHandle;
 
 use common::pause::Recorder;
 use common::{APP_ID, TestApp};
 use gitlore::clock::ManualClock;
+use gitlore::domain::CommentKind::{Conversation, Inline};
 use gitlore::domain::RepoName;
 use gitlore::domain::Secret;
 use gitlore::github::auth::AppKey;
-use gitlore::github::backfill::{BackfillRequest, Backfiller, Progress};
+use gitlore::github::backfill::{BackfillRequest, Backfiller, Progress, Summary};
 use gitlore::github::client::{As, GitHub};
 use gitlore::knowledge::filter::NoiseRules;
-use gitlore::store::backfills::{self, BackfillStatus};
+use gitlore::store::backfills::{self, BackfillState, BackfillStatus};
 use gitlore::store::themes::{self, SavedTheme};
-use gitlore::store::{Store, comments};
+use gitlore::store::{Store, comments, deliveries, jobs};
 
 const REPO: &str = "acme/widgets";
 const OTHER: &str = "other/thing";
 const MINUTE_MS: i64 = 60_000;
 const DAY_MS: i64 = 24 * 60 * MINUTE_MS;
 
-async fn fake() -> FakeGitHub {
-    let gh = FakeGitHub::start().await;
-    gh.with_test_app(APP_ID, "gitlore");
-    gh.seed(|m| {
-        m.add_installation(7, "acme", &[REPO]);
-        m.add_installation(8, "other", &[OTHER]);
-    });
-    gh
+/// A fake GitHub with `acme/widgets` (installation 7) and `other/thing` (8), seeded; an app
+/// with its own database; and a backfiller writing into that database through the fake.
+struct Scene {
+    gh: FakeGitHub,
+    app: TestApp,
+    backfiller: Backfiller,
+    /// The waits the backfiller's client asked for.
+    pauses: Arc<Recorder>,
 }
 
-fn clock_and_pauses(gh: &FakeGitHub) -> (Arc<ManualClock>, Arc<Recorder>) {
-    let clock = Arc::new(ManualClock::new(gh.now_ms()));
-    let pauses = Arc::new(Recorder::new(clock.clone()));
-    (clock, pauses)
+impl Scene {
+    async fn new(seed: impl FnOnce(&mut Model)) -> Scene {
+        let gh = FakeGitHub::start().await;
+        gh.with_test_app(APP_ID, "gitlore");
+        gh.seed(|m| {
+            m.add_installation(7, "acme", &[REPO]);
+            m.add_installation(8, "other", &[OTHER]);
+            seed(m);
+        });
+        let app = TestApp::new();
+        let (backfiller, pauses) = backfiller(&gh, app.store.clone());
+        Scene {
+            gh,
+            app,
+            backfiller,
+            pauses,
+        }
+    }
+
+    /// Backfills `acme/widgets` as installation 7.
+    async fn backfill(&self) -> Summary {
+        self.backfiller
+            .run(&request(REPO, 7), |_| {})
+            .await
+            .unwrap()
+    }
+
+    /// Starts backfilling `acme/widgets` in the background; its progress arrives page by page.
+    fn spawn(
+        &self,
+    ) -> (
+        JoinHandle<anyhow::Result<Summary>>,
+        UnboundedReceiver<Progress>,
+    ) {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+        let backfiller = self.backfiller.clone();
+        let task = tokio::spawn(async move {
+            let report = move |p: &Progress| {
+                let _ = tx.send(p.clone());
+            };
+            backfiller.run(&request(REPO, 7), report).await
+        });
+        (task, rx)
+    }
+
+    /// Delivers a webhook to the app and applies it.
+    async fn deliver(&self, hook: Webhook) {
+        let status = self.app.send(hook.event, &hook.payload).await;
+        assert!(status.is_success(), "{} answered {status}", hook.event);
+        self.app.drain();
+    }
+
+    /// The stored backfill of `acme/widgets`.
+    fn state(&self) -> BackfillState {
+        let conn = self.app.store.reader().unwrap();
+        backfills::find_by_name(&conn, REPO).unwrap().unwrap()
+    }
+
+    /// What the fake says must be recovered: the comments and each inline one's resolution.
+    fn seeded(&self) -> (BTreeSet<Key>, BTreeMap<i64, bool>) {
+        self.gh.inspect(|m| seeded(m, REPO))
+    }
+
+    /// Asserts the store holds exactly the seeded comments, one row each, with their threads'
+    /// resolution; returns how many.
+    fn assert_all_recovered(&self) -> usize {
+        let (want, want_resolved) = self.seeded();
+        let (got, got_resolved, rows) = stored(&self.app.store, REPO);
+        assert_eq!(got.difference(&want).count(), 0, "nothing outside the seed");
+        assert_eq!(want.difference(&got).count(), 0, "nothing missing");
+        assert_eq!(rows, want.len(), "one row per comment");
+        assert_eq!(got_resolved, want_resolved, "thread resolution");
+        want.len()
+    }
 }
 
 fn backfiller(gh: &FakeGitHub, store: Arc<Store>) -> (Backfiller, Arc<Recorder>) {
-    let (clock, pauses) = clock_and_pauses(gh);
+    let clock = Arc::new(ManualClock::new(gh.now_ms()));
+    let pauses = Arc::new(Recorder::new(clock.clone()));
     let key = AppKey::new(APP_ID, &Secret::new(fake_github::test_private_key_pem())).unwrap();
     let client = GitHub::new(&gh.base_url(), key, clock.clone(), pauses.clone()).unwrap();
     let backfiller = Backfiller {
@@ -292,40 +367,21 @@ fn stored(store: &Store, repo: &str) -> (BTreeSet<Key>, BTreeMap<i64, bool>, usi
 
 #[tokio::test]
 async fn recovers_every_comment_of_the_window_with_few_requests() {
-    let gh = fake().await;
-    gh.seed(seed_history);
-    let app = TestApp::new();
-    let (backfiller, _) = backfiller(&gh, app.store.clone());
-    let pages_seen = Arc::new(Mutex::new(Vec::<Progress>::new()));
+    let scene = Scene::new(seed_history).await;
+    let pages_seen = Arc::new(Mutex::new(0));
     let seen = pages_seen.clone();
-    let summary = backfiller
-        .run(&request(REPO, 7), move |p| {
-            seen.lock().unwrap().push(p.clone())
-        })
+    let on_page = move |_: &Progress| *seen.lock().unwrap() += 1;
+    let summary = scene
+        .backfiller
+        .run(&request(REPO, 7), on_page)
         .await
         .unwrap();
-
-    let (want, want_resolved) = gh.inspect(|m| seeded(m, REPO));
-    let (got, got_resolved, rows) = stored(&app.store, REPO);
-    assert_eq!(got.difference(&want).count(), 0, "nothing outside the seed");
-    assert_eq!(want.difference(&got).count(), 0, "nothing missing");
-    assert_eq!(rows, want.len(), "one row per comment");
-    assert_eq!(got_resolved, want_resolved, "thread resolution");
-    assert!(want.len() > 1500, "the seed is as large as intended");
-
-    let (pages, nested) = gh.inspect(|m| expected_requests(m, REPO));
-    let operations = gh.graphql_operations();
-    let nested_seen = operations
-        .iter()
-        .filter(|op| *op != "BackfillPullRequests")
-        .count();
-    println!(
-        "backfill of 120 PRs ({} comments): {} GraphQL requests = {} pull-request pages + {} nested pages",
-        want.len(),
-        operations.len(),
-        operations.len() - nested_seen,
-        nested_seen
-    );
+    let recovered = scene.assert_all_recovered();
+    assert!(recovered > 1500, "the seed is as large as intended");
+    let (pages, nested) = scene.gh.inspect(|m| expected_requests(m, REPO));
+    let operations = scene.gh.graphql_operations();
+    let nested_seen = operations.iter().filter(|op| *op != "BackfillPullRequests");
+    let nested_seen = nested_seen.count();
     assert_eq!(
         (operations.len() - nested_seen, nested_seen),
         (pages, nested)
@@ -333,7 +389,7 @@ async fn recovers_every_comment_of_the_window_with_few_requests() {
     assert_eq!(
         (pages, nested),
         (5, 7),
-        "one page per 25 PRs, nested pages only where needed"
+        "one page per 25 PRs, nested pages where needed"
     );
     assert_eq!(summary.progress.requests, operations.len() as u64);
     assert_eq!(
@@ -341,217 +397,104 @@ async fn recovers_every_comment_of_the_window_with_few_requests() {
         "120 merged, 1 closed unmerged"
     );
     assert!(summary.progress.rate_limit_remaining.is_some());
-    assert_eq!(
-        pages_seen.lock().unwrap().len(),
-        pages,
-        "progress once per page"
-    );
-
-    let state = backfills::find_by_name(&app.store.reader().unwrap(), REPO)
-        .unwrap()
-        .unwrap();
-    assert_eq!(state.status, BackfillStatus::Done);
+    assert_eq!(*pages_seen.lock().unwrap(), pages, "progress once per page");
+    assert_eq!(scene.state().status, BackfillStatus::Done);
     // Old PR comments that look like commands are never run: no job was queued.
-    assert_eq!(app.count("SELECT count(*) FROM jobs"), 0);
+    assert!(jobs::list(&scene.app.db()).unwrap().is_empty());
+}
 
-    // Done means done: a second run asks GitHub nothing, unless forced.
-    gh.clear_log();
-    let again = backfiller.run(&request(REPO, 7), |_| {}).await.unwrap();
-    assert!(again.already_done);
-    assert!(gh.graphql_operations().is_empty());
+#[tokio::test]
+async fn a_finished_backfill_asks_github_nothing_unless_forced() {
+    let scene = Scene::new(|m| seed_small(m, REPO, 30)).await;
+    scene.backfill().await;
+    scene.gh.clear_log();
+    assert!(scene.backfill().await.already_done);
+    assert!(scene.gh.graphql_operations().is_empty());
     let forced = BackfillRequest {
         force: true,
         ..request(REPO, 7)
     };
-    let redone = backfiller.run(&forced, |_| {}).await.unwrap();
+    let redone = scene.backfiller.run(&forced, |_| {}).await.unwrap();
     assert!(!redone.already_done);
-    assert_eq!(
-        stored(&app.store, REPO).2,
-        want.len(),
-        "a rerun adds no row"
-    );
+    assert!(!scene.gh.graphql_operations().is_empty());
+    scene.assert_all_recovered(); // a rerun adds no row
 }
 
 #[tokio::test]
 async fn an_aborted_backfill_resumes_from_its_cursor_without_gap_or_duplicate() {
-    let gh = fake().await;
-    gh.seed(seed_history);
-    let app = TestApp::new();
-    let (backfiller, _) = backfiller(&gh, app.store.clone());
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
-    let task = {
-        let backfiller = backfiller.clone();
-        tokio::spawn(async move {
-            backfiller
-                .run(&request(REPO, 7), move |p| {
-                    let _ = tx.send(p.clone());
-                })
-                .await
-        })
-    };
+    let scene = Scene::new(seed_history).await;
+    let (task, mut pages) = scene.spawn();
     // Two pages committed; the crash comes while the third is being read.
-    rx.recv().await.unwrap();
-    rx.recv().await.unwrap();
+    pages.recv().await.unwrap();
+    pages.recv().await.unwrap();
     task.abort();
     assert!(task.await.unwrap_err().is_cancelled());
-    let first_run = gh.graphql_operations().len();
-
-    let state = backfills::find_by_name(&app.store.reader().unwrap(), REPO)
-        .unwrap()
-        .unwrap();
+    let state = scene.state();
     assert_eq!(state.status, BackfillStatus::Running);
     assert!((50..100).contains(&state.prs_done), "{state:?}");
-    let (_, _, rows_at_crash) = stored(&app.store, REPO);
-
-    gh.clear_log();
-    let summary = backfiller.run(&request(REPO, 7), |_| {}).await.unwrap();
-    let (pages, nested) = gh.inspect(|m| expected_requests(m, REPO));
-    println!(
-        "aborted after {first_run} requests, resumed with {} (a full run: {})",
-        summary.progress.requests,
-        pages + nested
-    );
-    assert!(
-        (summary.progress.requests as usize) < pages + nested,
-        "it resumed"
-    );
-    assert!(rows_at_crash > 0);
-
-    let (want, want_resolved) = gh.inspect(|m| seeded(m, REPO));
-    let (got, got_resolved, rows) = stored(&app.store, REPO);
-    assert_eq!(got, want, "no gap");
-    assert_eq!(rows, want.len(), "no duplicate");
-    assert_eq!(got_resolved, want_resolved);
+    assert!(stored(&scene.app.store, REPO).2 > 0);
+    scene.gh.clear_log();
+    let summary = scene.backfill().await;
+    let (pages, nested) = scene.gh.inspect(|m| expected_requests(m, REPO));
+    let requests = summary.progress.requests as usize;
+    assert!(requests < pages + nested, "it resumed: {requests} requests");
+    scene.assert_all_recovered(); // no gap, no duplicate
     assert_eq!(
         summary.progress.prs_done, 121,
         "120 merged, 1 closed unmerged"
     );
 }
 
-/// RFC 3339 of the fake's time `ms`.
-fn rfc3339(ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(ms)
-        .unwrap()
-        .format("%Y-%m-%dT%H:%M:%SZ")
-        .to_string()
-}
-
-/// A webhook payload moved onto the fake's repository, installation and pull request `number`.
-fn on_repo(mut p: Value, repo_id: i64, number: u64) -> Value {
-    p["repository"]["id"] = json!(repo_id);
-    p["repository"]["full_name"] = json!(REPO);
-    p["repository"]["name"] = json!("widgets");
-    p["installation"] = json!({ "id": 7, "node_id": "x" });
-    if p.get("pull_request").is_some() {
-        p["pull_request"]["number"] = json!(number);
-    }
-    if p.get("issue").is_some() {
-        p["issue"]["number"] = json!(number);
-    }
-    p
-}
-
-/// An inline comment webhook (`created`, `edited`, `deleted`) for comment `id` of PR `number`.
-fn inline_event(action: &str, repo_id: i64, number: u64, id: i64, body: &str, at_ms: i64) -> Value {
-    let mut p = common::review_comment(action, id, body, 0);
-    p["comment"]["updated_at"] = json!(rfc3339(at_ms));
-    on_repo(p, repo_id, number)
-}
-
-/// A conversation comment webhook for comment `id` of PR `number`.
-fn conversation_event(
-    action: &str,
-    repo_id: i64,
-    number: u64,
-    id: i64,
-    body: &str,
-    at_ms: i64,
-) -> Value {
-    let mut p = common::conversation_comment(action, id, body, "erin");
-    p["comment"]["updated_at"] = json!(rfc3339(at_ms));
-    on_repo(p, repo_id, number)
+/// The first two inline comments and the first conversation comment of pull request `number`.
+fn comments_of(gh: &FakeGitHub, number: u64) -> (i64, i64, i64) {
+    gh.inspect(|m| {
+        let repo = m.repo(REPO);
+        let threads = &repo.pulls[&number].threads;
+        let talk = repo
+            .issue_comments
+            .iter()
+            .find(|c| c.issue_number == number);
+        let talk = talk.unwrap().id;
+        (threads[0].comments[0].id, threads[1].comments[0].id, talk)
+    })
 }
 
 #[tokio::test]
 async fn webhooks_during_the_backfill_converge_with_it() {
-    let gh = fake().await;
-    gh.seed(seed_history);
-    let app = TestApp::new();
-    let (backfiller, _) = backfiller(&gh, app.store.clone());
-    let (repo_id, later) = gh.inspect(|m| (m.repo(REPO).id, m.now_ms + 3_600_000));
+    let scene = Scene::new(seed_history).await;
+    let gh = &scene.gh;
+    let later = gh.now_ms() + 3_600_000;
     // Comments of the newest PR (read first) and of the oldest in-window one (read last).
-    let pick = |number: u64| {
-        gh.inspect(|m| {
-            let pull = &m.repo(REPO).pulls[&number];
-            let talk = m
-                .repo(REPO)
-                .issue_comments
-                .iter()
-                .find(|c| c.issue_number == number)
-                .unwrap()
-                .id;
-            (
-                pull.threads[0].comments[0].id,
-                pull.threads[1].comments[0].id,
-                talk,
-            )
-        })
-    };
-    let (first_a, first_b, first_talk) = pick(1);
-    let (last_a, last_b, last_talk) = pick(120);
-
+    let (first_a, first_b, first_talk) = comments_of(gh, 1);
+    let (last_a, last_b, last_talk) = comments_of(gh, 120);
     // Before the backfill writes: an edit newer than GitHub's copy, and a delete.
-    app.send(
-        "pull_request_review_comment",
-        &inline_event("edited", repo_id, 1, first_a, "edited before", later),
-    )
-    .await;
-    app.send(
-        "pull_request_review_comment",
-        &inline_event("deleted", repo_id, 1, first_b, "", later),
-    )
-    .await;
-    app.drain();
-
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
-    let task = {
-        let backfiller = backfiller.clone();
-        tokio::spawn(async move {
-            backfiller
-                .run(&request(REPO, 7), move |p| {
-                    let _ = tx.send(p.clone());
-                })
-                .await
-        })
-    };
+    let edit = gh.review_comment_event("edited", REPO, first_a);
+    scene
+        .deliver(edit.with_comment("edited before", later))
+        .await;
+    scene
+        .deliver(gh.review_comment_event("deleted", REPO, first_b))
+        .await;
+    let (task, mut pages) = scene.spawn();
     // While it runs: after its first page, edits and deletes on both sides of its cursor.
-    rx.recv().await.unwrap();
-    app.send(
-        "issue_comment",
-        &conversation_event("edited", repo_id, 1, first_talk, "edited during", later),
-    )
-    .await;
-    app.send(
-        "pull_request_review_comment",
-        &inline_event("edited", repo_id, 120, last_a, "edited ahead", later),
-    )
-    .await;
-    app.send(
-        "pull_request_review_comment",
-        &inline_event("deleted", repo_id, 120, last_b, "", later),
-    )
-    .await;
-    app.send(
-        "issue_comment",
-        &conversation_event("deleted", repo_id, 120, last_talk, "", later),
-    )
-    .await;
-    app.drain();
+    pages.recv().await.unwrap();
+    let edit = gh.issue_comment_event("edited", REPO, first_talk);
+    scene
+        .deliver(edit.with_comment("edited during", later))
+        .await;
+    let edit = gh.review_comment_event("edited", REPO, last_a);
+    scene
+        .deliver(edit.with_comment("edited ahead", later))
+        .await;
+    scene
+        .deliver(gh.review_comment_event("deleted", REPO, last_b))
+        .await;
+    scene
+        .deliver(gh.issue_comment_event("deleted", REPO, last_talk))
+        .await;
     task.await.unwrap().unwrap();
-
-    let conn = app.store.reader().unwrap();
+    let conn = scene.app.store.reader().unwrap();
     let get = |kind, id| comments::get(&conn, kind, id).unwrap().unwrap();
-    use gitlore::domain::CommentKind::{Conversation, Inline};
     assert_eq!(
         get(Inline, first_a).body,
         "edited before",
@@ -570,127 +513,77 @@ async fn webhooks_during_the_backfill_converge_with_it() {
             "a deleted comment stays deleted: {row:?}"
         );
     }
-    let (want, _) = gh.inspect(|m| seeded(m, REPO));
-    let (_, _, rows) = stored(&app.store, REPO);
-    assert_eq!(rows, want.len(), "one row per comment");
-    let failed = app.count("SELECT count(*) FROM deliveries WHERE state != 'done'");
-    assert_eq!(failed, 0, "every webhook applied");
+    assert_eq!(
+        stored(&scene.app.store, REPO).2,
+        scene.seeded().0.len(),
+        "one row per comment"
+    );
+    let states = deliveries::count_by_state(&conn).unwrap();
+    assert!(
+        states.iter().all(|(state, n)| *state == "done" || *n == 0),
+        "every webhook applied: {states:?}"
+    );
+}
+
+/// A merged pull request by alice: bob's review thread with a bot's reply, carol's review and
+/// erin's conversation comment.
+fn seed_one_reviewed_pull(m: &mut Model) {
+    let number = m.add_merged_pull(REPO, "Parse configs", "alice").number;
+    let t = m.add_thread(
+        REPO,
+        number,
+        "src/config.rs",
+        42,
+        "bob",
+        "this unwrap panics on a bad file",
+    );
+    m.add_reply(
+        REPO,
+        number,
+        t,
+        "renovate[bot]",
+        "I can open a follow-up PR.",
+    );
+    let review = "please validate the port range";
+    m.add_review(REPO, number, "carol", "CHANGES_REQUESTED", review);
+    m.add_issue_comment(REPO, number, "erin", "do we document the new keys?");
 }
 
 #[tokio::test]
 async fn a_backfilled_row_is_the_row_the_webhook_writes() {
-    let gh = fake().await;
-    let number = gh.seed(|m| {
-        let number = m.add_merged_pull(REPO, "Parse configs", "alice").number;
-        let t = m.add_thread(
-            REPO,
-            number,
-            "src/config.rs",
-            42,
-            "bob",
-            "this unwrap panics on a bad file",
-        );
-        m.add_reply(
-            REPO,
-            number,
-            t,
-            "renovate[bot]",
-            "I can open a follow-up PR.",
-        );
-        m.add_review(
-            REPO,
-            number,
-            "carol",
-            "CHANGES_REQUESTED",
-            "please validate the port range",
-        );
-        m.add_issue_comment(REPO, number, "erin", "do we document the new keys?");
-        number
+    let scene = Scene::new(seed_one_reviewed_pull).await;
+    let gh = &scene.gh;
+    // The same comments as the webhooks the fake sends for them.
+    let (pull, talk) = gh.inspect(|m| {
+        (
+            m.repo(REPO).pulls[&1].clone(),
+            m.repo(REPO).issue_comments[0].id,
+        )
     });
-    let (repo_id, origin) = (gh.inspect(|m| m.repo(REPO).id), gh.origin());
-    let web = |fragment: String| format!("{origin}/{REPO}/pull/{number}#{fragment}");
-    let user = |actor: &fake_github::model::Actor| json!({ "login": actor.rest_login(), "type": if actor.bot { "Bot" } else { "User" } });
-
-    // The same comments as webhook payloads, field for field from the fake's model.
     let by_webhook = TestApp::new();
-    let payloads = gh.inspect(|m| {
-        let pull = &m.repo(REPO).pulls[&number];
-        let on_repo = |p, repo_id, number| {
-            let mut p = on_repo(p, repo_id, number);
-            for opened in ["pull_request", "issue"] {
-                if p.get(opened).is_some() {
-                    p[opened]["user"] = user(&pull.author);
-                }
-            }
-            p
-        };
-        let thread = &pull.threads[0];
-        let mut out = Vec::new();
-        for c in &thread.comments {
-            let mut p = on_repo(
-                common::fixture("pull_request_review_comment.created.0.json"),
-                repo_id,
-                number,
-            );
-            p["comment"] = json!({
-                "id": c.id, "node_id": c.node_id, "user": user(&c.author), "body": c.body,
-                "path": thread.path, "line": thread.line, "original_line": thread.original_line,
-                "diff_hunk": c.diff_hunk, "in_reply_to_id": c.reply_to,
-                "pull_request_review_id": c.review_id, "author_association": c.author_association,
-                "created_at": rfc3339(c.created_at_ms), "updated_at": rfc3339(c.updated_at_ms),
-                "html_url": web(format!("discussion_r{}", c.id)),
-            });
-            out.push(("pull_request_review_comment", p));
-        }
-        let r = &pull.reviews[0];
-        let mut p = on_repo(
-            common::fixture("pull_request_review.submitted.0.json"),
-            repo_id,
-            number,
+    let mut hooks: Vec<Webhook> = pull.threads[0]
+        .comments
+        .iter()
+        .map(|c| gh.review_comment_event("created", REPO, c.id))
+        .collect();
+    hooks.push(gh.review_event("submitted", REPO, pull.reviews[0].id));
+    hooks.push(gh.issue_comment_event("created", REPO, talk));
+    for hook in &hooks {
+        assert!(
+            by_webhook
+                .send(hook.event, &hook.payload)
+                .await
+                .is_success()
         );
-        p["review"] = json!({
-            "id": r.id, "node_id": r.node_id, "user": user(&r.author), "body": r.body,
-            "state": r.state.to_ascii_lowercase(), "submitted_at": rfc3339(r.submitted_at_ms),
-            "author_association": r.author_association,
-            "html_url": web(format!("pullrequestreview-{}", r.id)),
-        });
-        out.push(("pull_request_review", p));
-        let c = &m.repo(REPO).issue_comments[0];
-        let mut p = on_repo(
-            common::fixture("issue_comment.created.0.json"),
-            repo_id,
-            number,
-        );
-        p["issue"]["pull_request"] =
-            json!({ "url": "x", "merged_at": rfc3339(pull.merged_at_ms.unwrap()) });
-        p["comment"] = json!({
-            "id": c.id, "node_id": c.node_id, "user": user(&c.author), "body": c.body,
-            "author_association": c.author_association,
-            "created_at": rfc3339(c.created_at_ms), "updated_at": rfc3339(c.updated_at_ms),
-            "html_url": web(format!("issuecomment-{}", c.id)),
-        });
-        out.push(("issue_comment", p));
-        out
-    });
-    for (event, payload) in &payloads {
-        by_webhook.send(event, payload).await;
     }
     by_webhook.drain();
-
-    let by_backfill = TestApp::new();
-    let (backfiller, _) = backfiller(&gh, by_backfill.store.clone());
-    backfiller.run(&request(REPO, 7), |_| {}).await.unwrap();
-
+    scene.backfill().await;
+    let by_backfill = &scene.app;
+    let authors = [(1, Some("alice".to_string()))];
+    assert_eq!(pull_request_authors(&by_webhook.store), authors);
+    assert_eq!(pull_request_authors(&by_backfill.store), authors);
     let (columns, webhook_rows) = comment_rows(&by_webhook.store);
     let (_, backfill_rows) = comment_rows(&by_backfill.store);
-    assert_eq!(
-        pull_request_authors(&by_webhook.store),
-        [(number as i64, Some("alice".to_string()))]
-    );
-    assert_eq!(
-        pull_request_authors(&by_backfill.store),
-        pull_request_authors(&by_webhook.store)
-    );
     assert_eq!(webhook_rows.len(), 4);
     assert_eq!(backfill_rows.len(), 4);
     for (w, b) in webhook_rows.iter().zip(&backfill_rows) {
@@ -700,7 +593,7 @@ async fn a_backfilled_row_is_the_row_the_webhook_writes() {
     }
 }
 
-/// `(number, author_login)` of every stored pull request.
+/// `(number, author_login)` of every stored pull request (no store function lists them).
 fn pull_request_authors(store: &Store) -> Vec<(i64, Option<String>)> {
     store
         .reader()
@@ -715,8 +608,7 @@ fn pull_request_authors(store: &Store) -> Vec<(i64, Option<String>)> {
 
 #[tokio::test]
 async fn a_backfilled_pull_request_knows_who_opened_it() {
-    let gh = fake().await;
-    let (by_alice, by_bot) = gh.seed(|m| {
+    let scene = Scene::new(|m| {
         let by_alice = m.add_merged_pull(REPO, "Parse configs", "alice").number;
         let t = m.add_thread(
             REPO,
@@ -732,33 +624,25 @@ async fn a_backfilled_pull_request_knows_who_opened_it() {
             .number;
         m.add_issue_comment(REPO, by_bot, "renovate[bot]", "Rebased onto main.");
         m.add_issue_comment(REPO, by_bot, "alice", "is this breaking?");
-        (by_alice as i64, by_bot as i64)
-    });
-    let app = TestApp::new();
-    let (backfiller, _) = backfiller(&gh, app.store.clone());
-    backfiller.run(&request(REPO, 7), |_| {}).await.unwrap();
-    assert_eq!(
-        pull_request_authors(&app.store),
-        [
-            (by_alice, Some("alice".to_string())),
-            (by_bot, Some("renovate[bot]".to_string()))
-        ]
-    );
-    let by_pr_author: BTreeMap<String, bool> =
-        comments::list_for_repo(&app.store.reader().unwrap(), REPO)
-            .unwrap()
-            .into_iter()
-            .map(|c| (c.body.clone(), c.by_pr_author()))
-            .collect();
-    assert_eq!(
-        by_pr_author,
-        BTreeMap::from([
-            ("what if it is empty?".to_string(), false),
-            ("done, it returns an error now".to_string(), true),
-            ("Rebased onto main.".to_string(), true),
-            ("is this breaking?".to_string(), false),
-        ])
-    );
+    })
+    .await;
+    scene.backfill().await;
+    let authors = pull_request_authors(&scene.app.store);
+    let expected = [(1, Some("alice".into())), (2, Some("renovate[bot]".into()))];
+    assert_eq!(authors, expected);
+    let conn = scene.app.store.reader().unwrap();
+    let stored = comments::list_for_repo(&conn, REPO).unwrap();
+    let by_pr_author: BTreeMap<String, bool> = stored
+        .iter()
+        .map(|c| (c.body.clone(), c.by_pr_author()))
+        .collect();
+    let expected = BTreeMap::from([
+        ("what if it is empty?".to_string(), false),
+        ("done, it returns an error now".to_string(), true),
+        ("Rebased onto main.".to_string(), true),
+        ("is this breaking?".to_string(), false),
+    ]);
+    assert_eq!(by_pr_author, expected);
 }
 
 /// Every column of every comment but the store's own id, with the built-in labels, ordered.
@@ -802,47 +686,35 @@ fn comment_rows(store: &Store) -> (Vec<String>, Vec<Vec<SqlValue>>) {
 
 #[tokio::test]
 async fn a_502_and_secondary_rate_limits_do_not_stop_it() {
-    let gh = fake().await;
-    gh.seed(seed_history);
-    let app = TestApp::new();
-    let (backfiller, pauses) = backfiller(&gh, app.store.clone());
+    let scene = Scene::new(seed_history).await;
+    let gh = &scene.gh;
     gh.inject(
         Target::graphql("BackfillPullRequests"),
         Fault::ServerError(502),
         1,
     );
-    gh.inject(
-        Target::graphql("ThreadComments"),
-        Fault::SecondaryRateLimit { retry_after_s: 2 },
-        1,
-    );
-    gh.inject(
-        Target::graphql("PullRequestThreads"),
-        Fault::TooManyRequests { retry_after_s: 3 },
-        1,
-    );
-    backfiller.run(&request(REPO, 7), |_| {}).await.unwrap();
-    let (want, _) = gh.inspect(|m| seeded(m, REPO));
-    let (got, _, rows) = stored(&app.store, REPO);
-    assert_eq!((got, rows), (want.clone(), want.len()));
-    let waits = pauses.waits();
+    let secondary = Fault::SecondaryRateLimit { retry_after_s: 2 };
+    gh.inject(Target::graphql("ThreadComments"), secondary, 1);
+    let too_many = Fault::TooManyRequests { retry_after_s: 3 };
+    gh.inject(Target::graphql("PullRequestThreads"), too_many, 1);
+    scene.backfill().await;
+    scene.assert_all_recovered();
+    let waits = scene.pauses.waits();
     assert!(waits.contains(&Duration::from_secs(2)), "{waits:?}");
     assert!(waits.contains(&Duration::from_secs(3)), "{waits:?}");
 }
 
 #[tokio::test]
 async fn a_personal_token_backfills_through_the_same_path() {
-    let gh = fake().await;
-    gh.seed(|m| seed_small(m, REPO, 3));
-    let app = TestApp::new();
-    let (app_backfiller, _) = backfiller(&gh, app.store.clone());
+    let scene = Scene::new(|m| seed_small(m, REPO, 3)).await;
     // A token the fake accepts; to the client it is an opaque personal token.
-    let token = app_backfiller.client.installation_token(7).await.unwrap();
-    let (clock, pauses) = clock_and_pauses(&gh);
-    let client = GitHub::with_token(&gh.base_url(), token, clock.clone(), pauses).unwrap();
+    let token = scene.backfiller.client.installation_token(7).await.unwrap();
+    let clock = Arc::new(ManualClock::new(scene.gh.now_ms()));
+    let pauses = Arc::new(Recorder::new(clock.clone()));
+    let client = GitHub::with_token(&scene.gh.base_url(), token, clock, pauses).unwrap();
     let backfiller = Backfiller {
         client: Arc::new(client),
-        ..app_backfiller
+        ..scene.backfiller.clone()
     };
     let as_token = BackfillRequest {
         who: As::Token,
@@ -850,24 +722,7 @@ async fn a_personal_token_backfills_through_the_same_path() {
     };
     let summary = backfiller.run(&as_token, |_| {}).await.unwrap();
     assert_eq!(summary.progress.prs_done, 3);
-    let (want, _) = gh.inspect(|m| seeded(m, REPO));
-    assert_eq!(stored(&app.store, REPO).0, want);
-    assert_eq!(want.len(), 12);
-}
-
-/// An `installation` webhook for installation `id` covering `repos` (`(id, full_name)`).
-fn installation_event(action: &str, id: i64, repos: &[(i64, &str)]) -> Value {
-    let mut p = common::fixture("installation.created.1.json");
-    p["action"] = json!(action);
-    p["installation"]["id"] = json!(id);
-    p["repositories"] = repos
-        .iter()
-        .map(|(repo_id, name)| {
-            json!({ "id": repo_id, "node_id": "x", "name": name.split('/').nth(1),
-                    "full_name": name, "private": true })
-        })
-        .collect();
-    p
+    assert_eq!(scene.assert_all_recovered(), 12);
 }
 
 /// How to count the rows of one repository (`?1`) and installation (`?2`) in each table. Every
@@ -965,12 +820,11 @@ const ROWS_OF: &[(&str, Option<&str>)] = &[
     ("llm_spend", None),
 ];
 
+/// Rows per table: the total, and those of one (repository, installation).
+type TableCounts = BTreeMap<String, (i64, i64)>;
+
 /// Rows per table: the total, and those of (repository, installation).
-fn table_counts(
-    conn: &rusqlite::Connection,
-    repo_id: i64,
-    installation: i64,
-) -> BTreeMap<String, (i64, i64)> {
+fn table_counts(conn: &rusqlite::Connection, repo_id: i64, installation: i64) -> TableCounts {
     let tables: Vec<String> = conn
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         .unwrap()
@@ -999,80 +853,35 @@ fn table_counts(
         .collect()
 }
 
-#[tokio::test]
-async fn uninstall_deletes_every_row_of_that_installation_and_only_those() {
-    let gh = fake().await;
-    gh.seed(|m| {
-        seed_small(m, REPO, 4);
-        seed_small(m, OTHER, 3);
-    });
-    let (widgets, thing) = gh.inspect(|m| (m.repo(REPO).id, m.repo(OTHER).id));
-    let app = TestApp::new();
-    app.send(
-        "installation",
-        &installation_event("created", 7, &[(widgets, REPO)]),
-    )
-    .await;
-    app.send(
-        "installation",
-        &installation_event("created", 8, &[(thing, OTHER)]),
-    )
-    .await;
-    app.drain();
-    let (backfiller, _) = backfiller(&gh, app.store.clone());
-    backfiller.run(&request(REPO, 7), |_| {}).await.unwrap();
-    backfiller.run(&request(OTHER, 8), |_| {}).await.unwrap();
-    for (repo_id, id) in [(widgets, "t-00000000aa"), (thing, "t-00000000bb")] {
-        app.store
-            .write(|tx| {
-                let members: Vec<i64> = tx
-                    .prepare("SELECT id FROM comments WHERE repo_id = ?1")?
-                    .query_map([repo_id], |r| r.get(0))?
-                    .collect::<rusqlite::Result<_>>()?;
-                let terms = ["naming".to_string()];
-                let theme = SavedTheme {
-                    id,
-                    label: "naming",
-                    terms: &terms,
-                    first_seen: 1,
-                    members: &members,
-                };
-                themes::save_run(tx, repo_id, 1, &[theme])
-            })
-            .unwrap();
-    }
+/// A theme over every stored comment of `repo_id`, saved as an analysis would.
+fn save_a_theme(store: &Store, repo_id: i64, id: &str) {
+    store
+        .write(|tx| {
+            let members: Vec<i64> = tx
+                .prepare("SELECT id FROM comments WHERE repo_id = ?1")?
+                .query_map([repo_id], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            let terms = ["naming".to_string()];
+            let theme = SavedTheme {
+                id,
+                label: "naming",
+                terms: &terms,
+                first_seen: 1,
+                members: &members,
+            };
+            themes::save_run(tx, repo_id, 1, &[theme])
+        })
+        .unwrap();
+}
 
-    let before_a = table_counts(&app.db(), widgets, 7);
-    let before_b = table_counts(&app.db(), thing, 8);
-    for table in [
-        "comments",
-        "classifications",
-        "review_threads",
-        "pull_requests",
-        "jobs",
-        "themes",
-        "theme_members",
-        "backfills",
-    ] {
-        assert!(
-            before_a[table].1 > 0 && before_b[table].1 > 0,
-            "{table} has rows of both"
-        );
-    }
-    app.send(
-        "installation",
-        &installation_event("deleted", 7, &[(widgets, REPO)]),
-    )
-    .await;
-    app.drain();
-    let after_a = table_counts(&app.db(), widgets, 7);
-    let after_b = table_counts(&app.db(), thing, 8);
-
-    for (table, (total_before, mine_before)) in &before_a {
-        let (total_after, mine_after) = after_a[table];
-        println!(
-            "{table}: {total_before} rows → {total_after} ({mine_before} of the uninstalled installation)"
-        );
+/// Asserts the uninstall took every row of the uninstalled (repository, installation) in
+/// `before`/`after` and only those, and left the other's rows in `other_before`/`other_after`.
+fn assert_only_its_rows_went(
+    (before, after): (&TableCounts, &TableCounts),
+    (other_before, other_after): (&TableCounts, &TableCounts),
+) {
+    for (table, (total_before, mine_before)) in before {
+        let (total_after, mine_after) = after[table];
         assert_eq!(
             mine_after, 0,
             "{table} keeps rows of the uninstalled installation"
@@ -1082,17 +891,56 @@ async fn uninstall_deletes_every_row_of_that_installation_and_only_those() {
             .any(|(name, of)| name == table && of.is_some())
         {
             let tombstone = i64::from(matches!(table.as_str(), "installations" | "repos"));
+            let expected = total_before - mine_before + tombstone;
+            assert_eq!(total_after, expected, "{table}: only its rows went");
+            let kept = (other_after[table].1, other_before[table].1);
             assert_eq!(
-                total_after,
-                total_before - mine_before + tombstone,
-                "{table}: only its rows went"
-            );
-            assert_eq!(
-                after_b[table].1, before_b[table].1,
+                kept.0, kept.1,
                 "{table}: the other installation's rows stay"
             );
         }
     }
+}
+
+#[tokio::test]
+async fn uninstall_deletes_every_row_of_that_installation_and_only_those() {
+    let scene = Scene::new(|m| {
+        seed_small(m, REPO, 4);
+        seed_small(m, OTHER, 3);
+    })
+    .await;
+    let (gh, app) = (&scene.gh, &scene.app);
+    let (widgets, thing) = gh.inspect(|m| (m.repo(REPO).id, m.repo(OTHER).id));
+    scene.deliver(gh.installation_event("created", 7)).await;
+    scene.deliver(gh.installation_event("created", 8)).await;
+    scene.backfill().await;
+    scene
+        .backfiller
+        .run(&request(OTHER, 8), |_| {})
+        .await
+        .unwrap();
+    save_a_theme(&app.store, widgets, "t-00000000aa");
+    save_a_theme(&app.store, thing, "t-00000000bb");
+    let before = table_counts(&app.db(), widgets, 7);
+    let other_before = table_counts(&app.db(), thing, 8);
+    let filled = [
+        "comments",
+        "classifications",
+        "review_threads",
+        "pull_requests",
+        "jobs",
+        "themes",
+        "theme_members",
+        "backfills",
+    ];
+    for table in filled {
+        let both = before[table].1 > 0 && other_before[table].1 > 0;
+        assert!(both, "{table} has rows of both");
+    }
+    scene.deliver(gh.installation_event("deleted", 7)).await;
+    let after = table_counts(&app.db(), widgets, 7);
+    let other_after = table_counts(&app.db(), thing, 8);
+    assert_only_its_rows_went((&before, &after), (&other_before, &other_after));
     let orphans = app.count(
         "SELECT count(*) FROM classifications WHERE comment_id NOT IN (SELECT id FROM comments)",
     ) + app.count(
@@ -1101,55 +949,60 @@ async fn uninstall_deletes_every_row_of_that_installation_and_only_those() {
     assert_eq!(orphans, 0);
 }
 
+/// Runs `gitlore ARGS` as its own process, on the data directory `data_dir`, against the fake.
+async fn gitlore(
+    gh: &FakeGitHub,
+    data_dir: &std::path::Path,
+    args: &[&str],
+) -> std::process::Output {
+    let key =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(fake_github::TEST_PRIVATE_KEY_PATH);
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_gitlore"));
+    command
+        .args(args)
+        .env_clear()
+        .env("GITLORE_DATA_DIR", data_dir)
+        .env("GITLORE_APP_ID", APP_ID.to_string())
+        .env("GITLORE_PRIVATE_KEY_PATH", key)
+        .env("GITLORE_GITHUB_API_URL", gh.base_url())
+        .env("GITLORE_LOG", "warn");
+    tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_backfill_command_fills_the_database_and_prints_progress() {
-    let gh = fake().await;
-    gh.seed(|m| seed_small(m, REPO, 30));
+    let scene = Scene::new(|m| seed_small(m, REPO, 30)).await;
     let dir = tempfile::tempdir().unwrap();
-    let data_dir = dir.path().to_path_buf();
-    let key_path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(fake_github::TEST_PRIVATE_KEY_PATH);
-    let api = gh.base_url();
-    let run = move |args: &'static [&'static str]| {
-        let (data_dir, key_path, api) = (data_dir.clone(), key_path.clone(), api.clone());
-        tokio::task::spawn_blocking(move || {
-            std::process::Command::new(env!("CARGO_BIN_EXE_gitlore"))
-                .args(args)
-                .env_clear()
-                .env("GITLORE_DATA_DIR", &data_dir)
-                .env("GITLORE_APP_ID", APP_ID.to_string())
-                .env("GITLORE_PRIVATE_KEY_PATH", &key_path)
-                .env("GITLORE_GITHUB_API_URL", &api)
-                .env("GITLORE_LOG", "warn")
-                .output()
-                .unwrap()
-        })
-    };
-    let out = run(&["backfill", "--repo", "acme/widgets"]).await.unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
+    let out = gitlore(
+        &scene.gh,
+        dir.path(),
+        &["backfill", "--repo", "acme/widgets"],
+    )
+    .await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    assert_eq!(
-        stderr
-            .lines()
-            .filter(|l| l.starts_with("acme/widgets: "))
-            .count(),
-        2,
-        "a line per page: {stderr}"
-    );
-    assert!(
-        stdout.starts_with("acme/widgets backfilled: 30 pull requests, 120 comments"),
-        "{stdout}"
-    );
+    let pages = stderr.lines().filter(|l| l.starts_with("acme/widgets: "));
+    assert_eq!(pages.count(), 2, "a line per page: {stderr}");
+    let done = "acme/widgets backfilled: 30 pull requests, 120 comments";
+    assert!(stdout.starts_with(done), "{stdout}");
     let store = Store::open(&gitlore::store::database_path(dir.path())).unwrap();
-    let (want, _) = gh.inspect(|m| seeded(m, REPO));
-    assert_eq!(stored(&store, REPO).0, want);
-
-    let again = run(&["backfill", "--repo", "acme/widgets"]).await.unwrap();
+    assert_eq!(stored(&store, REPO).0, scene.seeded().0);
+    let again = gitlore(
+        &scene.gh,
+        dir.path(),
+        &["backfill", "--repo", "acme/widgets"],
+    )
+    .await;
     assert!(String::from_utf8_lossy(&again.stdout).contains("pass --force"));
-    let missing = run(&["backfill", "--repo", "acme/unknown"]).await.unwrap();
+    let missing = gitlore(
+        &scene.gh,
+        dir.path(),
+        &["backfill", "--repo", "acme/unknown"],
+    )
+    .await;
     assert!(!missing.status.success());
     let error = String::from_utf8_lossy(&missing.stderr);
     assert!(error.contains("not installed on acme/unknown"), "{error}");

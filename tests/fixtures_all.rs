@@ -6,7 +6,7 @@ mod common;
 use axum::http::StatusCode;
 use common::{APP_ID, TestApp, fixture, fixtures_dir};
 use gitlore::domain::CommentKind;
-use gitlore::store::{comments, jobs};
+use gitlore::store::{comments, deliveries, jobs};
 use serde_json::json;
 
 /// The event name of a fixture file: `<event>.<action>.<n>.json`.
@@ -31,10 +31,8 @@ async fn every_fixture_is_accepted_and_none_fails() {
     assert_eq!(stats.total(), names.len());
     assert_eq!((stats.failed, stats.retried), (0, 0), "{stats:?}");
     assert!(stats.done >= 25, "{stats:?}");
-    assert_eq!(
-        app.count("SELECT count(*) FROM deliveries WHERE state = 'pending'"),
-        0
-    );
+    let states = deliveries::count_by_state(&app.db()).unwrap();
+    assert_eq!(states[0], ("pending", 0));
 }
 
 /// Sends fixtures in order to a fresh app and drains it.
@@ -168,23 +166,11 @@ async fn review_comments_are_stored_edited_and_tombstoned() {
     let stored = comments::list_for_repo(&app.db(), "Codertocat/Hello-World").unwrap();
     assert_eq!(stored.len(), 1);
     let c = &stored[0];
-    assert_eq!(
-        (c.kind.as_str(), c.pr_number, c.path.as_deref()),
-        ("inline", 2, Some("README.md"))
-    );
+    let place = (c.kind.as_str(), c.pr_number, c.path.as_deref());
+    assert_eq!(place, ("inline", 2, Some("README.md")));
     assert!(c.labels.is_some(), "classified on arrival");
-    assert_eq!(
-        c.pr_title.as_deref(),
-        Some("Update the README with new information.")
-    );
-
-    let app = run(&[
-        "pull_request_review_comment.created.1.json",
-        "pull_request_review_comment.deleted.3.json",
-    ])
-    .await;
-    let stored = comments::list_for_repo(&app.db(), "codertocat/hello-world").unwrap();
-    assert!(stored[0].deleted && stored[0].body.is_empty() && stored[0].labels.is_none());
+    let title = c.pr_title.as_deref();
+    assert_eq!(title, Some("Update the README with new information."));
 }
 
 #[tokio::test]
@@ -390,25 +376,16 @@ async fn findings_issue_edits_queue_dismissals() {
 
 #[tokio::test]
 async fn the_refresh_button_of_our_check_run_queues_a_refresh() {
-    let app = run(&["check_run.requested_action.6.json"]).await;
-    assert_eq!(
-        app.count("SELECT count(*) FROM jobs"),
-        0,
-        "another app's check run"
-    );
     let mut ours = fixture("check_run.requested_action.6.json");
     ours["check_run"]["app"]["id"] = json!(APP_ID);
     ours["requested_action"]["identifier"] = json!("refresh");
-    app.send("check_run", &ours).await;
-    app.drain();
+    let app = run_payloads(&[("check_run", ours)]).await;
     let queued = jobs::list(&app.db()).unwrap();
-    assert_eq!(
-        (
-            queued[0].kind.as_str(),
-            queued[0].payload["command"].as_str()
-        ),
-        ("command", Some("refresh"))
+    let command = (
+        queued[0].kind.as_str(),
+        queued[0].payload["command"].as_str(),
     );
+    assert_eq!(command, ("command", Some("refresh")));
     assert_eq!(queued[0].payload["prs"], json!([26764]));
 }
 
@@ -428,4 +405,22 @@ async fn pushes_to_the_default_branch_mark_the_mirror_stale() {
     app.send("push", &push).await;
     app.drain();
     assert_eq!(app.count("SELECT mirror_stale FROM repos"), 1);
+}
+
+#[tokio::test]
+async fn a_deleted_review_comment_is_a_tombstone_without_body_or_labels() {
+    let app = run(&[
+        "pull_request_review_comment.created.1.json",
+        "pull_request_review_comment.deleted.3.json",
+    ])
+    .await;
+    let stored = comments::list_for_repo(&app.db(), "codertocat/hello-world").unwrap();
+    assert!(stored[0].deleted && stored[0].body.is_empty() && stored[0].labels.is_none());
+}
+
+#[tokio::test]
+async fn the_refresh_button_of_another_apps_check_run_queues_nothing() {
+    let app = run(&["check_run.requested_action.6.json"]).await;
+    let queued = jobs::list(&app.db()).unwrap();
+    assert!(queued.is_empty(), "another app's check run: {queued:?}");
 }

@@ -1,12 +1,18 @@
 //! A test harness: the real router, ingress writer, store and worker over a temp database, with
-//! webhooks signed as GitHub signs them and payloads built from real fixtures.
+//! webhooks signed as GitHub signs them and payloads built from real fixtures ([`TestApp`]).
+//! `story.rs` builds the end-to-end stories on it with the fake GitHub (declared by the test
+//! file, as it needs `mod fake_github`); `store.rs` is a bare store, `snapshot.rs` helps inline
+//! snapshots, `pause.rs` and `logs.rs` stand in for sleeping and logging.
 #![allow(dead_code)] // each test file uses a different part of the harness
 
 pub mod cli;
 pub mod corpus;
 pub mod findings;
 pub mod git;
+pub mod logs;
 pub mod pause;
+pub mod snapshot;
+pub mod store;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -89,6 +95,31 @@ impl TestApp {
         self.send_as(&format!("delivery-{n}"), event, payload).await
     }
 
+    /// Sends [`review_comment`]`(action, id, body, updated_minutes)` as a
+    /// `pull_request_review_comment` delivery.
+    pub async fn send_review_comment(
+        &self,
+        action: &str,
+        id: i64,
+        body: &str,
+        updated_minutes: i64,
+    ) -> StatusCode {
+        let payload = review_comment(action, id, body, updated_minutes);
+        self.send("pull_request_review_comment", &payload).await
+    }
+
+    /// Sends [`conversation_comment`]`(action, id, body, login)` as an `issue_comment` delivery.
+    pub async fn send_conversation_comment(
+        &self,
+        action: &str,
+        id: i64,
+        body: &str,
+        login: &str,
+    ) -> StatusCode {
+        let payload = conversation_comment(action, id, body, login);
+        self.send("issue_comment", &payload).await
+    }
+
     /// Sends a correctly signed delivery with the given delivery id.
     pub async fn send_as(&self, delivery: &str, event: &str, payload: &Value) -> StatusCode {
         let body = serde_json::to_vec(payload).unwrap();
@@ -117,9 +148,59 @@ impl TestApp {
             .status()
     }
 
+    /// Posts `body` with the event and delivery headers and, when given, `signature` as
+    /// `X-Hub-Signature-256`.
+    pub async fn post_signed_as(
+        &self,
+        event: &str,
+        delivery: &str,
+        signature: Option<String>,
+        body: Vec<u8>,
+    ) -> StatusCode {
+        let mut headers = vec![
+            ("x-github-event", event.to_string()),
+            ("x-github-delivery", delivery.to_string()),
+        ];
+        headers.extend(signature.map(|s| ("x-hub-signature-256", s)));
+        self.post(&headers, body).await
+    }
+
+    /// `GET path` on the router: the status, the content type and the body.
+    pub async fn get(&self, path: &str) -> (StatusCode, String, String) {
+        use http_body_util::BodyExt;
+        let request = Request::get(path).body(Body::empty()).unwrap();
+        let response = self.router.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .map(|v| v.to_str().unwrap().to_string())
+            .unwrap_or_default();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        (
+            status,
+            content_type,
+            String::from_utf8_lossy(&body).into_owned(),
+        )
+    }
+
+    /// How many deliveries the store holds, in any state.
+    pub fn deliveries(&self) -> i64 {
+        let states = gitlore::store::deliveries::count_by_state(&self.db()).unwrap();
+        states.iter().map(|(_, n)| n).sum()
+    }
+
     /// Processes everything due.
     pub fn drain(&self) -> BatchStats {
         self.worker.drain().unwrap()
+    }
+
+    /// Runs `f` in a write transaction of the store, unwrapped.
+    pub fn write<T>(
+        &self,
+        f: impl FnOnce(&mut rusqlite::Transaction<'_>) -> anyhow::Result<T>,
+    ) -> T {
+        self.store.write(f).unwrap()
     }
 
     pub fn db(&self) -> rusqlite::Connection {
@@ -132,6 +213,25 @@ impl TestApp {
 
     pub fn path(&self) -> &Path {
         self.dir.path()
+    }
+
+    /// (state, attempts, last error) of the one job of `kind`: the retry bookkeeping no store
+    /// function reads back.
+    pub fn job_attempts(&self, kind: &str) -> (String, i64, String) {
+        self.db()
+            .query_row(
+                "SELECT state, attempts, coalesce(last_error, '') FROM jobs WHERE kind = ?1",
+                [kind],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+            )
+            .unwrap()
+    }
+
+    /// How many comments of `repo` (`owner/name`) the store holds, deleted ones included.
+    pub fn stored_comments(&self, repo: &str) -> usize {
+        gitlore::store::comments::list_for_repo(&self.db(), repo)
+            .unwrap()
+            .len()
     }
 }
 

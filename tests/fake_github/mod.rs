@@ -41,6 +41,7 @@ mod resolvers;
 mod rest;
 pub mod schema;
 mod server;
+pub mod webhooks;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};

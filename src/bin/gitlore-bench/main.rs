@@ -9,6 +9,8 @@
 //! - `quality`: the noise filter's and the classifier's figures on the labelled corpus of real
 //!   review comments; `findings`: gold themes recovered and evidence precision of the findings
 //!   analysed from the same corpus; `train` fits the classifier on the corpus's training split.
+//! - `test-lengths`: median and 90th-percentile length of the integration tests, and their
+//!   assertion count.
 
 mod analysis;
 mod findings;
@@ -16,6 +18,7 @@ mod history;
 mod ingest;
 mod ingress;
 mod quality;
+mod test_lengths;
 
 use clap::{Parser, Subcommand};
 
@@ -46,6 +49,8 @@ enum Command {
     Quality(quality::QualityArgs),
     /// Trains the built-in classifier on the corpus's training split and writes its model file.
     Train(quality::TrainArgs),
+    /// Median and 90th-percentile length of the tests in `tests/*.rs`, and their assertions.
+    TestLengths(test_lengths::TestLengthsArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -57,5 +62,6 @@ fn main() -> anyhow::Result<()> {
         Command::Findings(args) => findings::run(args),
         Command::Quality(args) => quality::run(args),
         Command::Train(args) => quality::train(args),
+        Command::TestLengths(args) => test_lengths::run(args),
     }
 }
