@@ -82,8 +82,9 @@ const ADVICE_PHRASES: &[&str] = &[
     " has to ",
     " cannot ",
     " meant to ",
-    "don't ",
-    "do not ",
+    " we don't ",
+    " we do not ",
+    " don't forget",
     " instead",
     "prefer ",
     "avoid ",
@@ -163,7 +164,17 @@ const CHATTER_WORDS: &[&str] = &[
     "merged", "merging", "released", "ci", "welcome",
 ];
 /// Words that open a sentence about the writer rather than the code.
-const FIRST_PERSON: &[&str] = &["i", "i'm", "i've", "i'll", "we've", "we'll", "my"];
+const FIRST_PERSON: &[&str] = &["i", "i'm", "i've", "i'll", "i'd", "we've", "we'll", "my"];
+/// Phrases that make a sentence about the writer wherever they occur (lower-case, padded).
+const WRITER_PHRASES: &[&str] = &[
+    " i have to ",
+    " i need to ",
+    " i should ",
+    " i'm ",
+    " i am ",
+    " i suspect ",
+    " i guess ",
+];
 /// Emoji codes that decorate a remark (GitHub's most frequent in reviews).
 const EMOJI_CODES: &[&str] = &[
     ":+1:",
@@ -268,7 +279,7 @@ pub fn lesson(bodies: &[&str], terms: &[String], max: usize) -> Option<String> {
     let mut best: Option<(i64, String)> = None;
     for body in bodies {
         for (sentence, request) in lesson_sentences(body) {
-            let Some(score) = score(&sentence, request, terms, max) else {
+            let Some(score) = score(&sentence, request, terms, max, false) else {
                 continue;
             };
             if best.as_ref().is_none_or(|(top, _)| score > *top) {
@@ -284,7 +295,7 @@ pub fn lesson(bodies: &[&str], terms: &[String], max: usize) -> Option<String> {
 pub fn states_lesson(body: &str) -> bool {
     lesson_sentences(body)
         .iter()
-        .any(|(sentence, request)| score(sentence, *request, &[], usize::MAX).is_some())
+        .any(|(sentence, request)| score(sentence, *request, &[], usize::MAX, true).is_some())
 }
 
 /// A neutral title for a theme none of whose sentences states a lesson: its common terms, and
@@ -298,7 +309,8 @@ pub fn neutral_title(
     let words: Vec<String> = terms
         .iter()
         .map(String::as_str)
-        .filter(|t| !t.contains(':') && !t.contains(' '))
+        // Short words ("non", "use") name nothing on their own.
+        .filter(|t| t.len() >= 4 && !t.contains(':') && !t.contains(' '))
         .filter(|t| !terms.iter().any(|other| other != *t && other.contains(*t)))
         .take(3)
         .map(|t| spelled(t, bodies))
@@ -367,8 +379,10 @@ fn lesson_sentences(body: &str) -> Vec<(String, bool)> {
 }
 
 /// How well a cleaned sentence states a lesson in `max` characters, naming `terms`; `None` when
-/// it states none: no advice or norm, a question, the writer's musing, or code.
-fn score(sentence: &str, request: bool, terms: &[String], max: usize) -> Option<i64> {
+/// it states none: no advice or norm, a question, or code. A sentence about the writer ("I
+/// suspect we don't …", "My concern is …") or a request for anything but a change backs a
+/// lesson but cannot be a title: `None` unless `musing` allows it.
+fn score(sentence: &str, request: bool, terms: &[String], max: usize, musing: bool) -> Option<i64> {
     let lower = sentence.to_lowercase();
     let words: Vec<&str> = lower
         .split_whitespace()
@@ -379,11 +393,14 @@ fn score(sentence: &str, request: bool, terms: &[String], max: usize) -> Option<
     for hedge in HEDGES {
         padded = padded.replace(hedge, " ");
     }
-    let advice = request
+    // A request backs a lesson; as a title it must ask for a change ("Can you tell us more?"
+    // asks for information).
+    let advice = (request && musing)
         || ADVICE_VERBS.contains(&first)
         || ADVICE_PHRASES.iter().any(|p| padded.contains(p));
     let question = lower.ends_with('?');
-    let about_writer = FIRST_PERSON.contains(&first);
+    let about_writer =
+        FIRST_PERSON.contains(&first) || WRITER_PHRASES.iter().any(|p| padded.contains(p));
     // Raw code reads as code; `quoted` code inside a sentence is fine.
     let unquoted: Vec<&str> = lower
         .split_whitespace()
@@ -395,7 +412,7 @@ fn score(sentence: &str, request: bool, terms: &[String], max: usize) -> Option<
         .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_alphabetic() || c == '\''))
         .count();
     let code_like = 3 * prose < 2 * unquoted.len();
-    if !advice || question || code_like {
+    if !advice || question || code_like || (about_writer && !musing) {
         return None;
     }
     let named = terms.iter().filter(|t| lower.contains(t.as_str())).count() as i64;
@@ -405,8 +422,7 @@ fn score(sentence: &str, request: bool, terms: &[String], max: usize) -> Option<
     Some(
         3 * named + if imperative { 2 } else { 0 }
             - if length > max { 3 } else { 0 }
-            - if chatter { 6 } else { 0 }
-            - if about_writer { 3 } else { 0 },
+            - if chatter { 6 } else { 0 },
     )
 }
 
@@ -745,12 +761,16 @@ mod tests {
             "Yea, it's in the release guide so shouldn't be necessary.",
             "I don't think this matters much here.",
             "Locks should have worked here :|",
+            "That's something you don't get with static settings.",
             "Added the tests to the common tests.",
             "LGTM. Tossing it into the next milestone.",
         ] {
             assert!(!states_lesson(body), "{body:?}");
             assert_eq!(lesson(&[body], &[], TITLE_CHARS), None, "{body:?}");
         }
+        let musing = "I suspect we don't mention it in the man page.";
+        assert!(states_lesson(musing));
+        assert_eq!(lesson(&[musing], &[], TITLE_CHARS), None);
         for body in [
             "Thanks, don't forget `[ci skip]` too :)",
             "Would you mind signing off on the commit for the DCO?",
