@@ -197,7 +197,7 @@ impl<'a> Context<'a> {
             " — raised in {} by {reviewers}",
             count(prs.len(), "PR", "PRs")
         );
-        let lesson = theme_lesson(theme, members, TITLE_CHARS - figures.chars().count())?;
+        let lesson = theme_lesson(theme, members, TITLE_CHARS - figures.chars().count());
         let title = format!("{lesson}{figures}");
         let (from, to) = (
             figures::date(theme.first_comment_at),
@@ -282,9 +282,7 @@ impl<'a> Context<'a> {
     /// What a reviewer who wrote most of a theme consistently cares about (opted-out logins
     /// skipped).
     fn focus_findings(&self, theme: &Theme, members: &[&SourceComment]) -> Vec<Finding> {
-        let Some(lesson) = theme_lesson(theme, members, TITLE_CHARS - FOCUS_PREFIX_CHARS) else {
-            return Vec::new();
-        };
+        let lesson = theme_lesson(theme, members, TITLE_CHARS - FOCUS_PREFIX_CHARS);
         let mut by_author: BTreeMap<&str, Vec<&SourceComment>> = BTreeMap::new();
         for comment in members {
             by_author
@@ -567,13 +565,13 @@ impl<'a> Context<'a> {
 
 /// A theme's lesson in at most `max` characters: the sentence of its comments (the most central
 /// first) that best states one, else a neutral title from its terms and main file.
-fn theme_lesson(theme: &Theme, members: &[&SourceComment], max: usize) -> Option<String> {
+fn theme_lesson(theme: &Theme, members: &[&SourceComment], max: usize) -> String {
     let bodies: Vec<&str> = members
         .iter()
         .take(LESSON_CANDIDATES)
         .map(|c| c.body.as_str())
         .collect();
-    lesson(&bodies, &theme.terms, max).or_else(|| {
+    lesson(&bodies, &theme.terms, max).unwrap_or_else(|| {
         let path = theme.paths.first().map(|(p, _)| p.as_str());
         neutral_title(&theme.terms, &bodies, path, max)
     })

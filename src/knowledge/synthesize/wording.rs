@@ -298,14 +298,9 @@ pub fn states_lesson(body: &str) -> bool {
         .any(|(sentence, request)| score(sentence, *request, &[], usize::MAX, true).is_some())
 }
 
-/// A neutral title for a theme none of whose sentences states a lesson: its common terms, and
-/// its main file when it has one.
-pub fn neutral_title(
-    terms: &[String],
-    bodies: &[&str],
-    path: Option<&str>,
-    max: usize,
-) -> Option<String> {
+/// A neutral title for a theme none of whose sentences states a lesson: its common terms (or
+/// "the same point" without any), and its main file when it has one.
+pub fn neutral_title(terms: &[String], bodies: &[&str], path: Option<&str>, max: usize) -> String {
     let words: Vec<String> = terms
         .iter()
         .map(String::as_str)
@@ -316,7 +311,7 @@ pub fn neutral_title(
         .map(|t| spelled(t, bodies))
         .collect();
     let listed = match words.as_slice() {
-        [] => return None,
+        [] => "the same point".to_string(),
         [one] => format!("`{one}`"),
         [init @ .., last] => format!(
             "{} and `{last}`",
@@ -328,10 +323,10 @@ pub fn neutral_title(
     };
     let general = format!("Reviewers keep raising {listed}");
     let located = path.map(|p| format!("{general} in `{}`", p.rsplit('/').next().unwrap_or(p)));
-    Some(match located {
+    match located {
         Some(title) if title.chars().count() <= max => title,
         _ => cut(&general, max),
-    })
+    }
 }
 
 /// `term` as the bodies spell it (a term is lower-cased: `usestyles2` → `useStyles2`).
@@ -829,14 +824,17 @@ mod tests {
         ];
         let bodies = ["Can `useStyles2` go here? It's a function component"];
         assert_eq!(
-            neutral_title(&terms, &bodies, Some("src/a/List.tsx"), TITLE_CHARS).as_deref(),
-            Some("Reviewers keep raising `useStyles2` and `component` in `List.tsx`")
+            neutral_title(&terms, &bodies, Some("src/a/List.tsx"), TITLE_CHARS),
+            "Reviewers keep raising `useStyles2` and `component` in `List.tsx`"
         );
         assert_eq!(
-            neutral_title(&terms, &bodies, Some("src/a/List.tsx"), 55).as_deref(),
-            Some("Reviewers keep raising `useStyles2` and `component`")
+            neutral_title(&terms, &bodies, Some("src/a/List.tsx"), 55),
+            "Reviewers keep raising `useStyles2` and `component`"
         );
-        assert_eq!(neutral_title(&[], &bodies, None, TITLE_CHARS), None);
+        assert_eq!(
+            neutral_title(&[], &bodies, None, TITLE_CHARS),
+            "Reviewers keep raising the same point"
+        );
     }
 
     #[test]
