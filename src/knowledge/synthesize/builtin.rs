@@ -8,7 +8,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::figures::{self, coupling_id, coupling_text, hotspot_id, hotspot_text};
-use super::wording::{TITLE_CHARS, cut, excerpt, lesson, neutral_title, states_lesson};
+use super::wording::{TITLE_CHARS, cut, excerpt, lesson, neutral_title, says_something};
 use super::{Input, Synthesis, finalize, subject_id, theme_finding_id};
 use crate::knowledge::classify::Label;
 use crate::knowledge::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
@@ -274,7 +274,7 @@ impl<'a> Context<'a> {
                 c.path
                     .as_deref()
                     .is_some_and(|p| theme.paths.iter().any(|(path, _)| path == p))
-                    || states_lesson(&c.body)
+                    || says_something(&c.body)
             })
             .collect()
     }

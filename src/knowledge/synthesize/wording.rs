@@ -298,6 +298,37 @@ pub fn states_lesson(body: &str) -> bool {
         .any(|(sentence, request)| score(sentence, *request, &[], usize::MAX, true).is_some())
 }
 
+/// Whether `body` says something a finding can show without a file: it states a lesson, or has a
+/// statement of a few words that is not a question, a reply, the writer's musing, chatter or
+/// code ("Still have an API breaking change." does; "How could that have worked?" does not).
+pub fn says_something(body: &str) -> bool {
+    states_lesson(body)
+        || sentences(&plain(&analysable_text(body)))
+            .iter()
+            .filter(|sentence| !is_reply(sentence))
+            .any(|sentence| is_statement(main_clause(sentence)))
+}
+
+/// A plain statement about the code: four words or more, not a question, not about the writer,
+/// no chatter, not code.
+fn is_statement(sentence: &str) -> bool {
+    let lower = sentence.to_lowercase();
+    let words: Vec<&str> = lower
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+        .collect();
+    let first = words.first().copied().unwrap_or_default();
+    let prose = words
+        .iter()
+        .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_alphabetic() || c == '\''))
+        .count();
+    words.len() >= 4
+        && !lower.ends_with('?')
+        && !FIRST_PERSON.contains(&first)
+        && !words.iter().any(|w| CHATTER_WORDS.contains(w))
+        && 3 * prose >= 2 * words.len()
+}
+
 /// A neutral title for a theme none of whose sentences states a lesson: its common terms (or
 /// "the same point" without any), and its main file when it has one.
 pub fn neutral_title(terms: &[String], bodies: &[&str], path: Option<&str>, max: usize) -> String {
@@ -772,6 +803,20 @@ mod tests {
             "Those links are meant to be read on the API site, not on GitHub.",
         ] {
             assert!(states_lesson(body), "{body:?}");
+        }
+    }
+
+    #[test]
+    fn a_statement_says_something_and_a_question_reply_or_chatter_does_not() {
+        assert!(says_something("Still have an API breaking change."));
+        assert!(says_something("Per policy, this needs a regression test."));
+        for body in [
+            "How could that have worked ever before?",
+            "Yes, that was the plan all along.",
+            "I am not familiar with this part of the code.",
+            "Thanks a lot, nice work here!",
+        ] {
+            assert!(!says_something(body), "{body:?}");
         }
     }
 
