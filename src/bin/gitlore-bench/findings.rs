@@ -6,8 +6,9 @@ use std::time::Instant;
 
 use anyhow::Result;
 
-use gitlore::knowledge::corpus::{Corpus, Split};
+use gitlore::knowledge::corpus::{Corpus, GoldTheme, Record, Split};
 use gitlore::knowledge::filter::NoiseRules;
+use gitlore::knowledge::findings::Finding;
 use gitlore::scorecard::{self, RepoScore};
 
 #[derive(Debug, clap::Args)]
@@ -15,7 +16,9 @@ pub struct FindingsArgs {
     /// The labelled corpus directory.
     #[arg(long, default_value = "tests/fixtures/corpus")]
     corpus: PathBuf,
-    /// Also print each finding's title and the corpus ids it cites.
+    /// On the training split, also print each finding's title and cited comments (in its gold
+    /// theme, about its files, noise), each theme's members and the gold themes missed. The test
+    /// split is only ever scored.
     #[arg(long)]
     verbose: bool,
 }
@@ -51,14 +54,17 @@ pub fn run(args: FindingsArgs) -> Result<()> {
             let published = scorecard::publish(&records, &rules)?;
             let score = scorecard::score(repo, &records, &gold, &published);
             print_row(&score, split);
-            if args.verbose {
+            // The test split is only ever scored, never read.
+            if args.verbose && split == Split::Train {
                 for (finding, cited) in &published.findings {
                     let ids: Vec<&str> = cited
                         .iter()
                         .map(|id| id.as_deref().unwrap_or("?"))
                         .collect();
                     println!("    - {} [{}]", finding.title, ids.join(" "));
+                    print_citations(&records, &gold, finding, cited);
                 }
+                print_themes(&records, &gold, &published);
             }
             total.add(&score);
         }
@@ -90,4 +96,111 @@ fn print_row(score: &RepoScore, split: Split) {
         score.evidence_precision(),
         score.citing_noise
     );
+}
+
+/// The gold theme holding the most of `ids`, when one holds any.
+fn best_gold<'g>(gold: &[&'g GoldTheme], ids: &[&str]) -> Option<&'g GoldTheme> {
+    let holds = |t: &GoldTheme| {
+        ids.iter()
+            .filter(|id| t.comment_ids.iter().any(|c| c == *id))
+            .count()
+    };
+    gold.iter()
+        .copied()
+        .max_by_key(|t| holds(t))
+        .filter(|t| holds(t) > 0)
+}
+
+/// One line per cited comment: `+` in the finding's gold theme, `f` substantive about its files,
+/// `-` neither, `N` noise; then the author (`*` for the PR author) and an excerpt.
+fn print_citations(
+    records: &[&Record],
+    gold: &[&GoldTheme],
+    finding: &Finding,
+    cited: &[Option<String>],
+) {
+    let ids: Vec<&str> = cited.iter().flatten().map(String::as_str).collect();
+    let best = best_gold(gold, &ids);
+    if let Some(theme) = best {
+        println!("      gold {}: {}", theme.id, theme.title);
+    }
+    for id in &ids {
+        let Some(record) = records.iter().find(|r| r.id == *id) else {
+            continue;
+        };
+        let mark = if record.noise.is_some() {
+            "N"
+        } else if best.is_some_and(|t| t.comment_ids.contains(&record.id)) {
+            "+"
+        } else if record
+            .path
+            .as_ref()
+            .is_some_and(|p| finding.files.contains(p))
+        {
+            "f"
+        } else {
+            "-"
+        };
+        println!("      {mark} {}", describe(record));
+    }
+}
+
+/// Each theme's members, marked as in [`print_citations`] against the theme's best gold theme.
+fn print_themes(records: &[&Record], gold: &[&GoldTheme], published: &scorecard::Published) {
+    for (i, members) in published.themes.iter().enumerate() {
+        let ids: Vec<&str> = members.iter().map(String::as_str).collect();
+        let best = best_gold(gold, &ids);
+        println!(
+            "    theme {i} ({} members) gold {}",
+            members.len(),
+            best.map_or("-", |t| t.id.as_str())
+        );
+        for id in &ids {
+            let Some(record) = records.iter().find(|r| r.id == *id) else {
+                continue;
+            };
+            let mark = if record.noise.is_some() {
+                "N"
+            } else if best.is_some_and(|t| t.comment_ids.contains(&record.id)) {
+                "+"
+            } else {
+                "-"
+            };
+            println!("      {mark} {}", describe(record));
+        }
+    }
+    for theme in gold {
+        let found = published
+            .themes
+            .iter()
+            .any(|t| t.iter().filter(|id| theme.comment_ids.contains(id)).count() >= 2);
+        if !found {
+            println!("    missed gold {}: {}", theme.id, theme.title);
+            for id in &theme.comment_ids {
+                if let Some(record) = records.iter().find(|r| r.id == *id) {
+                    let placed = published.themes.iter().position(|t| t.contains(id));
+                    println!(
+                        "      {} {}",
+                        placed.map_or("·".to_string(), |p| p.to_string()),
+                        describe(record)
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn describe(record: &Record) -> String {
+    let body: String = record.body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let body: String = body.chars().take(150).collect();
+    format!(
+        "{} #{} {}{} {} [{}] {}",
+        record.id,
+        record.pr,
+        record.author,
+        if record.by_pr_author() { "*" } else { "" },
+        record.kind,
+        record.path.as_deref().unwrap_or(""),
+        body
+    )
 }

@@ -8,7 +8,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::figures::{self, coupling_id, coupling_text, hotspot_id, hotspot_text};
-use super::wording::{cut, excerpt, lesson};
+use super::wording::{TITLE_CHARS, cut, excerpt, lesson, neutral_title, says_something};
 use super::{Input, Synthesis, finalize, subject_id, theme_finding_id};
 use crate::domain::classification::Label;
 use crate::domain::findings::SourceComment;
@@ -41,23 +41,22 @@ const FOCUS_MIN_COMMENTS: usize = 3;
 const FOCUS_MIN_PRS: usize = 2;
 /// Comments of a theme (the most central first) its lesson is looked for in.
 const LESSON_CANDIDATES: usize = 25;
+/// Characters of a reviewer-focus title before its lesson.
+const FOCUS_PREFIX_CHARS: usize = 60;
 
 /// Runs the built-in synthesizer.
 pub fn synthesize(input: &Input<'_>) -> Synthesis {
     let context = Context::new(input);
     let mut findings: Vec<Finding> = Vec::new();
     for theme in &input.themes.themes {
-        let members = context.members(theme);
-        let bodies: Vec<&str> = members
-            .iter()
-            .take(LESSON_CANDIDATES)
-            .map(|c| c.body.as_str())
-            .collect();
-        let Some(lesson) = lesson(&bodies, &theme.terms) else {
+        let teaching = context.members(theme);
+        // Most of a theme's comments must teach: a theme of questions or praise is no lesson.
+        if 2 * teaching.len() < theme.members.len() {
             continue;
-        };
-        findings.extend(context.theme_finding(theme, &members, &lesson));
-        findings.extend(context.focus_findings(theme, &members, &lesson));
+        }
+        let members = context.citable(theme, &teaching);
+        findings.extend(context.theme_finding(theme, &members));
+        findings.extend(context.focus_findings(theme, &members));
     }
     findings.extend(context.hotspot_findings());
     findings.extend(context.revert_findings());
@@ -168,16 +167,7 @@ impl<'a> Context<'a> {
     }
 
     /// One finding per strong theme: a lesson-bearing label and comments from two PRs or more.
-    fn theme_finding(
-        &self,
-        theme: &Theme,
-        members: &[&SourceComment],
-        lesson: &str,
-    ) -> Option<Finding> {
-        // Most of a theme's comments must teach: a theme of questions or praise is no lesson.
-        if 2 * members.len() < theme.members.len() {
-            return None;
-        }
+    fn theme_finding(&self, theme: &Theme, members: &[&SourceComment]) -> Option<Finding> {
         let (category, base) = theme
             .labels
             .iter()
@@ -203,10 +193,12 @@ impl<'a> Context<'a> {
         let severity = if fragile { raise(base) } else { base };
         let reviewers: HashSet<&str> = members.iter().map(|c| c.author.as_str()).collect();
         let reviewers = count(reviewers.len(), "reviewer", "reviewers");
-        let title = format!(
-            "{lesson} — raised in {} by {reviewers}",
+        let figures = format!(
+            " — raised in {} by {reviewers}",
             count(prs.len(), "PR", "PRs")
         );
+        let lesson = theme_lesson(theme, members, TITLE_CHARS - figures.chars().count());
+        let title = format!("{lesson}{figures}");
         let (from, to) = (
             figures::date(theme.first_comment_at),
             figures::date(theme.last_comment_at),
@@ -271,14 +263,26 @@ impl<'a> Context<'a> {
             .collect()
     }
 
+    /// The members that can back the theme's lesson: those on one of its files, and those
+    /// elsewhere (conversation, review bodies) that state a lesson themselves — a remark without
+    /// a file that only muses, asks or reports is about nothing the finding can show.
+    fn citable(&self, theme: &Theme, members: &[&'a SourceComment]) -> Vec<&'a SourceComment> {
+        members
+            .iter()
+            .copied()
+            .filter(|c| {
+                c.path
+                    .as_deref()
+                    .is_some_and(|p| theme.paths.iter().any(|(path, _)| path == p))
+                    || says_something(&c.body)
+            })
+            .collect()
+    }
+
     /// What a reviewer who wrote most of a theme consistently cares about (opted-out logins
     /// skipped).
-    fn focus_findings(
-        &self,
-        theme: &Theme,
-        members: &[&SourceComment],
-        lesson: &str,
-    ) -> Vec<Finding> {
+    fn focus_findings(&self, theme: &Theme, members: &[&SourceComment]) -> Vec<Finding> {
+        let lesson = theme_lesson(theme, members, TITLE_CHARS - FOCUS_PREFIX_CHARS);
         let mut by_author: BTreeMap<&str, Vec<&SourceComment>> = BTreeMap::new();
         for comment in members {
             by_author
@@ -532,8 +536,8 @@ impl<'a> Context<'a> {
                 if signals.is_empty() {
                     return None;
                 }
-                let lesson = lesson(&[comment.body.as_str()], &[])
-                    .unwrap_or_else(|| excerpt(&comment.body));
+                let lesson = lesson(&[comment.body.as_str()], &[], 80)
+                    .unwrap_or_else(|| cut(&excerpt(&comment.body), 80));
                 let history: Vec<&str> = signals.iter().map(|s| s.text.as_str()).collect();
                 let mut evidence = comment_evidence(&[comment], 1);
                 evidence.extend(signals.iter().cloned());
@@ -541,7 +545,7 @@ impl<'a> Context<'a> {
                     id: subject_id(&format!("singleton:{id}")),
                     category: Category::Landmine,
                     severity: Severity::High,
-                    title: format!("{} — in `{path}`", cut(&lesson, 80)),
+                    title: format!("{lesson} — in `{path}`"),
                     insight: format!(
                         "A reviewer flagged this in PR #{} on {}, and the file's history backs it up: {}.",
                         comment.pr_number,
@@ -557,6 +561,20 @@ impl<'a> Context<'a> {
             })
             .collect()
     }
+}
+
+/// A theme's lesson in at most `max` characters: the sentence of its comments (the most central
+/// first) that best states one, else a neutral title from its terms and main file.
+fn theme_lesson(theme: &Theme, members: &[&SourceComment], max: usize) -> String {
+    let bodies: Vec<&str> = members
+        .iter()
+        .take(LESSON_CANDIDATES)
+        .map(|c| c.body.as_str())
+        .collect();
+    lesson(&bodies, &theme.terms, max).unwrap_or_else(|| {
+        let path = theme.paths.first().map(|(p, _)| p.as_str());
+        neutral_title(&theme.terms, &bodies, path, max)
+    })
 }
 
 fn stat(id: String, text: String) -> Evidence {

@@ -3,12 +3,14 @@
 
 use crate::knowledge::filter::analysable_text;
 
-/// Characters a title's lesson may take before it is cut at a word.
-const TITLE_CHARS: usize = 90;
+/// Characters a finding's title may take in all (lesson and figures).
+pub const TITLE_CHARS: usize = 100;
 /// Characters of an evidence excerpt.
 const EXCERPT_CHARS: usize = 160;
+/// Words a sentence needs to state a lesson.
+const MIN_LESSON_WORDS: usize = 3;
 
-/// Words that open a sentence giving advice (checked lower-case, after polite openers).
+/// Words that open a sentence giving advice (checked lower-case, after openers are dropped).
 const ADVICE_VERBS: &[&str] = &[
     "add",
     "avoid",
@@ -60,35 +62,78 @@ const ADVICE_VERBS: &[&str] = &[
     "consider",
     "stick",
     "name",
+    "let's",
+    "start",
+    "note",
+    "integrate",
+    "provide",
 ];
-/// Phrases that make a sentence advice wherever they occur (checked lower-case).
+/// Phrases that make a sentence state a norm or a request wherever they occur (checked
+/// lower-case, padded with spaces, after hedges are dropped).
 const ADVICE_PHRASES: &[&str] = &[
     " should ",
+    " shouldn't ",
     " must ",
     " need to ",
     " needs to ",
-    "don't ",
-    "do not ",
+    " needs a ",
+    " needs an ",
+    " have to ",
+    " has to ",
+    " cannot ",
+    " meant to ",
+    " we don't ",
+    " we do not ",
+    " don't forget",
     " instead",
     "prefer ",
     "avoid ",
     "better to ",
     "rather than",
+    " please ",
+    " could you ",
+    " can you ",
+    " would you ",
+    " can we ",
+    "in the future",
+    "next time",
 ];
-/// Openers that are dropped from the front of a lesson.
+/// Phrases about the writer's mind or the past, which look like advice and are not ("I don't
+/// think …", "should have worked"); dropped before [`ADVICE_PHRASES`] are looked for.
+const HEDGES: &[&str] = &[
+    "don't think",
+    "don't know",
+    "don't see",
+    "don't mind",
+    "don't understand",
+    "don't remember",
+    "do not think",
+    "do not know",
+    "should have",
+    "shouldn't have",
+    "needs to be merged",
+];
+/// Openers that are dropped from the front of a lesson: requests, hedges, greetings and thanks,
+/// and discourse markers.
 const OPENERS: &[&str] = &[
     "please",
     "nit:",
     "nit",
     "naming:",
     "naming nit:",
+    "small thing:",
+    "minor comment:",
+    "minor:",
+    "suggestion:",
     "could you",
     "can you",
+    "would you mind",
+    "would you",
     "can we",
     "maybe",
+    "perhaps",
     "i think",
-    "suggestion:",
-    "minor:",
+    "i would",
     "also",
     "but",
     "and",
@@ -96,14 +141,93 @@ const OPENERS: &[&str] = &[
     "ok",
     "okay",
     "hmm",
+    "btw",
+    "fyi",
+    "thanks",
+    "thank you",
+    "hi",
+    "hello",
+    "hey",
+    "in the future",
+    "next time",
+    "however",
+    "then",
+    "yes",
+    "yeah",
+    "yea",
+    "right",
+    "well",
 ];
 /// Words that mark a sentence as chatter rather than a lesson (checked lower-case, whole words).
 const CHATTER_WORDS: &[&str] = &[
     "thanks", "thank", "sorry", "lgtm", "congrats", "hi", "hello", "hey", "ping", "rebase",
-    "merged", "merging", "released", "ci",
+    "merged", "merging", "released", "ci", "welcome",
 ];
 /// Words that open a sentence about the writer rather than the code.
-const FIRST_PERSON: &[&str] = &["i", "i'm", "i've", "i'll", "we've", "we'll", "my"];
+const FIRST_PERSON: &[&str] = &["i", "i'm", "i've", "i'll", "i'd", "we've", "we'll", "my"];
+/// Phrases that make a sentence about the writer wherever they occur (lower-case, padded).
+const WRITER_PHRASES: &[&str] = &[
+    " i have to ",
+    " i need to ",
+    " i should ",
+    " i'm ",
+    " i am ",
+    " i suspect ",
+    " i guess ",
+];
+/// Emoji codes that decorate a remark (GitHub's most frequent in reviews).
+const EMOJI_CODES: &[&str] = &[
+    ":+1:",
+    ":-1:",
+    ":smile:",
+    ":smiley:",
+    ":tada:",
+    ":heart:",
+    ":rocket:",
+    ":star:",
+    ":star2:",
+    ":confused:",
+    ":sweat_smile:",
+    ":slightly_smiling_face:",
+    ":pray:",
+    ":wave:",
+    ":100:",
+    ":eyes:",
+    ":thinking:",
+    ":laughing:",
+    ":wink:",
+    ":thumbsup:",
+    ":sparkles:",
+    ":ok_hand:",
+];
+/// Words that open a reply to someone rather than a remark on the code.
+const REPLY_OPENERS: &[&str] = &[
+    "yes", "yeah", "yea", "yep", "right", "ok", "okay", "agreed", "sure", "true", "indeed",
+    "correct", "fair",
+];
+/// Words left dangling when the reference after them goes ("see #12").
+const DANGLING: &[&str] = &[
+    "in", "at", "by", "of", "see", "from", "to", "via", "on", "cc",
+];
+/// Words that open a subordinate clause, which cannot stand as a title alone.
+const SUBORDINATORS: &[&str] = &[
+    "while", "although", "though", "if", "when", "since", "as", "because", "whereas", "unless",
+];
+/// Where a sentence too long for a title may be cut and still read as a sentence.
+const CLAUSE_BREAKS: &[&str] = &[
+    ", since ",
+    ", because ",
+    " because ",
+    " since ",
+    " so that ",
+    ", so ",
+    ", which ",
+    ", but ",
+    " — ",
+    " - ",
+    ": ",
+    ", ",
+];
 
 /// `text` with every `@login` mention turned into a plain `login`, so that nothing published
 /// notifies anyone.
@@ -146,65 +270,291 @@ pub fn cut(text: &str, max: usize) -> String {
     )
 }
 
-/// The sentence of `bodies` that best states a lesson: advice-like, naming the most of `terms`,
-/// not too long; earlier bodies win ties (pass the most central first). Cleaned of openers,
-/// capitalised, without its final stop. `None` when the bodies have no sentence.
-pub fn lesson(bodies: &[&str], terms: &[String]) -> Option<String> {
+/// The sentence of `bodies` that best states a lesson in at most `max` characters: advice or a
+/// norm (not a question, the writer's musing or chatter), naming the most of `terms`; earlier
+/// bodies win ties (pass the most central first). Cleaned of greetings, logins, quotes, issue
+/// references, markdown and openers, capitalised, without its final stop, cut at a clause when
+/// too long. `None` when no sentence of the bodies states a lesson.
+pub fn lesson(bodies: &[&str], terms: &[String], max: usize) -> Option<String> {
     let mut best: Option<(i64, String)> = None;
     for body in bodies {
-        for sentence in sentences(&analysable_text(&without_mentions(body))) {
-            let (mut cleaned, polite) = clean(&sentence);
-            if polite && cleaned.ends_with('?') {
-                // "Could you add a test?" is a request: "Add a test".
-                cleaned.pop();
-            }
-            if cleaned.split_whitespace().count() < 3 {
+        for (sentence, request) in lesson_sentences(body) {
+            let Some(score) = score(&sentence, request, terms, max, false) else {
                 continue;
-            }
-            let lower = cleaned.to_lowercase();
-            let named = terms.iter().filter(|t| lower.contains(t.as_str())).count() as i64;
-            let first = lower.split_whitespace().next().unwrap_or_default();
-            let advice = ADVICE_VERBS
-                .contains(&first.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''));
-            let length = cleaned.chars().count() as i64;
-            let words: Vec<&str> = lower
-                .split_whitespace()
-                .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
-                .collect();
-            let chatter = words.iter().any(|w| CHATTER_WORDS.contains(w));
-            let about_writer = FIRST_PERSON.contains(&first);
-            let prose = words
-                .iter()
-                .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_alphabetic() || c == '\''))
-                .count();
-            let code_like = 3 * prose < 2 * words.len();
-            let padded = format!(" {lower} ");
-            let advice = advice || ADVICE_PHRASES.iter().any(|p| padded.contains(p));
-            let score = 3 * named + if advice { 4 } else { 0 }
-                - if length > TITLE_CHARS as i64 { 3 } else { 0 }
-                - if lower.ends_with('?') { 2 } else { 0 }
-                - if chatter { 6 } else { 0 }
-                - if about_writer { 3 } else { 0 }
-                - if code_like { 4 } else { 0 };
+            };
             if best.as_ref().is_none_or(|(top, _)| score > *top) {
-                best = Some((score, cleaned));
+                best = Some((score, sentence));
             }
         }
     }
-    best.map(|(_, sentence)| {
-        let sentence = sentence
-            .trim_end_matches(['.', '!', ';', ',', ':'])
-            .to_string();
-        cut(&capitalise(&sentence), TITLE_CHARS)
-    })
+    best.map(|(_, sentence)| shorten(&sentence, max))
 }
 
-/// `body` without `@login` mentions: a lesson names nobody.
-fn without_mentions(body: &str) -> String {
-    body.split(' ')
-        .filter(|word| !(word.starts_with('@') && word.len() > 1))
-        .collect::<Vec<_>>()
+/// Whether some sentence of `body` states a lesson (advice or a norm), as [`lesson`] reads it:
+/// what a comment without a file needs to back a finding.
+pub fn states_lesson(body: &str) -> bool {
+    lesson_sentences(body)
+        .iter()
+        .any(|(sentence, request)| score(sentence, *request, &[], usize::MAX, true).is_some())
+}
+
+/// Whether `body` says something a finding can show without a file: it states a lesson, or has a
+/// statement of a few words that is not a question, a reply, the writer's musing, chatter or
+/// code ("Still have an API breaking change." does; "How could that have worked?" does not).
+pub fn says_something(body: &str) -> bool {
+    states_lesson(body)
+        || sentences(&plain(&analysable_text(body)))
+            .iter()
+            .filter(|sentence| !is_reply(sentence))
+            .any(|sentence| is_statement(main_clause(sentence)))
+}
+
+/// A plain statement about the code: four words or more, not a question, not about the writer,
+/// no chatter, not code.
+fn is_statement(sentence: &str) -> bool {
+    let lower = sentence.to_lowercase();
+    let words: Vec<&str> = lower
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+        .collect();
+    let first = words.first().copied().unwrap_or_default();
+    let prose = words
+        .iter()
+        .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_alphabetic() || c == '\''))
+        .count();
+    words.len() >= 4
+        && !lower.ends_with('?')
+        && !FIRST_PERSON.contains(&first)
+        && !words.iter().any(|w| CHATTER_WORDS.contains(w))
+        && 3 * prose >= 2 * words.len()
+}
+
+/// A neutral title for a theme none of whose sentences states a lesson: its common terms (or
+/// "the same point" without any), and its main file when it has one.
+pub fn neutral_title(terms: &[String], bodies: &[&str], path: Option<&str>, max: usize) -> String {
+    let words: Vec<String> = terms
+        .iter()
+        .map(String::as_str)
+        // Short words ("non", "use") name nothing on their own.
+        .filter(|t| t.len() >= 4 && !t.contains(':') && !t.contains(' '))
+        .filter(|t| !terms.iter().any(|other| other != *t && other.contains(*t)))
+        .take(3)
+        .map(|t| spelled(t, bodies))
+        .collect();
+    let listed = match words.as_slice() {
+        [] => "the same point".to_string(),
+        [one] => format!("`{one}`"),
+        [init @ .., last] => format!(
+            "{} and `{last}`",
+            init.iter()
+                .map(|w| format!("`{w}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let general = format!("Reviewers keep raising {listed}");
+    let located = path.map(|p| format!("{general} in `{}`", p.rsplit('/').next().unwrap_or(p)));
+    match located {
+        Some(title) if title.chars().count() <= max => title,
+        _ => cut(&general, max),
+    }
+}
+
+/// `term` as the bodies spell it (a term is lower-cased: `usestyles2` → `useStyles2`).
+fn spelled(term: &str, bodies: &[&str]) -> String {
+    bodies
+        .iter()
+        .flat_map(|body| body.split(|c: char| !c.is_alphanumeric() && c != '_'))
+        .find(|word| word.eq_ignore_ascii_case(term))
+        .unwrap_or(term)
+        .to_string()
+}
+
+/// The cleaned sentences of `body` (see [`lesson`]) that have words enough to state something,
+/// each with whether it was a request ("could you …", "please …"). Replies ("Yes, …") are left
+/// out: they answer someone rather than teach.
+fn lesson_sentences(body: &str) -> Vec<(String, bool)> {
+    let text = plain(&analysable_text(body));
+    sentences(&text)
+        .into_iter()
+        .filter(|sentence| !is_reply(sentence))
+        .filter_map(|sentence| {
+            let (cleaned, request) = clean(main_clause(&sentence));
+            let (mut cleaned, request) = match suggestion(&cleaned) {
+                Some(imperative) => (imperative, true),
+                None => (cleaned, request),
+            };
+            if request && cleaned.ends_with('?') {
+                // "Could you add a test?" is a request: "Add a test".
+                cleaned.pop();
+            }
+            let cleaned = cleaned
+                .trim_end_matches(['.', '!', ';', ',', ':', ' '])
+                .trim_end_matches(" please")
+                .trim_end_matches([',', ' '])
+                .to_string();
+            // An imperative says enough in two words ("Use `x`").
+            let imperative = cleaned
+                .split_whitespace()
+                .next()
+                .is_some_and(|w| ADVICE_VERBS.contains(&w.to_lowercase().as_str()));
+            let words = cleaned.split_whitespace().count();
+            (words >= MIN_LESSON_WORDS || (imperative && words >= 2)).then_some((cleaned, request))
+        })
+        .collect()
+}
+
+/// How well a cleaned sentence states a lesson in `max` characters, naming `terms`; `None` when
+/// it states none: no advice or norm, a question, or code. A sentence about the writer ("I
+/// suspect we don't …", "My concern is …") or a request for anything but a change backs a
+/// lesson but cannot be a title: `None` unless `musing` allows it.
+fn score(sentence: &str, request: bool, terms: &[String], max: usize, musing: bool) -> Option<i64> {
+    let lower = sentence.to_lowercase();
+    let words: Vec<&str> = lower
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+        .collect();
+    let first = words.first().copied().unwrap_or_default();
+    let mut padded = format!(" {lower} ");
+    for hedge in HEDGES {
+        padded = padded.replace(hedge, " ");
+    }
+    // A request backs a lesson; as a title it must ask for a change ("Can you tell us more?"
+    // asks for information).
+    let advice = (request && musing)
+        || ADVICE_VERBS.contains(&first)
+        || ADVICE_PHRASES.iter().any(|p| padded.contains(p));
+    let question = lower.ends_with('?');
+    let about_writer =
+        FIRST_PERSON.contains(&first) || WRITER_PHRASES.iter().any(|p| padded.contains(p));
+    // Raw code reads as code; `quoted` code inside a sentence is fine.
+    let unquoted: Vec<&str> = lower
+        .split_whitespace()
+        .filter(|w| !w.contains('`'))
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+        .collect();
+    let prose = unquoted
+        .iter()
+        .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_alphabetic() || c == '\''))
+        .count();
+    let code_like = 3 * prose < 2 * unquoted.len();
+    if !advice || question || code_like || (about_writer && !musing) {
+        return None;
+    }
+    let named = terms.iter().filter(|t| lower.contains(t.as_str())).count() as i64;
+    let chatter = words.iter().any(|w| CHATTER_WORDS.contains(w));
+    let imperative = ADVICE_VERBS.contains(&first);
+    let length = sentence.chars().count();
+    Some(
+        3 * named + if imperative { 2 } else { 0 }
+            - if length > max { 3 } else { 0 }
+            - if chatter { 6 } else { 0 },
+    )
+}
+
+/// `text` without what a title cannot show: quoted lines, code blocks, links (their text kept),
+/// images, bare URLs, issue references, `@login` mentions, emoji codes and emphasis marks.
+fn plain(text: &str) -> String {
+    let mut kept = Vec::new();
+    let mut in_code = false;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code || trimmed.starts_with('>') {
+            continue;
+        }
+        kept.push(line);
+    }
+    let text = links_as_text(&kept.join("\n"));
+    let mut words: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        let bare = word.trim_matches(|c: char| ",.;:!?()".contains(c));
+        let reference = bare.len() > 1
+            && bare.starts_with('#')
+            && bare[1..].chars().all(|c| c.is_ascii_digit());
+        let mention = bare.len() > 1 && bare.starts_with('@');
+        let url = bare.starts_with("http://") || bare.starts_with("https://");
+        if reference || mention || url || EMOJI_CODES.contains(&bare) {
+            // "described in #12." → "described."
+            if words.last().is_some_and(|w| {
+                DANGLING.contains(&w.trim_start_matches('(').to_lowercase().as_str())
+            }) {
+                words.pop();
+            }
+            let stop: String = word
+                .chars()
+                .rev()
+                .take_while(|c| ".,;:!?".contains(*c))
+                .collect();
+            if let Some(last) = words.last_mut() {
+                last.push_str(&stop.chars().rev().collect::<String>());
+            }
+            continue;
+        }
+        words.push(word.replace("**", ""));
+    }
+    words
         .join(" ")
+        .lines()
+        .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Markdown links `[text](url)` and `[text][n]` as their text; images dropped.
+fn links_as_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        let Some(close) = rest[open..].find(']').map(|i| open + i) else {
+            break;
+        };
+        let after = &rest[close + 1..];
+        let target_end = match after.chars().next() {
+            Some('(') => after.find(')').map(|i| i + 1),
+            Some('[') => after.find(']').map(|i| i + 1),
+            _ => None,
+        };
+        let Some(target_end) = target_end else {
+            out.push_str(&rest[..=close]);
+            rest = &rest[close + 1..];
+            continue;
+        };
+        let image = rest[..open].ends_with('!');
+        out.push_str(rest[..open].trim_end_matches('!'));
+        if !image {
+            out.push_str(&rest[open + 1..close]);
+        }
+        rest = &after[target_end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `sentence` capitalised and, when longer than `max`, cut at the last clause break that leaves
+/// a sentence of a few words, else at a word with `…`.
+fn shorten(sentence: &str, max: usize) -> String {
+    let sentence = capitalise(sentence);
+    if sentence.chars().count() <= max {
+        return sentence;
+    }
+    let head: String = sentence.chars().take(max).collect();
+    let clause = CLAUSE_BREAKS.iter().find_map(|b| {
+        head.rfind(b).filter(|&at| {
+            let first = head.split_whitespace().next().unwrap_or_default();
+            head[..at].split_whitespace().count() > MIN_LESSON_WORDS
+                && !SUBORDINATORS.contains(&first.to_lowercase().as_str())
+        })
+    });
+    match clause {
+        Some(at) => head[..at]
+            .trim_end_matches([',', ';', ':', ' '])
+            .to_string(),
+        None => cut(&sentence, max),
+    }
 }
 
 /// The sentences of `text`, split after `.`, `!` and `?` followed by a space, at ` -- ` and
@@ -232,24 +582,125 @@ fn sentences(text: &str) -> Vec<String> {
     out
 }
 
-/// A sentence without polite openers and surrounding whitespace, and whether it had any.
+/// A sentence without openers (requests, greetings, discourse markers) and surrounding
+/// whitespace and smileys, and whether it was a request ("please", "could you" …).
 fn clean(sentence: &str) -> (String, bool) {
-    let mut text = sentence.trim().to_string();
-    let mut polite = false;
+    let mut text = without_smileys(sentence.trim());
+    let mut request = false;
     loop {
         let lower = text.to_lowercase();
-        let Some(opener) = OPENERS
-            .iter()
-            .find(|o| lower.starts_with(*o) && lower[o.len()..].starts_with([' ', ',', ':']))
-        else {
+        let Some(opener) = OPENERS.iter().find(|o| {
+            lower.starts_with(*o) && lower[o.len()..].starts_with([' ', ',', ':', '!', '.'])
+        }) else {
             break;
         };
-        text = text[opener.len()..]
-            .trim_start_matches([' ', ',', ':'])
+        request |= matches!(
+            *opener,
+            "please" | "could you" | "can you" | "would you" | "would you mind" | "can we"
+        );
+        let mut rest = &text[opener.len()..];
+        if matches!(*opener, "thanks" | "thank you") {
+            // "Thank you for the pull request, but …": the thanks runs to its "but".
+            if let Some(at) = rest.to_lowercase().find(" but ") {
+                rest = &rest[at + " but ".len()..];
+            }
+        }
+        text = rest
+            .trim_start_matches([' ', ',', ':', '!', '.'])
             .to_string();
-        polite = true;
+        if *opener == "would you mind" {
+            text = imperative(&text);
+        }
     }
-    (text, polite)
+    (text, request)
+}
+
+/// The main clause of a sentence that opens with a subordinate one ("If written correctly, the
+/// test should fail" → "the test should fail"); any other sentence whole.
+fn main_clause(sentence: &str) -> &str {
+    let first = sentence.split_whitespace().next().unwrap_or_default();
+    if !SUBORDINATORS.contains(&first.to_lowercase().as_str()) {
+        return sentence;
+    }
+    sentence
+        .split_once(", ")
+        .map_or(sentence, |(_, main)| main.trim())
+}
+
+/// A request's verb from its gerund ("would you mind signing off" → "sign off").
+fn imperative(text: &str) -> String {
+    let Some((first, rest)) = text.split_once(' ') else {
+        return text.to_string();
+    };
+    let lower = first.to_lowercase();
+    let verb = lower.strip_suffix("ing").and_then(|stem| {
+        ADVICE_VERBS
+            .iter()
+            .find(|v| **v == stem || v.strip_suffix('e') == Some(stem))
+    });
+    match verb {
+        Some(verb) => format!("{verb} {rest}"),
+        None => text.to_string(),
+    }
+}
+
+/// Whether `sentence` opens as a reply ("Yes, …", "Right.", "Ok so …").
+fn is_reply(sentence: &str) -> bool {
+    let first = sentence
+        .split(|c: char| c.is_whitespace() || ",.!:;".contains(c))
+        .next()
+        .unwrap_or_default()
+        .to_lowercase();
+    REPLY_OPENERS.contains(&first.as_str())
+}
+
+/// A suggestion asked as a question, as the advice it is: "Should this use `x`?" → "Use `x`",
+/// "Can't we just do `y`?" and "Why not use `y`?" → "Do `y`", "Use `y`". `None` for any other
+/// sentence.
+fn suggestion(sentence: &str) -> Option<String> {
+    const ASKING: &[&str] = &[
+        "should this ",
+        "shouldn't this ",
+        "should we ",
+        "shouldn't we ",
+        "should it ",
+        "can't we just ",
+        "can't we ",
+        "couldn't we ",
+        "why not just ",
+        "why not ",
+    ];
+    if !sentence.ends_with('?') {
+        return None;
+    }
+    let lower = sentence.to_lowercase();
+    let asking = ASKING.iter().find(|a| lower.starts_with(*a))?;
+    let rest = sentence[asking.len()..].trim_end_matches('?').trim();
+    let verb = rest.split_whitespace().next()?.to_lowercase();
+    ADVICE_VERBS
+        .contains(&verb.as_str())
+        .then(|| capitalise(rest))
+        .or_else(|| (verb == "be").then(|| format!("This should {rest}")))
+}
+
+/// `text` without trailing smileys (`:)`, `;-)`, `:|` …) and emoji.
+fn without_smileys(text: &str) -> String {
+    const SMILEYS: &[&str] = &[
+        ":-)", ":)", ";-)", ";)", ":-(", ":(", ":|", ":-/", ":/", ":D", ":P",
+    ];
+    let mut text = text.trim_end();
+    loop {
+        let before = text;
+        if let Some(smiley) = SMILEYS.iter().find(|s| text.ends_with(*s)) {
+            text = text[..text.len() - smiley.len()].trim_end();
+        }
+        text = text
+            .trim_end_matches(|c: char| !c.is_ascii() && !c.is_alphanumeric())
+            .trim_end();
+        if text == before {
+            return text.to_string();
+        }
+    }
 }
 
 fn capitalise(text: &str) -> String {
@@ -278,7 +729,7 @@ mod tests {
         ];
         let terms = ["unwrap".to_string(), "panic".to_string()];
         assert_eq!(
-            lesson(&bodies, &terms).as_deref(),
+            lesson(&bodies, &terms, TITLE_CHARS).as_deref(),
             Some("Avoid unwrap in the handler")
         );
     }
@@ -288,7 +739,7 @@ mod tests {
         let bodies = ["Could you add a unit test for the empty input?"];
         let terms = ["test".to_string()];
         assert_eq!(
-            lesson(&bodies, &terms).as_deref(),
+            lesson(&bodies, &terms, TITLE_CHARS).as_deref(),
             Some("Add a unit test for the empty input")
         );
     }
@@ -303,8 +754,131 @@ mod tests {
         ];
         let terms = ["blocking".to_string()];
         assert_eq!(
-            lesson(&bodies, &terms).as_deref(),
+            lesson(&bodies, &terms, TITLE_CHARS).as_deref(),
             Some("Avoid blocking calls inside the event loop")
+        );
+    }
+
+    #[test]
+    fn greetings_logins_quotes_references_and_links_are_not_the_lesson() {
+        let bodies = [
+            "> why is this here?\nHi @bob, thanks for the PR but we do not accept cosmetic changes (see #123). :+1:",
+        ];
+        assert_eq!(
+            lesson(&bodies, &[], TITLE_CHARS).as_deref(),
+            Some("We do not accept cosmetic changes")
+        );
+        let linked = ["Please follow [the guide](https://example.org/guide) for commit messages."];
+        assert_eq!(
+            lesson(&linked, &[], TITLE_CHARS).as_deref(),
+            Some("Follow the guide for commit messages")
+        );
+        let referenced = ["Start with a test that covers the case described in #7733. Thanks!"];
+        assert_eq!(
+            lesson(&referenced, &[], TITLE_CHARS).as_deref(),
+            Some("Start with a test that covers the case described")
+        );
+    }
+
+    #[test]
+    fn questions_replies_and_musings_state_no_lesson() {
+        for body in [
+            "How could that have worked ever before?",
+            "Yea, it's in the release guide so shouldn't be necessary.",
+            "I don't think this matters much here.",
+            "Locks should have worked here :|",
+            "That's something you don't get with static settings.",
+            "Added the tests to the common tests.",
+            "LGTM. Tossing it into the next milestone.",
+        ] {
+            assert!(!states_lesson(body), "{body:?}");
+            assert_eq!(lesson(&[body], &[], TITLE_CHARS), None, "{body:?}");
+        }
+        let musing = "I suspect we don't mention it in the man page.";
+        assert!(states_lesson(musing));
+        assert_eq!(lesson(&[musing], &[], TITLE_CHARS), None);
+        for body in [
+            "Thanks, don't forget `[ci skip]` too :)",
+            "Would you mind signing off on the commit for the DCO?",
+            "Those links are meant to be read on the API site, not on GitHub.",
+        ] {
+            assert!(states_lesson(body), "{body:?}");
+        }
+    }
+
+    #[test]
+    fn a_statement_says_something_and_a_question_reply_or_chatter_does_not() {
+        assert!(says_something("Still have an API breaking change."));
+        assert!(says_something("Per policy, this needs a regression test."));
+        for body in [
+            "How could that have worked ever before?",
+            "Yes, that was the plan all along.",
+            "I am not familiar with this part of the code.",
+            "Thanks a lot, nice work here!",
+        ] {
+            assert!(!says_something(body), "{body:?}");
+        }
+    }
+
+    #[test]
+    fn a_suggestion_asked_as_a_question_and_a_polite_gerund_become_advice() {
+        assert_eq!(
+            lesson(&["Should this use `theme.spacing`?"], &[], TITLE_CHARS).as_deref(),
+            Some("Use `theme.spacing`")
+        );
+        assert_eq!(
+            lesson(
+                &["Would you mind signing off on the commit?"],
+                &[],
+                TITLE_CHARS
+            )
+            .as_deref(),
+            Some("Sign off on the commit")
+        );
+        assert_eq!(
+            lesson(
+                &["Thanks, don't forget `[ci skip]` too :)"],
+                &[],
+                TITLE_CHARS
+            )
+            .as_deref(),
+            Some("Don't forget `[ci skip]` too")
+        );
+    }
+
+    #[test]
+    fn a_long_lesson_is_cut_at_a_clause_and_a_subordinate_clause_is_dropped() {
+        let body = "We should note this as a breaking change, since some users may rely on the old dataset.";
+        assert_eq!(
+            lesson(&[body], &[], 50).as_deref(),
+            Some("We should note this as a breaking change")
+        );
+        let body = "If written correctly, the test should fail without the fix.";
+        assert_eq!(
+            lesson(&[body], &[], TITLE_CHARS).as_deref(),
+            Some("The test should fail without the fix")
+        );
+    }
+
+    #[test]
+    fn without_a_lesson_the_title_names_the_common_terms_as_spelled() {
+        let terms = [
+            "usestyles2".to_string(),
+            "styles2".to_string(),
+            "component".to_string(),
+        ];
+        let bodies = ["Can `useStyles2` go here? It's a function component"];
+        assert_eq!(
+            neutral_title(&terms, &bodies, Some("src/a/List.tsx"), TITLE_CHARS),
+            "Reviewers keep raising `useStyles2` and `component` in `List.tsx`"
+        );
+        assert_eq!(
+            neutral_title(&terms, &bodies, Some("src/a/List.tsx"), 55),
+            "Reviewers keep raising `useStyles2` and `component`"
+        );
+        assert_eq!(
+            neutral_title(&[], &bodies, None, TITLE_CHARS),
+            "Reviewers keep raising the same point"
         );
     }
 
