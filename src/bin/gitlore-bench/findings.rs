@@ -6,9 +6,9 @@ use std::time::Instant;
 
 use anyhow::Result;
 
+use gitlore::domain::findings::Finding;
 use gitlore::knowledge::corpus::{Corpus, GoldTheme, Record, Split};
 use gitlore::knowledge::filter::NoiseRules;
-use gitlore::knowledge::findings::Finding;
 use gitlore::scorecard::{self, RepoScore};
 
 #[derive(Debug, clap::Args)]
