@@ -9,17 +9,24 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::pause::Recorder;
-use fake_github::{FakeGitHub, Fault, Target};
+use fake_github::{FakeGitHub, Fault, LoggedRequest, Target};
 use gitlore::clock::ManualClock;
 use gitlore::domain::RepoName;
 use gitlore::domain::Secret;
 use gitlore::github::auth::AppKey;
 use gitlore::github::client::{As, GitHub};
+use gitlore::github::error::Error as GitHubError;
 use gitlore::github::ops::checks::{CheckOutput, CheckRunFields};
 use gitlore::github::ops::contents::FileContent;
 use gitlore::github::ops::issues::NewIssue;
+use gitlore::github::repo::RepoClient;
+use gitlore::repo_config::{CONFIG_PATH, RepoConfig, Resolved as ResolvedConfig};
+use gitlore::runner::fetch_config;
 
 const APP_ID: i64 = 4242;
+/// The REST path of acme/widgets, and of its issues.
+const WIDGETS: &str = "/repos/acme/widgets";
+const ISSUES: &str = "/repos/acme/widgets/issues";
 
 struct Setup {
     gh: FakeGitHub,
@@ -51,98 +58,167 @@ fn widgets() -> RepoName {
     RepoName::parse("acme/widgets").unwrap()
 }
 
+impl Setup {
+    /// acme/widgets as installation 7.
+    fn widgets(&self) -> RepoClient<'_> {
+        self.client.repo(7, &widgets())
+    }
+
+    /// The next `times` requests whose path starts with `path` answer with `fault`.
+    fn fail(&self, method: &str, path: &str, fault: Fault, times: usize) {
+        self.gh.inject(Target::rest(method, path), fault, times);
+    }
+
+    /// Moves the fake GitHub's clock and gitlore's together.
+    fn advance(&self, by: Duration) {
+        self.gh.advance(by);
+        self.clock.advance_ms(by.as_millis() as i64);
+    }
+
+    /// How many installation tokens `installation` has been given.
+    fn token_exchanges(&self, installation: i64) -> usize {
+        let path = format!("/app/installations/{installation}/access_tokens");
+        self.gh.count("POST", &path)
+    }
+
+    /// Sets the text of `path` in `repo`.
+    fn put_file(&self, repo: &str, path: &str, text: &str) {
+        self.gh
+            .seed(|m| m.repo_mut(repo).files.insert(path.into(), text.into()));
+    }
+
+    /// Adds an issue to acme/widgets; its number.
+    fn add_issue(&self) -> i64 {
+        self.gh
+            .seed(|m| m.add_issue("acme/widgets", "t", "b", "alice").number) as i64
+    }
+
+    /// Adds `count` issues labelled `label` to acme/widgets.
+    fn add_labelled_issues(&self, count: u64, label: &str) {
+        self.gh.seed(|m| {
+            for n in 0..count {
+                let author = m.actor("alice");
+                let mut extra = m.new_issue(1000 + n, &format!("bulk {n}"), author);
+                extra.labels.push(label.into());
+                m.insert_issue("acme/widgets", extra);
+            }
+        });
+    }
+
+    /// Installation 9 sees acme/widgets and the org's acme/.github, with these config files.
+    fn org_and_repo_config(&self, org: &str, repo: &str) {
+        self.gh
+            .seed(|m| m.add_installation(9, "acme", &["acme/widgets", "acme/.github"]));
+        self.put_file("acme/.github", CONFIG_PATH, org);
+        self.put_file("acme/widgets", CONFIG_PATH, repo);
+    }
+
+    /// Asks installation 7's GraphQL for its rate limit.
+    async fn rate_limit(&self) -> serde_json::Value {
+        let query = include_str!("../src/github/graphql/rate_limit.graphql");
+        let variables = serde_json::json!({});
+        let answer = self
+            .client
+            .graphql_as(As::Installation(7), query, variables);
+        answer.await.unwrap()
+    }
+
+    /// A second client, sharing the clock and pauses, whose API is at `url`.
+    fn client_at(&self, url: &str) -> GitHub {
+        let key = AppKey::new(APP_ID, &Secret::new(fake_github::test_private_key_pem())).unwrap();
+        GitHub::new(url, key, self.clock.clone(), self.pauses.clone()).unwrap()
+    }
+
+    /// The repo config installation `installation` resolves for acme/widgets.
+    async fn config(&self, installation: i64) -> Result<ResolvedConfig, GitHubError> {
+        fetch_config::fetch(&self.client.repo(installation, &widgets())).await
+    }
+}
+
+/// An issue labelled `label` that is found again by the `marker` in its `body`.
+fn new_issue<'a>(label: &'a str, marker: &'a str, body: &'a str) -> NewIssue<'a> {
+    NewIssue {
+        title: "Review lessons",
+        body,
+        label,
+        marker,
+    }
+}
+
+/// A check run whose output is `summary` and nothing else.
+fn check_run_summarised(summary: &str) -> CheckRunFields<'_> {
+    let output = CheckOutput {
+        title: "t",
+        summary,
+        text: None,
+        annotations: Vec::new(),
+    };
+    CheckRunFields {
+        output: Some(output),
+        ..CheckRunFields::default()
+    }
+}
+
+/// Asserts that `error` is worth retrying later and the thing asked for is not gone.
+fn assert_transient(error: &GitHubError) {
+    assert!(error.is_transient() && !error.is_gone(), "{error}");
+}
+
+/// Asserts that the thing asked for is gone, which no retry changes.
+fn assert_gone(error: &GitHubError) {
+    assert!(error.is_gone() && !error.is_transient(), "{error}");
+}
+
+/// Asserts that `error` is neither worth retrying nor a sign that the thing is gone.
+fn assert_neither_transient_nor_gone(error: &GitHubError) {
+    assert!(!error.is_transient() && !error.is_gone(), "{error}");
+}
+
 #[tokio::test]
 async fn one_token_exchange_per_installation_until_it_expires() {
     let s = setup().await;
     for _ in 0..5 {
-        assert_eq!(
-            s.client.repo(7, &widgets()).default_branch().await.unwrap(),
-            "main"
-        );
+        assert_eq!(s.widgets().default_branch().await.unwrap(), "main");
     }
-    assert_eq!(s.gh.count("POST", "/app/installations/7/access_tokens"), 1);
+    assert_eq!(s.token_exchanges(7), 1);
     let other = RepoName::parse("other/thing").unwrap();
     s.client.repo(8, &other).default_branch().await.unwrap();
-    let (a, b) = (
-        s.client.installation_token(7).await.unwrap(),
-        s.client.installation_token(8).await.unwrap(),
-    );
-    assert_ne!(
-        a.expose(),
-        b.expose(),
-        "two installations never share a token"
-    );
+    let a = s.client.installation_token(7).await.unwrap();
+    let b = s.client.installation_token(8).await.unwrap();
+    let shared = a.expose() == b.expose();
+    assert!(!shared, "two installations never share a token");
     // An hour later the token has expired: a new exchange.
-    s.gh.advance(Duration::from_secs(3600));
-    s.clock.advance_ms(3_600_000);
-    s.client.repo(7, &widgets()).default_branch().await.unwrap();
-    assert_eq!(s.gh.count("POST", "/app/installations/7/access_tokens"), 2);
+    s.advance(Duration::from_secs(3600));
+    s.widgets().default_branch().await.unwrap();
+    assert_eq!(s.token_exchanges(7), 2);
 }
 
 #[tokio::test]
 async fn a_502_is_retried_and_a_secondary_rate_limit_is_waited_out() {
     let s = setup().await;
-    s.gh.inject(
-        Target::rest("GET", "/repos/acme/widgets"),
-        Fault::ServerError(502),
-        1,
-    );
-    assert_eq!(
-        s.client.repo(7, &widgets()).default_branch().await.unwrap(),
-        "main"
-    );
-    s.gh.inject(
-        Target::rest("GET", "/repos/acme/widgets"),
-        Fault::SecondaryRateLimit { retry_after_s: 2 },
-        1,
-    );
-    assert_eq!(
-        s.client.repo(7, &widgets()).default_branch().await.unwrap(),
-        "main"
-    );
+    s.fail("GET", WIDGETS, Fault::ServerError(502), 1);
+    assert_eq!(s.widgets().default_branch().await.unwrap(), "main");
+    let limit = Fault::SecondaryRateLimit { retry_after_s: 2 };
+    s.fail("GET", WIDGETS, limit, 1);
+    assert_eq!(s.widgets().default_branch().await.unwrap(), "main");
     let waits = s.pauses.waits();
     assert_eq!(waits.len(), 2, "{waits:?}");
-    assert!(
-        waits[0] >= Duration::from_millis(500),
-        "backoff after the 502: {waits:?}"
-    );
-    assert_eq!(
-        waits[1],
-        Duration::from_secs(2),
-        "Retry-After honoured exactly"
-    );
+    let backoff = waits[0] >= Duration::from_millis(500);
+    assert!(backoff, "backoff after the 502: {waits:?}");
+    let retry_after = Duration::from_secs(2);
+    assert_eq!(waits[1], retry_after, "Retry-After honoured exactly");
 }
 
 #[tokio::test]
 async fn a_failing_create_is_not_duplicated() {
     let s = setup().await;
-    s.gh.inject(
-        Target::rest("POST", "/repos/acme/widgets/issues"),
-        Fault::ServerError(502),
-        2,
-    );
-    let issue = NewIssue {
-        title: "Review lessons",
-        body: "<!-- gitlore:findings -->\nhello",
-        label: "gitlore",
-        marker: "<!-- gitlore:findings -->",
-    };
-    let created = s
-        .client
-        .repo(7, &widgets())
-        .create_issue_once(&issue)
-        .await
-        .unwrap();
-    let again = s
-        .client
-        .repo(7, &widgets())
-        .create_issue_once(&issue)
-        .await
-        .unwrap();
-    assert_eq!(
-        created.number, again.number,
-        "found again by its marker, not created twice"
-    );
+    s.fail("POST", ISSUES, Fault::ServerError(502), 2);
+    let marker = "<!-- gitlore:findings -->";
+    let issue = new_issue("gitlore", marker, "<!-- gitlore:findings -->\nhello");
+    let created = s.widgets().create_issue_once(&issue).await.unwrap();
+    let again = s.widgets().create_issue_once(&issue).await.unwrap();
+    let found_again = created.number == again.number;
+    assert!(found_again, "found again by its marker, not created twice");
     let issues = s.gh.inspect(|m| m.repo("acme/widgets").issues.len());
     assert_eq!(issues, 1);
 }
@@ -150,195 +226,96 @@ async fn a_failing_create_is_not_duplicated() {
 #[tokio::test]
 async fn pages_after_the_first_keep_the_token_on_another_host() {
     let s = setup().await;
-    let issue = NewIssue {
-        title: "t",
-        body: "b",
-        label: "lore",
-        marker: "never",
-    };
     for _ in 0..3 {
         // Each call looks up (nothing has the marker) and creates one.
-        s.client
-            .repo(7, &widgets())
-            .create_issue_once(&issue)
-            .await
-            .unwrap();
+        let issue = new_issue("lore", "never", "b");
+        s.widgets().create_issue_once(&issue).await.unwrap();
     }
-    s.gh.seed(|m| {
-        for n in 0..230 {
-            let author = m.actor("alice");
-            let mut extra = m.new_issue(1000 + n, &format!("bulk {n}"), author);
-            extra.labels.push("lore".into());
-            m.insert_issue("acme/widgets", extra);
-        }
-    });
+    s.add_labelled_issues(230, "lore");
     s.gh.clear_log();
-    let issues = s
-        .client
-        .repo(7, &widgets())
-        .issues_with_label("lore")
-        .await
-        .unwrap();
+    let issues = s.widgets().issues_with_label("lore").await.unwrap();
     assert_eq!(issues.len(), 233);
-    let pages: Vec<_> =
-        s.gh.requests()
-            .into_iter()
-            .filter(|r| r.method == "GET")
-            .collect();
+    let requests = s.gh.requests();
+    let pages: Vec<_> = requests.iter().filter(|r| r.method == "GET").collect();
     assert_eq!(pages.len(), 3, "100 per page");
-    assert!(
-        pages
-            .iter()
-            .all(|r| r.status == 200 && r.installation_id == Some(7)),
-        "every page authenticated"
-    );
+    let authenticated = |r: &&LoggedRequest| r.status == 200 && r.installation_id == Some(7);
+    let authenticated = pages.iter().all(authenticated);
+    assert!(authenticated, "every page authenticated");
 }
 
 #[tokio::test]
 async fn a_missing_file_is_none_and_an_existing_one_is_its_text() {
     let s = setup().await;
-    s.gh.seed(|m| {
-        m.repo_mut("acme/widgets").files.insert(
-            ".github/gitlore.toml".into(),
-            "[schedule]\nmin-new-comments = 5\n".into(),
-        );
-    });
-    let content = s
-        .client
-        .repo(7, &widgets())
-        .file(".github/gitlore.toml", "main")
-        .await
-        .unwrap();
-    let text = b"[schedule]\nmin-new-comments = 5\n".to_vec();
-    assert_eq!(content, Some(FileContent::Bytes(text)));
-    assert_eq!(
-        s.client
-            .repo(7, &widgets())
-            .file("nope.toml", "main")
-            .await
-            .unwrap(),
-        None
-    );
+    let text = "[schedule]\nmin-new-comments = 5\n";
+    s.put_file("acme/widgets", ".github/gitlore.toml", text);
+    let content = s.widgets().file(".github/gitlore.toml", "main").await;
+    let bytes = FileContent::Bytes(text.as_bytes().to_vec());
+    assert_eq!(content.unwrap(), Some(bytes));
+    assert_eq!(s.widgets().file("nope.toml", "main").await.unwrap(), None);
 }
 
 #[tokio::test]
-async fn repo_config_merges_org_defaults_and_reports_a_broken_file_with_its_line() {
-    use gitlore::repo_config::{self, CONFIG_PATH};
-    use gitlore::runner::fetch_config;
+async fn repo_config_merges_org_defaults() {
     let s = setup().await;
-    s.gh.seed(|m| {
-        m.add_installation(9, "acme", &["acme/widgets", "acme/.github"]);
-        m.repo_mut("acme/.github").files.insert(
-            CONFIG_PATH.into(),
-            "[schedule]\nmin-new-comments = 5\ninterval-hours = 6\n".into(),
-        );
-        m.repo_mut("acme/widgets").files.insert(
-            CONFIG_PATH.into(),
-            "[schedule]\nmin-new-comments = 50\n".into(),
-        );
-    });
-    let resolved = fetch_config::fetch(&s.client.repo(9, &widgets()))
-        .await
-        .unwrap();
+    let org = "[schedule]\nmin-new-comments = 5\ninterval-hours = 6\n";
+    s.org_and_repo_config(org, "[schedule]\nmin-new-comments = 50\n");
+    let resolved = s.config(9).await.unwrap();
     assert_eq!(resolved.problems, vec![]);
-    assert_eq!(
-        (
-            resolved.config.schedule.interval_hours,
-            resolved.config.schedule.min_new_comments
-        ),
-        (6, 50)
-    );
-
-    s.gh.seed(|m| {
-        m.repo_mut("acme/widgets").files.insert(
-            CONFIG_PATH.into(),
-            "[schedule]\n\nmin-new-comment = 50\n".into(),
-        );
-    });
-    let resolved = fetch_config::fetch(&s.client.repo(9, &widgets()))
-        .await
-        .unwrap();
-    assert_eq!(
-        resolved.config.schedule.min_new_comments, 5,
-        "the org defaults stand"
-    );
-    let problem = &resolved.problems[0];
-    assert_eq!(
-        (problem.source.as_str(), problem.line),
-        ("acme/widgets:.github/gitlore.toml", Some(3))
-    );
-
+    assert_eq!(resolved.config.schedule.interval_hours, 6);
+    assert_eq!(resolved.config.schedule.min_new_comments, 50);
     // Installation 7 cannot see acme/.github and the repo has no file: defaults, no problem.
-    s.gh.seed(|m| {
-        m.repo_mut("acme/widgets").files.remove(CONFIG_PATH);
-    });
-    let resolved = fetch_config::fetch(&s.client.repo(7, &widgets()))
-        .await
-        .unwrap();
-    assert_eq!(
-        (resolved.config, resolved.problems),
-        (repo_config::RepoConfig::default(), vec![])
-    );
+    s.gh.seed(|m| m.repo_mut("acme/widgets").files.remove(CONFIG_PATH));
+    let resolved = s.config(7).await.unwrap();
+    assert_eq!(resolved.config, RepoConfig::default());
+    assert_eq!(resolved.problems, vec![]);
+}
+
+#[tokio::test]
+async fn a_broken_repo_config_is_reported_with_its_line_over_the_org_defaults() {
+    let s = setup().await;
+    let org = "[schedule]\nmin-new-comments = 5\n";
+    s.org_and_repo_config(org, "[schedule]\n\nmin-new-comment = 50\n");
+    let resolved = s.config(9).await.unwrap();
+    let defaults_stand = resolved.config.schedule.min_new_comments == 5;
+    assert!(defaults_stand, "the org defaults stand");
+    let problem = &resolved.problems[0];
+    let at = (problem.source.as_str(), problem.line);
+    assert_eq!(at, ("acme/widgets:.github/gitlore.toml", Some(3)));
 }
 
 #[tokio::test]
 async fn only_content_creating_requests_count_towards_the_per_minute_cap() {
     let s = setup().await;
-    let query = include_str!("../src/github/graphql/rate_limit.graphql");
     for _ in 0..120 {
-        s.client
-            .graphql_as(As::Installation(7), query, serde_json::json!({}))
-            .await
-            .unwrap();
+        s.rate_limit().await;
     }
-    assert!(
-        s.pauses.waits().is_empty(),
-        "GraphQL queries create nothing: no pause"
-    );
+    let no_pause = s.pauses.waits().is_empty();
+    assert!(no_pause, "GraphQL queries create nothing: no pause");
     for n in 0..81 {
-        let body = format!("<!-- gitlore:test {n} -->");
-        let issue = NewIssue {
-            title: "t",
-            body: &body,
-            label: "gitlore",
-            marker: &body,
-        };
-        s.client
-            .repo(7, &widgets())
-            .create_issue_once(&issue)
-            .await
-            .unwrap();
+        let marker = format!("<!-- gitlore:test {n} -->");
+        let issue = new_issue("gitlore", &marker, &marker);
+        s.widgets().create_issue_once(&issue).await.unwrap();
     }
     let waits = s.pauses.waits();
-    assert_eq!(
-        waits.len(),
-        1,
-        "the 81st create of the minute waits: {waits:?}"
+    assert_eq!(waits.len(), 1, "the 81st create waits: {waits:?}");
+    let secs = waits[0].as_secs_f64();
+    assert!(
+        secs > 50.0 && secs <= 60.0,
+        "the rest of the minute: {waits:?}"
     );
-    assert!(waits[0] <= Duration::from_secs(60) && waits[0] > Duration::from_secs(50));
 }
 
 #[tokio::test]
 async fn a_spent_graphql_limit_is_waited_out_until_its_reset() {
     let s = setup().await;
-    s.gh.inject(
-        Target::graphql("RateLimit"),
-        Fault::PrimaryExhausted { reset_in_s: 30 },
-        1,
-    );
-    let query = include_str!("../src/github/graphql/rate_limit.graphql");
-    let data = s
-        .client
-        .graphql_as(As::Installation(7), query, serde_json::json!({}))
-        .await
-        .unwrap();
+    let exhausted = Fault::PrimaryExhausted { reset_in_s: 30 };
+    s.gh.inject(Target::graphql("RateLimit"), exhausted, 1);
+    let data = s.rate_limit().await;
     assert!(data["rateLimit"]["remaining"].is_number(), "{data}");
     let waits = s.pauses.waits();
     assert_eq!(waits.len(), 1, "{waits:?}");
-    assert!(
-        waits[0] >= Duration::from_secs(29) && waits[0] <= Duration::from_secs(31),
-        "{waits:?}"
-    );
+    let until_reset = Duration::from_secs(29)..=Duration::from_secs(31);
+    assert!(until_reset.contains(&waits[0]), "{waits:?}");
 }
 
 #[tokio::test]
@@ -346,19 +323,14 @@ async fn a_page_linking_to_another_host_never_gets_the_token() {
     let s = setup().await;
     let foreign = FakeGitHub::start().await;
     // The configured host as user info in front of the foreign one.
-    let disguised = foreign
-        .base_url()
-        .replace("http://", &format!("{}@", s.gh.origin()));
+    let user_info = format!("{}@", s.gh.origin());
+    let disguised = foreign.base_url().replace("http://", &user_info);
     for next in [
         format!("{}/repos/acme/widgets/issues?page=2", foreign.base_url()),
         format!("{disguised}/repos/acme/widgets/issues?page=3"),
     ] {
-        s.gh.inject(
-            Target::rest("GET", "/repos/acme/widgets/issues"),
-            Fault::NextPageAt(next),
-            1,
-        );
-        let listed = s.client.repo(7, &widgets()).issues_with_label("lore").await;
+        s.fail("GET", ISSUES, Fault::NextPageAt(next), 1);
+        let listed = s.widgets().issues_with_label("lore").await;
         let error = format!("{:#}", listed.unwrap_err());
         assert!(error.contains("another host"), "{error}");
     }
@@ -366,126 +338,83 @@ async fn a_page_linking_to_another_host_never_gets_the_token() {
 }
 
 #[tokio::test]
-async fn an_outage_a_rate_limit_or_no_answer_is_transient() {
+async fn an_outage_or_a_rate_limit_is_transient() {
     let s = setup().await;
-    let repo = s.client.repo(7, &widgets());
-    let number =
-        s.gh.seed(|m| m.add_issue("acme/widgets", "t", "b", "alice").number) as i64;
-    let issues = Target::rest("GET", "/repos/acme/widgets/issues/");
+    let number = s.add_issue();
     // A 502 on every attempt: GitHub is down for now.
-    s.gh.inject(issues.clone(), Fault::ServerError(502), 4);
-    let down = repo.get_issue(number).await.unwrap_err();
-    assert!(down.is_transient() && !down.is_gone(), "{down}");
-    assert_eq!(
-        s.gh.count("GET", "/repos/acme/widgets/issues/"),
-        4,
-        "retried"
-    );
+    s.fail("GET", ISSUES, Fault::ServerError(502), 4);
+    assert_transient(&s.widgets().get_issue(number).await.unwrap_err());
+    let retried = s.gh.count("GET", ISSUES);
+    assert_eq!(retried, 4, "retried");
     // A spent primary limit that resets in an hour: longer than a request waits.
-    s.gh.inject(issues, Fault::PrimaryExhausted { reset_in_s: 3600 }, 1);
-    let limited = repo.get_issue(number).await.unwrap_err();
-    assert!(limited.is_transient() && !limited.is_gone(), "{limited}");
-    // No answer at all: nobody listens where the API should be.
+    let limit = Fault::PrimaryExhausted { reset_in_s: 3600 };
+    s.fail("GET", ISSUES, limit, 1);
+    assert_transient(&s.widgets().get_issue(number).await.unwrap_err());
+}
+
+#[tokio::test]
+async fn no_answer_at_all_is_transient() {
+    let s = setup().await;
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let nowhere = format!("http://{}", closed.local_addr().unwrap());
     drop(closed);
-    let key = AppKey::new(APP_ID, &Secret::new(fake_github::test_private_key_pem())).unwrap();
-    let offline = GitHub::new(&nowhere, key, s.clock.clone(), s.pauses.clone()).unwrap();
-    let unreachable = offline
-        .repo(7, &widgets())
-        .default_branch()
-        .await
-        .unwrap_err();
+    let offline = s.client_at(&nowhere);
+    let unreachable = offline.repo(7, &widgets()).default_branch().await;
+    let unreachable = unreachable.unwrap_err();
     assert!(unreachable.is_transient(), "{unreachable}");
-    assert!(
-        unreachable.to_string().starts_with("cannot reach GitHub"),
-        "{unreachable}"
-    );
+    let said = unreachable.to_string().starts_with("cannot reach GitHub");
+    assert!(said, "{unreachable}");
 }
 
 #[tokio::test]
 async fn a_deleted_or_missing_issue_is_gone_and_not_transient() {
     let s = setup().await;
-    let repo = s.client.repo(7, &widgets());
-    let number =
-        s.gh.seed(|m| m.add_issue("acme/widgets", "t", "b", "alice").number) as i64;
-    s.gh.inject(
-        Target::rest("GET", &format!("/repos/acme/widgets/issues/{number}")),
-        Fault::Gone,
-        1,
-    );
-    for error in [
-        repo.get_issue(number).await.unwrap_err(),
-        repo.get_issue(number + 100).await.unwrap_err(),
-    ] {
-        assert!(error.is_gone() && !error.is_transient(), "{error}");
-    }
-    assert_eq!(
-        repo.get_issue(number).await.unwrap().number,
-        number,
-        "the 410 was injected once"
-    );
+    let repo = s.widgets();
+    let number = s.add_issue();
+    let path = format!("/repos/acme/widgets/issues/{number}");
+    s.fail("GET", &path, Fault::Gone, 1);
+    assert_gone(&repo.get_issue(number).await.unwrap_err());
+    assert_gone(&repo.get_issue(number + 100).await.unwrap_err());
+    let again = repo.get_issue(number).await.unwrap().number;
+    assert_eq!(again, number, "the 410 was injected once");
 }
 
 #[tokio::test]
 async fn an_unreadable_answer_or_a_refused_request_is_neither_transient_nor_gone() {
     let s = setup().await;
-    let repo = s.client.repo(7, &widgets());
+    let repo = s.widgets();
     // An answer gitlore cannot read is a bug to fix, not an outage to wait out.
-    s.gh.inject(
-        Target::rest("GET", "/repos/acme/widgets"),
-        Fault::UnexpectedAnswer,
-        1,
-    );
+    s.fail("GET", WIDGETS, Fault::UnexpectedAnswer, 1);
     let unreadable = repo.default_branch().await.unwrap_err();
-    assert!(
-        unreadable
-            .to_string()
-            .contains("missing field `default_branch`"),
-        "{unreadable}"
-    );
+    let says = format!("{unreadable}").contains("missing field `default_branch`");
+    assert!(says, "{unreadable}");
+    assert_neither_transient_nor_gone(&unreadable);
     let refused = repo.collaborator_permission("../admin").await.unwrap_err();
+    assert_neither_transient_nor_gone(&refused);
+}
+
+#[tokio::test]
+async fn a_check_run_github_refuses_as_invalid_is_not_sent_again() {
+    let s = setup().await;
     // A 422: GitHub refuses a summary over 65,535 characters, and would again.
     let summary = "x".repeat(70_000);
-    let too_long = CheckRunFields {
-        output: Some(CheckOutput {
-            title: "t",
-            summary: &summary,
-            text: None,
-            annotations: Vec::new(),
-        }),
-        ..CheckRunFields::default()
-    };
-    let invalid = repo
-        .create_check_run(&"a".repeat(40), &too_long)
-        .await
-        .unwrap_err();
+    let too_long = check_run_summarised(&summary);
+    let head = "a".repeat(40);
+    let invalid = s.widgets().create_check_run(&head, &too_long).await;
+    let invalid = invalid.unwrap_err();
     assert!(invalid.to_string().contains("422"), "{invalid}");
-    assert_eq!(
-        s.gh.count("POST", "/repos/acme/widgets/check-runs"),
-        1,
-        "not sent again"
-    );
-    for error in [unreadable, refused, invalid] {
-        assert!(!error.is_transient() && !error.is_gone(), "{error}");
-    }
-    // The repo config follows: an unreadable answer is not waited out as an outage.
-    s.gh.inject(
-        Target::rest("GET", "/repos/acme/widgets"),
-        Fault::UnexpectedAnswer,
-        1,
-    );
-    let config = gitlore::runner::fetch_config::fetch(&repo)
-        .await
-        .unwrap_err();
+    let sent = s.gh.count("POST", "/repos/acme/widgets/check-runs");
+    assert_eq!(sent, 1, "not sent again");
+    assert_neither_transient_nor_gone(&invalid);
+}
+
+#[tokio::test]
+async fn the_repo_config_waits_out_an_outage_but_not_an_unreadable_answer() {
+    let s = setup().await;
+    s.fail("GET", WIDGETS, Fault::UnexpectedAnswer, 1);
+    let config = s.config(7).await.unwrap_err();
     assert!(!config.is_transient(), "{config}");
-    s.gh.inject(
-        Target::rest("GET", "/repos/acme/widgets"),
-        Fault::ServerError(503),
-        4,
-    );
-    let config = gitlore::runner::fetch_config::fetch(&repo)
-        .await
-        .unwrap_err();
+    s.fail("GET", WIDGETS, Fault::ServerError(503), 4);
+    let config = s.config(7).await.unwrap_err();
     assert!(config.is_transient(), "{config}");
 }
