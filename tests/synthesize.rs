@@ -683,6 +683,45 @@ fn user_turns(requests: &[Value], n: usize) -> Vec<String> {
         .collect()
 }
 
+/// A script that gives `text` as every answer.
+fn always(text: &str) -> Script {
+    let text = text.to_string();
+    Arc::new(move |_| text.clone())
+}
+
+/// What a model that never finishes answers: another tool call.
+const KEEPS_ASKING: &str = "<tool name=\"list_themes\"/>";
+
+/// Runs the LLM agent over `input` within `limits`, against `client`.
+async fn synthesize(client: &LlmClient, limits: Limits, input: &Input<'_>) -> Synthesis {
+    LlmSynthesizer { client, limits }.synthesize(input).await
+}
+
+/// Asserts that the first note of `synthesis` says `words`.
+fn assert_first_note_says(synthesis: &Synthesis, words: &str) {
+    assert!(synthesis.notes[0].contains(words), "{:?}", synthesis.notes);
+}
+
+/// How many of `findings` are of `category`.
+fn count_of(findings: &[Finding], category: &str) -> usize {
+    findings
+        .iter()
+        .filter(|f| f.category.as_str() == category)
+        .count()
+}
+
+/// A revert of "Change `i`" at `at`, touching `files`.
+fn revert(i: i64, at: i64, files: Vec<String>) -> Revert {
+    Revert {
+        sha: format!("{i:0>40}"),
+        subject: format!("Revert \"Change {i}\""),
+        at,
+        depth: 1,
+        files,
+        ..Revert::default()
+    }
+}
+
 fn limits() -> Limits {
     Limits {
         max_turns: 6,
@@ -879,91 +918,53 @@ async fn findings_citing_ids_that_do_not_exist_are_dropped() {
 #[tokio::test]
 async fn invalid_xml_falls_back_to_the_builtin_findings_and_says_so() {
     let a = Analysed::new(false);
-    let (client, _) = fake(Arc::new(|_| {
-        "<findings><finding id=\"x\" category=\"testing\"><title>oops</insight></finding></findings>".to_string()
-    }))
-    .await;
-    let agent = LlmSynthesizer {
-        client: &client,
-        limits: limits(),
-    };
-    let synthesis = agent.synthesize(&a.input(None)).await;
+    let xml = "<findings><finding id=\"x\" category=\"testing\"><title>oops</insight></finding></findings>";
+    let (client, _) = fake(always(xml)).await;
+    let synthesis = synthesize(&client, limits(), &a.input(None)).await;
     assert_eq!(synthesis.findings, a.builtin().findings);
     assert!(!synthesis.findings.is_empty());
     assert_eq!(synthesis.notes.len(), 1, "{:?}", synthesis.notes);
-    assert!(
-        synthesis.notes[0].contains("findings XML is invalid"),
-        "{:?}",
-        synthesis.notes
-    );
-    assert!(synthesis.notes[0].contains("built-in findings are shown"));
+    assert_first_note_says(&synthesis, "findings XML is invalid");
+    assert_first_note_says(&synthesis, "built-in findings are shown");
 }
 
 #[tokio::test]
 async fn a_run_over_the_turn_budget_is_stopped() {
     let a = Analysed::new(false);
-    let (client, requests) = fake(Arc::new(|_| "<tool name=\"list_themes\"/>".to_string())).await;
-    let agent = LlmSynthesizer {
-        client: &client,
-        limits: Limits {
-            max_turns: 3,
-            ..Limits::default()
-        },
-    };
-    let synthesis = agent.synthesize(&a.input(None)).await;
+    let (client, requests) = fake(always(KEEPS_ASKING)).await;
+    let mut limits = Limits::default();
+    limits.max_turns = 3;
+    let synthesis = synthesize(&client, limits, &a.input(None)).await;
     let requests = requests.lock().unwrap().clone();
     assert_eq!(requests.len(), 3, "stopped at the budget");
     let last = user_turns(&requests, 2).pop().unwrap();
     assert!(last.contains("last turn"), "{last}");
     assert_eq!(synthesis.findings, a.builtin().findings);
-    assert!(
-        synthesis.notes[0].contains("turn budget (3 turns)"),
-        "{:?}",
-        synthesis.notes
-    );
+    assert_first_note_says(&synthesis, "turn budget (3 turns)");
 }
 
 #[tokio::test]
 async fn a_run_over_the_token_budget_is_stopped() {
     let a = Analysed::new(false);
-    let (client, requests) = fake(Arc::new(|_| "<tool name=\"list_themes\"/>".to_string())).await;
-    let agent = LlmSynthesizer {
-        client: &client,
-        limits: Limits {
-            max_tokens: 400, // 150 per call
-            ..Limits::default()
-        },
-    };
-    let synthesis = agent.synthesize(&a.input(None)).await;
+    let (client, requests) = fake(always(KEEPS_ASKING)).await;
+    let mut limits = Limits::default();
+    limits.max_tokens = 400; // 150 per call
+    let synthesis = synthesize(&client, limits, &a.input(None)).await;
     assert_eq!(requests.lock().unwrap().len(), 3);
-    assert!(
-        synthesis.notes[0].contains("token budget"),
-        "{:?}",
-        synthesis.notes
-    );
+    assert_first_note_says(&synthesis, "token budget");
 }
 
 #[tokio::test]
 async fn a_run_over_the_wall_time_is_stopped() {
     let a = Analysed::new(false);
-    let script: Script = Arc::new(|_| "<tool name=\"list_themes\"/>".to_string());
-    let (client, requests) = slow_fake(script, Duration::from_millis(200)).await;
-    let agent = LlmSynthesizer {
-        client: &client,
-        limits: Limits {
-            wall_time: Duration::from_millis(500),
-            ..Limits::default()
-        },
-    };
-    let synthesis = agent.synthesize(&a.input(None)).await;
+    let (client, requests) = slow_fake(always(KEEPS_ASKING), Duration::from_millis(200)).await;
+    let mut limits = Limits::default();
+    limits.wall_time = Duration::from_millis(500);
+    let synthesis = synthesize(&client, limits, &a.input(None)).await;
     let asked = requests.lock().unwrap().len();
     assert!((2..=4).contains(&asked), "{asked} requests in 500 ms");
     assert_eq!(synthesis.findings, a.builtin().findings);
-    assert!(
-        synthesis.notes[0].contains("wall-time limit"),
-        "{:?}",
-        synthesis.notes
-    );
+    assert_first_note_says(&synthesis, "wall-time limit");
 }
 
 /// Every occurrence of `needle` in `text` lies inside a `<data>…</data>` block.
@@ -1073,21 +1074,8 @@ async fn an_injected_instruction_changes_nothing_but_the_data() {
 #[test]
 fn a_revert_years_from_any_review_of_its_files_is_no_landmine() {
     let mut a = Analysed::new(false);
-    a.history.reverts = vec![Revert {
-        sha: format!("{:0>40}", 7),
-        subject: "Revert \"Change 7\"".into(),
-        at: NOW + 3 * 365 * DAY_S,
-        depth: 1,
-        files: vec![HOT.into()],
-        ..Revert::default()
-    }];
-    let landmines = |a: &Analysed| {
-        a.builtin()
-            .findings
-            .into_iter()
-            .filter(|f| f.category.as_str() == "landmine")
-            .count()
-    };
+    a.history.reverts = vec![revert(7, NOW + 3 * 365 * DAY_S, vec![HOT.into()])];
+    let landmines = |a: &Analysed| count_of(&a.builtin().findings, "landmine");
     assert_eq!(landmines(&a), 0, "the reviews are three years older");
     a.history.reverts[0].at = NOW - 2 * DAY_S;
     assert_eq!(landmines(&a), 1, "reviews of the same weeks corroborate it");
@@ -1109,44 +1097,30 @@ fn a_hotspot_discussed_in_one_pull_request_is_no_fragile_area() {
         }
     }
     let findings = a.builtin().findings;
-    assert!(
-        findings
-            .iter()
-            .all(|f| f.category.as_str() != "fragile_area"),
-        "{findings:#?}"
-    );
+    assert_eq!(count_of(&findings, "fragile_area"), 0, "{findings:#?}");
 }
 
 #[test]
 fn revert_landmines_are_capped_to_the_most_telling() {
     let mut a = Analysed::new(false);
+    let files = |i| vec![HOT.into(), format!("src/other{i}.rs")];
     a.history.reverts = (0..8)
-        .map(|i| Revert {
-            sha: format!("{i:0>40}"),
-            subject: format!("Revert \"Change {i}\""),
-            at: NOW - DAY_S * (10 - i),
-            depth: if i == 0 { 2 } else { 1 },
-            files: vec![HOT.into(), format!("src/other{i}.rs")],
-            ..Revert::default()
-        })
+        .map(|i| revert(i, NOW - DAY_S * (10 - i), files(i)))
         .collect();
+    a.history.reverts[0].depth = 2;
     let findings = a.builtin().findings;
     let reverts: Vec<&Finding> = findings
         .iter()
         .filter(|f| f.category.as_str() == "landmine" && f.title.contains("revert"))
         .collect();
     assert_eq!(reverts.len(), 5, "{reverts:#?}");
-    assert!(
+    let citing = |path: &str| {
         reverts
             .iter()
-            .any(|f| f.files.contains(&"src/other0.rs".to_string())),
-        "the reverted revert is kept"
-    );
-    assert!(
-        reverts
-            .iter()
-            .all(|f| !f.files.contains(&"src/other1.rs".to_string())
-                && !f.files.contains(&"src/other2.rs".to_string())),
-        "the oldest plain reverts go"
-    );
+            .filter(|f| f.files.iter().any(|p| p == path))
+            .count()
+    };
+    assert!(citing("src/other0.rs") > 0, "the reverted revert is kept");
+    let oldest = citing("src/other1.rs") + citing("src/other2.rs");
+    assert_eq!(oldest, 0, "the oldest plain reverts go");
 }
