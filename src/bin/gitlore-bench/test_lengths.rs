@@ -176,8 +176,9 @@ fn function_length(lines: &[&str]) -> Option<(String, usize)> {
     None
 }
 
-/// The `assert!`, `assert_eq!`, `assert_ne!`, `assert_matches!`… invocations in `code`, and
-/// `expect_test`'s snapshot checks (`.assert_eq(` / `.assert_debug_eq(`).
+/// The `assert!`, `assert_eq!`, `assert_ne!`, `assert_matches!`… invocations in `code`,
+/// `expect_test`'s snapshot checks (`.assert_eq(` / `.assert_debug_eq(`), and calls of the
+/// tests' own `assert_…(` helpers (their definitions, `fn assert_…(`, are not counted).
 fn assertions(code: &str) -> usize {
     let bytes = code.as_bytes();
     let mut count = 0;
@@ -194,7 +195,11 @@ fn assertions(code: &str) -> usize {
         let next = rest.as_bytes().get(name_len).copied();
         let is_macro = next == Some(b'!');
         let is_snapshot = before == Some(b'.') && next == Some(b'(');
-        if (word_start && is_macro) || is_snapshot {
+        let is_helper_call = word_start
+            && next == Some(b'(')
+            && rest.starts_with("assert_")
+            && !code[..start].trim_end().ends_with("fn");
+        if (word_start && is_macro) || is_snapshot || is_helper_call {
             count += 1;
         }
         at = start + name_len.max(1);
@@ -312,6 +317,12 @@ mod tests {
         let found = test_lengths(&code);
         assert_eq!(found, vec![("a".to_string(), 5), ("b".to_string(), 3)]);
         assert_eq!(assertions(&code), 2);
+    }
+
+    #[test]
+    fn counts_calls_of_assert_helpers_but_not_their_definitions() {
+        let code = "fn assert_gone(e: &E) {\n    assert!(e.is_gone());\n}\nfn t() {\n    assert_gone(&a);\n    assert_gone(&b);\n    my_assert_x(1);\n}\n";
+        assert_eq!(assertions(&strip_comments_and_strings(code)), 3);
     }
 
     #[test]
