@@ -722,6 +722,13 @@ fn revert(i: i64, at: i64, files: Vec<String>) -> Revert {
     }
 }
 
+/// The default limits with `change` made to them.
+fn limits_with(change: impl FnOnce(&mut Limits)) -> Limits {
+    let mut limits = Limits::default();
+    change(&mut limits);
+    limits
+}
+
 fn limits() -> Limits {
     Limits {
         max_turns: 6,
@@ -932,8 +939,7 @@ async fn invalid_xml_falls_back_to_the_builtin_findings_and_says_so() {
 async fn a_run_over_the_turn_budget_is_stopped() {
     let a = Analysed::new(false);
     let (client, requests) = fake(always(KEEPS_ASKING)).await;
-    let mut limits = Limits::default();
-    limits.max_turns = 3;
+    let limits = limits_with(|l| l.max_turns = 3);
     let synthesis = synthesize(&client, limits, &a.input(None)).await;
     let requests = requests.lock().unwrap().clone();
     assert_eq!(requests.len(), 3, "stopped at the budget");
@@ -947,8 +953,7 @@ async fn a_run_over_the_turn_budget_is_stopped() {
 async fn a_run_over_the_token_budget_is_stopped() {
     let a = Analysed::new(false);
     let (client, requests) = fake(always(KEEPS_ASKING)).await;
-    let mut limits = Limits::default();
-    limits.max_tokens = 400; // 150 per call
+    let limits = limits_with(|l| l.max_tokens = 400); // 150 per call
     let synthesis = synthesize(&client, limits, &a.input(None)).await;
     assert_eq!(requests.lock().unwrap().len(), 3);
     assert_first_note_says(&synthesis, "token budget");
@@ -958,8 +963,7 @@ async fn a_run_over_the_token_budget_is_stopped() {
 async fn a_run_over_the_wall_time_is_stopped() {
     let a = Analysed::new(false);
     let (client, requests) = slow_fake(always(KEEPS_ASKING), Duration::from_millis(200)).await;
-    let mut limits = Limits::default();
-    limits.wall_time = Duration::from_millis(500);
+    let limits = limits_with(|l| l.wall_time = Duration::from_millis(500));
     let synthesis = synthesize(&client, limits, &a.input(None)).await;
     let asked = requests.lock().unwrap().len();
     assert!((2..=4).contains(&asked), "{asked} requests in 500 ms");
