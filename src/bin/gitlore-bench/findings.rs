@@ -128,20 +128,28 @@ fn print_citations(
         let Some(record) = records.iter().find(|r| r.id == *id) else {
             continue;
         };
-        let mark = if record.noise.is_some() {
-            "N"
-        } else if best.is_some_and(|t| t.comment_ids.contains(&record.id)) {
-            "+"
-        } else if record
+        let on_files = record
             .path
             .as_ref()
-            .is_some_and(|p| finding.files.contains(p))
-        {
-            "f"
-        } else {
-            "-"
-        };
-        println!("      {mark} {}", describe(record));
+            .is_some_and(|p| finding.files.contains(p));
+        println!(
+            "      {} {}",
+            mark(record, best, on_files),
+            describe(record)
+        );
+    }
+}
+
+/// A comment's mark: `N` noise, `+` in the best gold theme, `f` about the finding's files, `-`.
+fn mark(record: &Record, best: Option<&GoldTheme>, on_files: bool) -> &'static str {
+    if record.noise.is_some() {
+        "N"
+    } else if best.is_some_and(|t| t.comment_ids.contains(&record.id)) {
+        "+"
+    } else if on_files {
+        "f"
+    } else {
+        "-"
     }
 }
 
@@ -159,14 +167,7 @@ fn print_themes(records: &[&Record], gold: &[&GoldTheme], published: &scorecard:
             let Some(record) = records.iter().find(|r| r.id == *id) else {
                 continue;
             };
-            let mark = if record.noise.is_some() {
-                "N"
-            } else if best.is_some_and(|t| t.comment_ids.contains(&record.id)) {
-                "+"
-            } else {
-                "-"
-            };
-            println!("      {mark} {}", describe(record));
+            println!("      {} {}", mark(record, best, false), describe(record));
         }
     }
     for theme in gold {

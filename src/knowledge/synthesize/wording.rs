@@ -309,14 +309,19 @@ pub fn says_something(body: &str) -> bool {
             .any(|sentence| is_statement(main_clause(sentence)))
 }
 
+/// The words of a lower-cased sentence, without the punctuation around them (apostrophes kept).
+fn words_of(lower: &str) -> Vec<&str> {
+    lower
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+        .collect()
+}
+
 /// A plain statement about the code: four words or more, not a question, not about the writer,
 /// no chatter, not code.
 fn is_statement(sentence: &str) -> bool {
     let lower = sentence.to_lowercase();
-    let words: Vec<&str> = lower
-        .split_whitespace()
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
-        .collect();
+    let words = words_of(&lower);
     let first = words.first().copied().unwrap_or_default();
     let prose = words
         .iter()
@@ -410,10 +415,7 @@ fn lesson_sentences(body: &str) -> Vec<(String, bool)> {
 /// lesson but cannot be a title: `None` unless `musing` allows it.
 fn score(sentence: &str, request: bool, terms: &[String], max: usize, musing: bool) -> Option<i64> {
     let lower = sentence.to_lowercase();
-    let words: Vec<&str> = lower
-        .split_whitespace()
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
-        .collect();
+    let words = words_of(&lower);
     let first = words.first().copied().unwrap_or_default();
     let mut padded = format!(" {lower} ");
     for hedge in HEDGES {
