@@ -8,7 +8,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::figures::{self, coupling_id, coupling_text, hotspot_id, hotspot_text};
-use super::wording::{TITLE_CHARS, cut, excerpt, lesson, neutral_title, says_something};
+use super::wording::{TITLE_CHARS, cut, excerpt, lesson, says_something};
 use super::{Input, Synthesis, finalize, subject_id, theme_finding_id};
 use crate::domain::classification::Label;
 use crate::domain::findings::SourceComment;
@@ -197,7 +197,8 @@ impl<'a> Context<'a> {
             " — raised in {} by {reviewers}",
             count(prs.len(), "PR", "PRs")
         );
-        let lesson = theme_lesson(theme, members, TITLE_CHARS - figures.chars().count());
+        // A theme none of whose sentences states a lesson has nothing a maintainer could sign.
+        let lesson = theme_lesson(theme, members, TITLE_CHARS - figures.chars().count())?;
         let title = format!("{lesson}{figures}");
         let (from, to) = (
             figures::date(theme.first_comment_at),
@@ -282,7 +283,9 @@ impl<'a> Context<'a> {
     /// What a reviewer who wrote most of a theme consistently cares about (opted-out logins
     /// skipped).
     fn focus_findings(&self, theme: &Theme, members: &[&SourceComment]) -> Vec<Finding> {
-        let lesson = theme_lesson(theme, members, TITLE_CHARS - FOCUS_PREFIX_CHARS);
+        let Some(lesson) = theme_lesson(theme, members, TITLE_CHARS - FOCUS_PREFIX_CHARS) else {
+            return Vec::new();
+        };
         let mut by_author: BTreeMap<&str, Vec<&SourceComment>> = BTreeMap::new();
         for comment in members {
             by_author
@@ -564,17 +567,14 @@ impl<'a> Context<'a> {
 }
 
 /// A theme's lesson in at most `max` characters: the sentence of its comments (the most central
-/// first) that best states one, else a neutral title from its terms and main file.
-fn theme_lesson(theme: &Theme, members: &[&SourceComment], max: usize) -> String {
+/// first) that best states one; `None` when none does.
+fn theme_lesson(theme: &Theme, members: &[&SourceComment], max: usize) -> Option<String> {
     let bodies: Vec<&str> = members
         .iter()
         .take(LESSON_CANDIDATES)
         .map(|c| c.body.as_str())
         .collect();
-    lesson(&bodies, &theme.terms, max).unwrap_or_else(|| {
-        let path = theme.paths.first().map(|(p, _)| p.as_str());
-        neutral_title(&theme.terms, &bodies, path, max)
-    })
+    lesson(&bodies, &theme.terms, max)
 }
 
 fn stat(id: String, text: String) -> Evidence {

@@ -334,47 +334,6 @@ fn is_statement(sentence: &str) -> bool {
         && 3 * prose >= 2 * words.len()
 }
 
-/// A neutral title for a theme none of whose sentences states a lesson: its common terms (or
-/// "the same point" without any), and its main file when it has one.
-pub fn neutral_title(terms: &[String], bodies: &[&str], path: Option<&str>, max: usize) -> String {
-    let words: Vec<String> = terms
-        .iter()
-        .map(String::as_str)
-        // Short words ("non", "use") name nothing on their own.
-        .filter(|t| t.len() >= 4 && !t.contains(':') && !t.contains(' '))
-        .filter(|t| !terms.iter().any(|other| other != *t && other.contains(*t)))
-        .take(3)
-        .map(|t| spelled(t, bodies))
-        .collect();
-    let listed = match words.as_slice() {
-        [] => "the same point".to_string(),
-        [one] => format!("`{one}`"),
-        [init @ .., last] => format!(
-            "{} and `{last}`",
-            init.iter()
-                .map(|w| format!("`{w}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
-    let general = format!("Reviewers keep raising {listed}");
-    let located = path.map(|p| format!("{general} in `{}`", p.rsplit('/').next().unwrap_or(p)));
-    match located {
-        Some(title) if title.chars().count() <= max => title,
-        _ => cut(&general, max),
-    }
-}
-
-/// `term` as the bodies spell it (a term is lower-cased: `usestyles2` → `useStyles2`).
-fn spelled(term: &str, bodies: &[&str]) -> String {
-    bodies
-        .iter()
-        .flat_map(|body| body.split(|c: char| !c.is_alphanumeric() && c != '_'))
-        .find(|word| word.eq_ignore_ascii_case(term))
-        .unwrap_or(term)
-        .to_string()
-}
-
 /// The cleaned sentences of `body` (see [`lesson`]) that have words enough to state something,
 /// each with whether it was a request ("could you …", "please …"). Replies ("Yes, …") are left
 /// out: they answer someone rather than teach.
@@ -859,28 +818,6 @@ mod tests {
         assert_eq!(
             lesson(&[body], &[], TITLE_CHARS).as_deref(),
             Some("The test should fail without the fix")
-        );
-    }
-
-    #[test]
-    fn without_a_lesson_the_title_names_the_common_terms_as_spelled() {
-        let terms = [
-            "usestyles2".to_string(),
-            "styles2".to_string(),
-            "component".to_string(),
-        ];
-        let bodies = ["Can `useStyles2` go here? It's a function component"];
-        assert_eq!(
-            neutral_title(&terms, &bodies, Some("src/a/List.tsx"), TITLE_CHARS),
-            "Reviewers keep raising `useStyles2` and `component` in `List.tsx`"
-        );
-        assert_eq!(
-            neutral_title(&terms, &bodies, Some("src/a/List.tsx"), 55),
-            "Reviewers keep raising `useStyles2` and `component`"
-        );
-        assert_eq!(
-            neutral_title(&[], &bodies, None, TITLE_CHARS),
-            "Reviewers keep raising the same point"
         );
     }
 
