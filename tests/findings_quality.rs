@@ -118,3 +118,31 @@ fn a_theme_whose_comments_state_no_lesson_gives_no_finding() {
     assert_eq!(published.themes.len(), 1, "{:?}", published.themes);
     assert!(published.findings.is_empty(), "{:#?}", published.findings);
 }
+
+#[test]
+fn a_lesson_of_one_reviewer_is_one_finding_not_also_their_focus() {
+    let corpus = corpus();
+    // taylorotwell closing five laravel PRs with the same saved reply about the PR's benefit.
+    let ids = [
+        "laravel-0002",
+        "laravel-0003",
+        "laravel-0014",
+        "laravel-0016",
+        "laravel-0021",
+    ];
+    let records: Vec<&Record> = corpus
+        .records
+        .iter()
+        .filter(|r| ids.contains(&r.id.as_str()))
+        .collect();
+    assert_eq!(records.len(), ids.len());
+
+    let published = scorecard::publish(&records, &rules()).expect("the analysis runs");
+    let categories: Vec<&str> = published
+        .findings
+        .iter()
+        .map(|(f, _)| f.category.as_str())
+        .collect();
+    assert_eq!(categories.len(), 1, "{:#?}", published.findings);
+    assert_ne!(categories[0], "reviewer_focus");
+}

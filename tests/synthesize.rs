@@ -64,15 +64,15 @@ fn comment(id: i64, body: &str, pr: i64, login: &str, path: &str, minutes: i64) 
     p
 }
 
-/// The theme corpus of `tests/theme_run.rs`: five themes of eight comments (theme 4 by dana
-/// alone), plus unrelated remarks. With `inject`, one unwrap comment ends with a prompt
+/// The theme corpus of `tests/theme_run.rs`: five themes of eight comments (six of theme 4's by
+/// dana, two by bob), plus unrelated remarks. With `inject`, one unwrap comment ends with a prompt
 /// injection.
 fn corpus(inject: bool) -> Vec<Value> {
     let mut all = Vec::new();
     for (t, bodies) in THEMES.iter().enumerate() {
         for (i, body) in bodies.iter().enumerate() {
             let login = if t == 4 {
-                "dana"
+                if i % 4 == 3 { "bob" } else { "dana" }
             } else {
                 ["alice", "bob", "carol"][(t + i) % 3]
             };
@@ -299,7 +299,7 @@ fn builtin_findings_cite_real_evidence_and_read_like_lessons() {
         "{}",
         queries.insight
     );
-    // Dana wrote every documentation comment: her focus, without a mention.
+    // Dana wrote most documentation comments: her focus, without a mention.
     let focus: Vec<&Finding> = findings
         .iter()
         .filter(|f| f.category.as_str() == "reviewer_focus")

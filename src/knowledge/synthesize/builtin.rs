@@ -281,11 +281,9 @@ impl<'a> Context<'a> {
     }
 
     /// What a reviewer who wrote most of a theme consistently cares about (opted-out logins
-    /// skipped).
+    /// skipped). A theme of one reviewer has none: its own finding already says "by 1 reviewer"
+    /// and cites the same comments.
     fn focus_findings(&self, theme: &Theme, members: &[&SourceComment]) -> Vec<Finding> {
-        let Some(lesson) = theme_lesson(theme, members, TITLE_CHARS - FOCUS_PREFIX_CHARS) else {
-            return Vec::new();
-        };
         let mut by_author: BTreeMap<&str, Vec<&SourceComment>> = BTreeMap::new();
         for comment in members {
             by_author
@@ -293,6 +291,12 @@ impl<'a> Context<'a> {
                 .or_default()
                 .push(comment);
         }
+        if by_author.len() < 2 {
+            return Vec::new();
+        }
+        let Some(lesson) = theme_lesson(theme, members, TITLE_CHARS - FOCUS_PREFIX_CHARS) else {
+            return Vec::new();
+        };
         let opted_out = &self.input.settings.reviewer_opt_out;
         by_author
             .into_iter()
