@@ -89,6 +89,10 @@ const ADVICE_PHRASES: &[&str] = &[
     "prefer ",
     "avoid ",
     "better to ",
+    "simpler to ",
+    "easier to ",
+    "safer to ",
+    " we want to ",
     "rather than",
     " please ",
     " could you ",
@@ -212,6 +216,8 @@ const DANGLING: &[&str] = &[
 /// Words that open a subordinate clause, which cannot stand as a title alone.
 const SUBORDINATORS: &[&str] = &[
     "while", "although", "though", "if", "when", "since", "as", "because", "whereas", "unless",
+    // A leading purpose or setting ("To preserve …, we need …", "In case …, …").
+    "to", "in", "before", "after", "once", "given", "for",
 ];
 /// Where a sentence too long for a title may be cut and still read as a sentence.
 const CLAUSE_BREAKS: &[&str] = &[
@@ -502,6 +508,10 @@ fn shorten(sentence: &str, max: usize) -> String {
     if sentence.chars().count() <= max {
         return sentence;
     }
+    let sentence = without_asides(&sentence);
+    if sentence.chars().count() <= max {
+        return sentence;
+    }
     let head: String = sentence.chars().take(max).collect();
     let clause = CLAUSE_BREAKS.iter().find_map(|b| {
         head.rfind(b).filter(|&at| {
@@ -516,6 +526,22 @@ fn shorten(sentence: &str, max: usize) -> String {
             .to_string(),
         None => cut(&sentence, max),
     }
+}
+
+/// `sentence` without its parenthetical asides: "Leave it static (as it was before)" → "Leave it
+/// static". An unclosed parenthesis is left alone.
+fn without_asides(sentence: &str) -> String {
+    let mut out = String::with_capacity(sentence.len());
+    let mut rest = sentence;
+    while let Some(open) = rest.find(" (") {
+        let Some(close) = rest[open..].find(')') else {
+            break;
+        };
+        out.push_str(&rest[..open]);
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The sentences of `text`, split after `.`, `!` and `?` followed by a space, at ` -- ` and
@@ -693,6 +719,25 @@ mod tests {
             lesson(&bodies, &terms, TITLE_CHARS).as_deref(),
             Some("Avoid unwrap in the handler")
         );
+    }
+
+    #[test]
+    fn a_leading_purpose_or_setting_is_not_the_lesson() {
+        let body = "To keep the crate small, we need to be careful about new dependencies.";
+        assert_eq!(
+            lesson(&[body], &[], TITLE_CHARS).as_deref(),
+            Some("We need to be careful about new dependencies")
+        );
+    }
+
+    #[test]
+    fn a_simpler_way_is_advice_and_asides_go_when_too_long() {
+        let body = "Since it is set once, it is simpler to keep the setting static (as it was before this change).";
+        assert_eq!(
+            lesson(&[body], &[], 50).as_deref(),
+            Some("It is simpler to keep the setting static")
+        );
+        assert_eq!(without_asides("a (b) c (d"), "a c (d");
     }
 
     #[test]
