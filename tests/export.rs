@@ -42,6 +42,10 @@ fn ok(out: Output) -> String {
 }
 
 fn commit(repo: &Path, files: &[&str], version: usize, day: &str) {
+    commit_titled(repo, files, version, day, &format!("change {version}"));
+}
+
+fn commit_titled(repo: &Path, files: &[&str], version: usize, day: &str, title: &str) {
     for file in files {
         let path = repo.join(file);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -50,13 +54,14 @@ fn commit(repo: &Path, files: &[&str], version: usize, day: &str) {
     git(repo, &["add", "-A"], day);
     git(
         repo,
-        &["commit", "-q", "-m", &format!("change {version}")],
+        &["commit", "-q", "-m", title],
         &format!("{day}T10:00:00Z"),
     );
 }
 
-/// The corpus's files changed together three times, `src/db.rs` with [`COUPLED`] four times,
-/// and the README alone six times (so the pair changes together far more often than chance).
+/// The corpus's files changed together three times, `src/db.rs` with [`COUPLED`] four times
+/// (two of them fixes), and the README alone six times (so the pair changes together far more
+/// often than chance).
 fn repository(dir: &Path) -> PathBuf {
     let repo = dir.join("widgets");
     std::fs::create_dir_all(&repo).unwrap();
@@ -69,8 +74,20 @@ fn repository(dir: &Path) -> PathBuf {
     for _ in 0..3 {
         commit(&repo, &THEME_FILES, next(), "2021-03-01");
     }
-    for _ in 0..4 {
-        commit(&repo, &["src/db.rs", COUPLED], next(), "2021-04-01");
+    for n in 0..4 {
+        let version = next();
+        let title = if n % 2 == 0 {
+            format!("Fix the query of change {version}")
+        } else {
+            format!("change {version}")
+        };
+        commit_titled(
+            &repo,
+            &["src/db.rs", COUPLED],
+            version,
+            "2021-04-01",
+            &title,
+        );
     }
     for _ in 0..6 {
         commit(&repo, &["README.md"], next(), "2021-04-15");

@@ -1128,3 +1128,11 @@ fn revert_landmines_are_capped_to_the_most_telling() {
     let oldest = citing("src/other1.rs") + citing("src/other2.rs");
     assert_eq!(oldest, 0, "the oldest plain reverts go");
 }
+
+#[test]
+fn a_busy_file_seldom_fixed_is_no_fragile_area() {
+    let mut a = Analysed::new(false);
+    a.history.hotspots[0].fix_commits = 1;
+    a.history.hotspots[0].fix_ratio = 1.0 / 12.0;
+    assert_eq!(count_of(&a.builtin().findings, "fragile_area"), 0);
+}

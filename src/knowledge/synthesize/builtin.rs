@@ -22,6 +22,8 @@ const SIGNAL_HOTSPOTS: usize = 20;
 const MIN_HOTSPOT_COMMITS: usize = 4;
 /// Fix ratio from which a hotspot makes its findings more severe.
 const FRAGILE_FIX_RATIO: f64 = 0.3;
+/// Share of a hotspot's commits (0..1) that must be fixes for it to be called fragile at all.
+const MIN_FRAGILE_FIX_RATIO: f64 = 0.15;
 /// Review comments on a hotspot, and pull requests they come from, that make it "kept flagging":
 /// one discussion in one pull request is no pattern.
 const MIN_HOTSPOT_COMMENTS: usize = 2;
@@ -340,6 +342,10 @@ impl<'a> Context<'a> {
         hotspots
             .into_iter()
             .filter_map(|hotspot| {
+                // A file that changes often but is seldom fixed is busy, not fragile.
+                if hotspot.fix_ratio < MIN_FRAGILE_FIX_RATIO {
+                    return None;
+                }
                 let comments = self.by_path.get(hotspot.path.as_str())?;
                 if comments.len() < MIN_HOTSPOT_COMMENTS {
                     return None;
