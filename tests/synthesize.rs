@@ -1130,9 +1130,17 @@ fn revert_landmines_are_capped_to_the_most_telling() {
 }
 
 #[test]
-fn a_busy_file_seldom_fixed_is_no_fragile_area() {
+fn a_busy_file_seldom_fixed_is_no_fragile_area_nor_a_lesson_s_evidence() {
     let mut a = Analysed::new(false);
     a.history.hotspots[0].fix_commits = 1;
     a.history.hotspots[0].fix_ratio = 1.0 / 12.0;
-    assert_eq!(count_of(&a.builtin().findings, "fragile_area"), 0);
+    let findings = a.builtin().findings;
+    assert_eq!(count_of(&findings, "fragile_area"), 0);
+    let hotspot = format!("hotspot:{HOT}");
+    assert!(
+        findings
+            .iter()
+            .all(|f| f.evidence.iter().all(|e| e.id != hotspot)),
+        "{findings:#?}"
+    );
 }

@@ -179,11 +179,13 @@ impl<'a> Context<'a> {
             return None;
         }
         let paths: Vec<&str> = theme.paths.iter().map(|(p, _)| p.as_str()).collect();
-        // The files' own history figures; a revert or a fix of some other change on the same
-        // file says nothing about this lesson.
+        // The files' own history figures when they are often fixed; a busy file seldom fixed,
+        // or a revert or a fix of some other change on the same file, says nothing about this
+        // lesson.
         let signals: Vec<Evidence> = paths
             .iter()
             .filter_map(|p| self.hotspots.get(p))
+            .filter(|h| h.fix_ratio >= MIN_FRAGILE_FIX_RATIO)
             .take(SIGNALS_PER_FINDING)
             .map(|h| stat(hotspot_id(h), hotspot_text(h)))
             .collect();
