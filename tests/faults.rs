@@ -722,7 +722,9 @@ fn idle_connections_case() -> Outcome {
         idle.len()
     );
     let start = Instant::now();
-    let health = server.healthz(Duration::from_secs(3));
+    // Answered at all, not how fast: on two busy cores the server may take seconds to shed the
+    // idle connections, which is fine; a server that hangs never answers.
+    let health = server.healthz(Duration::from_secs(10));
     let health_ms = start.elapsed().as_millis();
     let delivery = server.deliver(1);
     let held = match (health, delivery) {
