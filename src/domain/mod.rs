@@ -6,12 +6,16 @@ pub mod classification;
 pub mod findings;
 pub mod github_web;
 pub mod history;
+mod ids;
 pub mod job;
 pub mod markers;
 mod secret;
 pub mod themes;
+mod time;
 
+pub use ids::{InstallationId, PrNumber, RepoId};
 pub use secret::Secret;
+pub use time::UnixMs;
 
 use std::fmt;
 
