@@ -74,8 +74,7 @@ impl CommentKind {
 /// A repository as an event names it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Repo {
-    /// GitHub's repository id: stable across renames and transfers.
-    pub id: i64,
+    pub id: RepoId,
     pub name: RepoName,
     pub default_branch: Option<String>,
     pub private: bool,
@@ -84,7 +83,7 @@ pub struct Repo {
 /// The pull request a comment or event belongs to, as the payload describes it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct PullRequest {
-    pub number: i64,
+    pub number: PrNumber,
     pub title: String,
     /// `open` or `closed`.
     pub state: String,
