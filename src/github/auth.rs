@@ -17,7 +17,7 @@ use crate::domain::{InstallationId, Secret, UnixMs};
 const JWT_BACKDATE_S: i64 = 60;
 /// How long the JWT lives, in seconds from now: under GitHub's 10-minute maximum.
 const JWT_LIFETIME_S: i64 = 9 * 60;
-/// A cached token is renewed this long before it expires, in ms, so that a request never
+/// A cached token is renewed this long before it expires, so that a request never
 /// starts with a token about to die.
 const RENEW_BEFORE_EXPIRY: Duration = Duration::from_secs(5 * 60);
 

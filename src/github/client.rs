@@ -183,7 +183,7 @@ pub struct GitHub {
     tokens: TokenCache,
     clock: Arc<dyn Clock>,
     pause: Arc<dyn Pause>,
-    /// When recent content-creating requests were sent (unix ms), oldest first.
+    /// When recent content-creating requests were sent, oldest first.
     creates: Mutex<VecDeque<UnixMs>>,
 }
 

@@ -61,7 +61,7 @@ pub struct DeliveryRow {
     pub event: String,
     pub state: String,
     pub attempts: i64,
-    pub received_at: i64,
+    pub received_at: UnixMs,
     pub last_error: Option<String>,
 }
 
