@@ -85,7 +85,7 @@ async fn a_spent_daily_budget_hands_over_to_the_built_in_components_until_the_ne
             config: &config,
             history: &history,
             repo_path: None,
-            now: UnixMs(now),
+            now: UnixMs::from_secs(now),
             window_end: now,
             models: Models {
                 llm: Some(&client),

@@ -116,12 +116,15 @@ mod tests {
         assert!(cache.fresh(InstallationId(7), UnixMs(0)).is_some());
         assert!(
             cache
-                .fresh(InstallationId(7), UnixMs(3_600_000 - 5 * 60 * 1000 - 1))
+                .fresh(
+                    InstallationId(7),
+                    UnixMs(3_600_000) - RENEW_BEFORE_EXPIRY - Duration::from_millis(1)
+                )
                 .is_some()
         );
         assert!(
             cache
-                .fresh(InstallationId(7), UnixMs(3_600_000 - 5 * 60 * 1000))
+                .fresh(InstallationId(7), UnixMs(3_600_000) - RENEW_BEFORE_EXPIRY)
                 .is_none()
         );
         assert!(

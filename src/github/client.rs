@@ -264,13 +264,12 @@ impl GitHub {
         let reply = self.call(request).await?;
         let answer: AccessToken = reply.json()?;
         let expires_at = chrono::DateTime::parse_from_rfc3339(&answer.expires_at)
+            .map(|at| UnixMs(at.timestamp_millis()))
             .map_err(|e| Error::Unexpected {
                 url: reply.url.clone(),
                 reason: format!("expires_at is not a time: {e}"),
-            })?
-            .timestamp_millis();
+            })?;
         let token = Secret::new(answer.token);
-        let expires_at = UnixMs(expires_at);
         self.tokens.store(
             installation,
             InstallationToken {
