@@ -88,7 +88,7 @@ pub fn runner(settings: &Settings, store: Arc<Store>, clock: Arc<dyn Clock>) -> 
                 data_dir: settings.data_dir.clone(),
                 remote_base: web_url(&settings.github_api_url),
             }),
-            lease_ms: settings.job_lease_ms,
+            lease: settings.job_lease,
             ..RunnerSettings::default()
         },
     ))

@@ -1,12 +1,13 @@
 //! Time comes in through this trait so that tests control it (leases, backoff, schedules).
 
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::domain::UnixMs;
 
 /// A source of the current time.
 pub trait Clock: Send + Sync {
-    /// Milliseconds since the Unix epoch.
-    fn now_ms(&self) -> i64;
+    fn now(&self) -> UnixMs;
 }
 
 /// The real clock.
@@ -14,10 +15,11 @@ pub trait Clock: Send + Sync {
 pub struct SystemClock;
 
 impl Clock for SystemClock {
-    fn now_ms(&self) -> i64 {
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+    fn now(&self) -> UnixMs {
+        UnixMs::EPOCH
+            + SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap_or(Duration::ZERO)
     }
 }
 
@@ -26,18 +28,19 @@ impl Clock for SystemClock {
 pub struct ManualClock(AtomicI64);
 
 impl ManualClock {
-    pub fn new(start_ms: i64) -> ManualClock {
-        ManualClock(AtomicI64::new(start_ms))
+    pub fn new(start: UnixMs) -> ManualClock {
+        ManualClock(AtomicI64::new(start.0))
     }
 
     /// Moves the clock forward.
-    pub fn advance_ms(&self, ms: i64) {
+    pub fn advance(&self, span: Duration) {
+        let ms = i64::try_from(span.as_millis()).unwrap_or(i64::MAX);
         self.0.fetch_add(ms, Ordering::SeqCst);
     }
 }
 
 impl Clock for ManualClock {
-    fn now_ms(&self) -> i64 {
-        self.0.load(Ordering::SeqCst)
+    fn now(&self) -> UnixMs {
+        UnixMs(self.0.load(Ordering::SeqCst))
     }
 }

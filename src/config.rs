@@ -12,7 +12,7 @@ use thiserror::Error;
 use crate::domain::Secret;
 use crate::knowledge::embed::remote::RemoteSettings;
 use crate::llm::{LlmSettings, Provider};
-use crate::runner::DEFAULT_JOB_LEASE_MS;
+use crate::runner::DEFAULT_JOB_LEASE;
 use crate::worker::WorkerSettings;
 
 /// A configuration problem, worded for the operator.
@@ -71,9 +71,9 @@ pub struct Settings {
     pub log_filter: String,
     pub log_json: bool,
     pub worker: WorkerSettings,
-    /// How long a running job's lease lasts between renewals, in ms: after a crash, a restart
-    /// resumes the job's repository within this long.
-    pub job_lease_ms: i64,
+    /// How long a running job's lease lasts between renewals: after a crash, a restart resumes
+    /// the job's repository within this long.
+    pub job_lease: Duration,
     /// The LLM, when one is configured; `None` means the built-in components.
     pub llm: Option<LlmSettings>,
     /// The remote embedder, when one is configured; `None` means the built-in embedder.
@@ -248,10 +248,10 @@ impl Settings {
             file_config.worker_lease_secs,
         )?;
         if let Some(secs) = lease_secs {
-            worker.lease_ms = secs.saturating_mul(1000);
+            worker.lease = seconds(secs);
         }
-        let job_lease_ms = positive(&var, "GITLORE_JOB_LEASE_SECS", file_config.job_lease_secs)?
-            .map_or(DEFAULT_JOB_LEASE_MS, |secs| secs.saturating_mul(1000));
+        let job_lease = positive(&var, "GITLORE_JOB_LEASE_SECS", file_config.job_lease_secs)?
+            .map_or(DEFAULT_JOB_LEASE, seconds);
         Ok(Settings {
             app_id,
             app_slug: var(&["GITLORE_APP_SLUG"]).or(file_config.app_slug.clone()),
@@ -276,7 +276,7 @@ impl Settings {
             )?,
             log_json,
             worker,
-            job_lease_ms,
+            job_lease,
             llm: llm_settings(&var, &file_config)?,
             embed: embed_settings(&var, &file_config)?,
             web: web_settings(&var, &file_config)?,
@@ -325,6 +325,11 @@ const LLM_MAX_RETRY_WAIT: Duration = Duration::from_secs(30);
 type Lookup<'a> = dyn Fn(&[&str]) -> Option<String> + 'a;
 
 /// A positive whole number from the environment variable `name`, else from the file.
+/// `secs` (positive, as [`positive`] returns them) as a span of time.
+fn seconds(secs: i64) -> Duration {
+    Duration::from_secs(u64::try_from(secs).unwrap_or(0))
+}
+
 fn positive(
     var: &Lookup<'_>,
     name: &'static str,
@@ -827,6 +832,11 @@ mod tests {
         .unwrap();
         let credentials = settings.app_credentials().unwrap();
         let key = crate::github::auth::AppKey::new(7, &credentials.private_key).unwrap();
-        assert!(!key.jwt(1_000_000).unwrap().expose().is_empty());
+        assert!(
+            !key.jwt(crate::domain::UnixMs(1_000_000))
+                .unwrap()
+                .expose()
+                .is_empty()
+        );
     }
 }

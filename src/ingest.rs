@@ -15,7 +15,9 @@ use crate::domain::job::{
     Backfill, CheckRun, Command, CommandJob, CommandSource, Dismissals, Job, Occasion,
 };
 use crate::domain::markers::{FINDINGS_MARKER, REFRESH_ACTION};
-use crate::domain::{Author, Comment, CommentKind, PullRequest, Repo, body_hash};
+use crate::domain::{
+    Author, Comment, CommentKind, InstallationId, PullRequest, Repo, RepoId, UnixMs, body_hash,
+};
 use crate::events::{Event, Installation, InstallationChange, Origin};
 use crate::knowledge::classify::{self, CommentText};
 use crate::knowledge::filter::{self, NoiseRules};
@@ -37,16 +39,9 @@ pub fn apply(
     rules: &NoiseRules,
     event: &Event,
     delivery_id: &str,
-    now_ms: i64,
+    now: UnixMs,
 ) -> Result<Applied> {
-    apply_with_memo(
-        conn,
-        rules,
-        event,
-        delivery_id,
-        now_ms,
-        &mut Memo::default(),
-    )
+    apply_with_memo(conn, rules, event, delivery_id, now, &mut Memo::default())
 }
 
 /// [`apply`] for one of several deliveries applied in the same transaction: `memo` remembers
@@ -57,7 +52,7 @@ pub fn apply_with_memo(
     rules: &NoiseRules,
     event: &Event,
     delivery_id: &str,
-    now_ms: i64,
+    now: UnixMs,
     memo: &mut Memo,
 ) -> Result<Applied> {
     if matches!(
@@ -70,7 +65,7 @@ pub fn apply_with_memo(
         conn,
         rules,
         delivery_id,
-        now_ms,
+        now,
         memo: RefCell::new(memo),
         run_commands: true,
     };
@@ -84,14 +79,14 @@ pub fn apply_backfilled(
     conn: &Connection,
     rules: &NoiseRules,
     event: &Event,
-    now_ms: i64,
+    now: UnixMs,
     memo: &mut Memo,
 ) -> Result<Applied> {
     let ingest = Ingest {
         conn,
         rules,
         delivery_id: "backfill",
-        now_ms,
+        now,
         memo: RefCell::new(memo),
         run_commands: false,
     };
@@ -102,11 +97,11 @@ pub fn apply_backfilled(
 #[derive(Debug, Default)]
 pub struct Memo {
     /// Why events of (installation, repository id) are ignored, or `None` when they are not.
-    skips: HashMap<(Option<i64>, i64), Option<String>>,
+    skips: HashMap<(Option<InstallationId>, RepoId), Option<String>>,
     /// Repositories registered as seen (with their installation).
-    origins: HashSet<(Option<i64>, Repo)>,
+    origins: HashSet<(Option<InstallationId>, Repo)>,
     /// Pull-request snapshots stored, by repository id.
-    pull_requests: HashSet<(i64, PullRequest)>,
+    pull_requests: HashSet<(RepoId, PullRequest)>,
 }
 
 impl Memo {
@@ -121,7 +116,7 @@ struct Ingest<'a, 'm> {
     conn: &'a Connection,
     rules: &'a NoiseRules,
     delivery_id: &'a str,
-    now_ms: i64,
+    now: UnixMs,
     memo: RefCell<&'m mut Memo>,
     /// Whether `/gitlore` commands in conversation comments are queued (not for the backfill).
     run_commands: bool,
@@ -235,7 +230,7 @@ impl Ingest<'_, '_> {
                 self.register_origin(origin)?;
                 let default = repos::default_branch(self.conn, origin.repo.id)?;
                 if default.is_some_and(|branch| *git_ref == format!("refs/heads/{branch}")) {
-                    repos::record_default_branch_push(self.conn, origin.repo.id, self.now_ms)?;
+                    repos::record_default_branch_push(self.conn, origin.repo.id, self.now)?;
                     Ok(done(
                         "default branch pushed: mirror stale, a change to analyse",
                     ))
@@ -343,7 +338,7 @@ impl Ingest<'_, '_> {
     }
 
     /// Stores a pull request snapshot, once per transaction.
-    fn store_pull_request(&self, repo_id: i64, pr: &PullRequest) -> Result<()> {
+    fn store_pull_request(&self, repo_id: RepoId, pr: &PullRequest) -> Result<()> {
         let key = (repo_id, pr.clone());
         if self.memo.borrow().pull_requests.contains(&key) {
             return Ok(());
@@ -479,8 +474,8 @@ impl Ingest<'_, '_> {
         Ok(done("findings issue edited: dismissals queued"))
     }
 
-    fn enqueue(&self, repo_id: i64, job: &Job, occasion: Occasion<'_>) -> Result<bool> {
-        jobs::enqueue(self.conn, repo_id, job, occasion, self.now_ms)
+    fn enqueue(&self, repo_id: RepoId, job: &Job, occasion: Occasion<'_>) -> Result<bool> {
+        jobs::enqueue(self.conn, repo_id, job, occasion, self.now)
     }
 }
 
@@ -492,7 +487,7 @@ fn done(what: &str) -> Applied {
 /// has not read yet: after an upgrade, once each. Returns how many it read.
 pub fn refresh_classifications(
     conn: &Connection,
-    repo_id: i64,
+    repo_id: RepoId,
     rules: &NoiseRules,
 ) -> Result<usize> {
     let stale = comments::unclassified(conn, repo_id, BUILTIN_NAME, classify::builtin::version())?;

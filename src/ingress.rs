@@ -87,7 +87,7 @@ fn write_loop(
             .into_iter()
             .map(|request| (request.delivery, request.reply))
             .unzip();
-        let now = clock.now_ms();
+        let now = clock.now();
         let result = store.write(|tx| deliveries::insert(tx, &batch, now));
         match result {
             Ok(outcomes) => {

@@ -157,7 +157,7 @@ fn run(command: Command, settings: Settings) -> Result<()> {
 fn replay_files(settings: &Settings, paths: &[PathBuf]) -> Result<()> {
     let store = Arc::new(Store::open(&settings.database_path())?);
     let worker = app::worker(settings, store.clone());
-    let summary = replay::replay(&store, &worker, paths, SystemClock.now_ms())?;
+    let summary = replay::replay(&store, &worker, paths, SystemClock.now())?;
     let processed = summary.processed;
     println!(
         "replayed {} files: {} new deliveries, {} seen before",
@@ -222,7 +222,7 @@ fn deliveries_command(settings: &Settings, action: Option<DeliveriesAction>) -> 
                     ),
                 }
             }
-            let now = SystemClock.now_ms();
+            let now = SystemClock.now();
             let count = store.write(|tx| deliveries::retry_failed(tx, &ids, now))?;
             println!("{count} deliveries queued again; a running `gitlore serve` picks them up");
         }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 
+use crate::domain::UnixMs;
 use crate::store::Store;
 use crate::store::deliveries::{self, Inserted, NewDelivery};
 use crate::worker::{BatchStats, Worker};
@@ -28,14 +29,14 @@ pub fn replay(
     store: &Store,
     worker: &Worker,
     paths: &[PathBuf],
-    now_ms: i64,
+    now: UnixMs,
 ) -> Result<ReplaySummary> {
     let files = payload_files(paths)?;
     let mut batch = Vec::with_capacity(files.len());
     for file in &files {
         batch.push(read_delivery(file)?);
     }
-    let inserted = store.write(|tx| deliveries::insert(tx, &batch, now_ms))?;
+    let inserted = store.write(|tx| deliveries::insert(tx, &batch, now))?;
     let new = inserted.iter().filter(|i| **i == Inserted::New).count();
     let processed = worker.drain()?;
     Ok(ReplaySummary {

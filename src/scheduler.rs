@@ -14,6 +14,7 @@ use tokio::sync::watch;
 
 use crate::analysis::mirror_sync;
 use crate::clock::Clock;
+use crate::domain::UnixMs;
 use crate::domain::job::{Analysis, AnalysisReason, Job};
 
 use crate::repo_config::Schedule;
@@ -22,36 +23,42 @@ use crate::store::jobs;
 use crate::store::publications::{self, RepoActivity};
 
 /// The shortest time between two scheduled runs of a repository.
-const MIN_INTERVAL_MS: i64 = 60 * 60 * 1000;
+const MIN_INTERVAL: Duration = Duration::from_secs(60 * 60);
 /// The longest delay added to a due run, so that many repositories do not start together.
-pub const MAX_JITTER_MS: i64 = 5 * 60 * 1000;
+pub const MAX_JITTER: Duration = Duration::from_secs(5 * 60);
 
-/// Whether `repo` should be analysed again at `now_ms`.
-pub fn is_due(repo: &RepoActivity, now_ms: i64) -> bool {
+/// Whether `repo` should be analysed again at `now`.
+pub fn is_due(repo: &RepoActivity, now: UnixMs) -> bool {
     let defaults = Schedule::default();
     let min_new = i64::from(repo.min_new_comments.unwrap_or(defaults.min_new_comments));
-    let interval_ms =
-        i64::from(repo.interval_hours.unwrap_or(defaults.interval_hours)) * 60 * 60 * 1000;
+    let interval = Duration::from_secs(
+        u64::from(repo.interval_hours.unwrap_or(defaults.interval_hours)) * 60 * 60,
+    );
     let Some(last) = repo.last_run_at else {
         return repo.changed;
     };
-    let age = now_ms - last;
-    (repo.new_comments >= min_new && age >= MIN_INTERVAL_MS)
-        || (repo.changed && age >= interval_ms.max(MIN_INTERVAL_MS))
+    let age = now.since(last);
+    (repo.new_comments >= min_new && age >= MIN_INTERVAL)
+        || (repo.changed && age >= interval.max(MIN_INTERVAL))
 }
 
-/// A delay in `0..MAX_JITTER_MS` that is the same for a repository's run whatever the restart,
+/// A delay in `0..MAX_JITTER` that is the same for a repository's run whatever the restart,
 /// and different across repositories.
-fn jitter_ms(repo: &RepoActivity) -> i64 {
-    let seed =
-        repo.repo_id.wrapping_mul(0x9E37_79B9_7F4A_7C15_u64 as i64) ^ repo.last_run_at.unwrap_or(0);
-    seed.rem_euclid(MAX_JITTER_MS)
+fn jitter(repo: &RepoActivity) -> Duration {
+    let last_run_at = repo.last_run_at.unwrap_or(UnixMs::EPOCH);
+    let seed = repo
+        .repo_id
+        .0
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15_u64 as i64)
+        ^ last_run_at.0;
+    let max_ms = MAX_JITTER.as_millis() as i64;
+    Duration::from_millis(seed.rem_euclid(max_ms).unsigned_abs())
 }
 
 /// Queues the analysis of every due repository. Returns how many were queued.
-pub fn tick(store: &Store, now_ms: i64) -> Result<usize> {
+pub fn tick(store: &Store, now: UnixMs) -> Result<usize> {
     let activity = publications::activity(&store.reader()?)?;
-    let due: Vec<&RepoActivity> = activity.iter().filter(|r| is_due(r, now_ms)).collect();
+    let due: Vec<&RepoActivity> = activity.iter().filter(|r| is_due(r, now)).collect();
     if due.is_empty() {
         return Ok(0);
     }
@@ -60,7 +67,7 @@ pub fn tick(store: &Store, now_ms: i64) -> Result<usize> {
             let job = Job::Analysis(Analysis {
                 reason: AnalysisReason::Schedule,
             });
-            jobs::enqueue_again(tx, repo.repo_id, &job, now_ms + jitter_ms(repo))?;
+            jobs::enqueue_again(tx, repo.repo_id, &job, now + jitter(repo))?;
         }
         Ok(())
     })?;
@@ -78,7 +85,7 @@ pub async fn run(
     mut stop: watch::Receiver<bool>,
 ) {
     while !*stop.borrow() {
-        match tick(&store, clock.now_ms()) {
+        match tick(&store, clock.now()) {
             Ok(0) => {}
             Ok(queued) => tracing::info!(queued, "scheduled analyses queued"),
             Err(error) => {
@@ -99,12 +106,13 @@ pub async fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::RepoId;
 
-    const HOUR: i64 = 60 * 60 * 1000;
+    const HOUR: Duration = Duration::from_secs(60 * 60);
 
-    fn repo(last_run_at: Option<i64>, new_comments: i64, changed: bool) -> RepoActivity {
+    fn repo(last_run_at: Option<UnixMs>, new_comments: i64, changed: bool) -> RepoActivity {
         RepoActivity {
-            repo_id: 1,
+            repo_id: RepoId(1),
             last_run_at,
             new_comments,
             changed,
@@ -115,7 +123,7 @@ mod tests {
 
     #[test]
     fn thresholds_of_spec_section_6() {
-        let now = 100 * HOUR;
+        let now = UnixMs::EPOCH + 100 * HOUR;
         assert!(
             !is_due(&repo(None, 0, false), now),
             "nothing to analyse yet"
@@ -123,7 +131,10 @@ mod tests {
         assert!(is_due(&repo(None, 1, true), now), "never analysed");
         assert!(is_due(&repo(Some(now - HOUR), 20, true), now));
         assert!(
-            !is_due(&repo(Some(now - HOUR + 1), 20, true), now),
+            !is_due(
+                &repo(Some(now - HOUR + Duration::from_millis(1)), 20, true),
+                now
+            ),
             "ran < 1 h ago"
         );
         assert!(
@@ -142,7 +153,7 @@ mod tests {
 
     #[test]
     fn the_repo_config_schedule_is_honoured() {
-        let now = 100 * HOUR;
+        let now = UnixMs::EPOCH + 100 * HOUR;
         let mut custom = repo(Some(now - 2 * HOUR), 5, true);
         custom.min_new_comments = Some(5);
         assert!(is_due(&custom, now));
@@ -156,15 +167,15 @@ mod tests {
 
     #[test]
     fn jitter_is_bounded_and_spreads_repositories() {
-        let delays: Vec<i64> = (1..=50)
+        let delays: Vec<Duration> = (1..=50)
             .map(|id| {
-                jitter_ms(&RepoActivity {
-                    repo_id: id,
-                    ..repo(Some(7), 0, true)
+                jitter(&RepoActivity {
+                    repo_id: RepoId(id),
+                    ..repo(Some(UnixMs(7)), 0, true)
                 })
             })
             .collect();
-        assert!(delays.iter().all(|d| (0..MAX_JITTER_MS).contains(d)));
+        assert!(delays.iter().all(|d| *d < MAX_JITTER));
         let distinct: std::collections::HashSet<_> = delays.iter().collect();
         assert!(distinct.len() > 40, "{delays:?}");
     }

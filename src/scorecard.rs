@@ -17,6 +17,7 @@ use serde_json::json;
 use crate::analysis::theme_run::Models;
 use crate::analysis::{self, Request};
 use crate::analyze::reviews;
+use crate::domain::UnixMs;
 use crate::domain::findings::{EvidenceKind, Finding};
 use crate::ingest::{self, Memo};
 use crate::knowledge::corpus::{GoldTheme, Record};
@@ -118,7 +119,14 @@ pub fn publish(records: &[&Record], rules: &NoiseRules) -> Result<Published> {
     store.write_derived(|tx| {
         let mut memo = Memo::default();
         for event in &parsed.events {
-            ingest::apply_with_memo(tx, rules, event, "corpus", now * 1000, &mut memo)?;
+            ingest::apply_with_memo(
+                tx,
+                rules,
+                event,
+                "corpus",
+                UnixMs::from_secs(now),
+                &mut memo,
+            )?;
         }
         Ok(())
     })?;
@@ -131,7 +139,7 @@ pub fn publish(records: &[&Record], rules: &NoiseRules) -> Result<Published> {
         config: &config,
         history: &history,
         repo_path: None,
-        now,
+        now: UnixMs::from_secs(now),
         window_end: now,
         models: Models::default(),
         rules,

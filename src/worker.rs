@@ -10,6 +10,7 @@ use anyhow::Result;
 use tracing::{debug, info_span, warn};
 
 use crate::clock::Clock;
+use crate::domain::UnixMs;
 use crate::events::{self, Event};
 use crate::ingest::{self, Applied, Memo};
 use crate::knowledge::filter::NoiseRules;
@@ -19,40 +20,40 @@ use crate::store::deliveries::{self, Claimed};
 /// How the worker retries and leases.
 #[derive(Debug, Clone)]
 pub struct WorkerSettings {
-    /// How long a claim holds before another worker may take the delivery over, in ms. Long
+    /// How long a claim holds before another worker may take the delivery over. Long
     /// enough for the slowest batch; short enough that a crashed process's claims come back soon.
-    pub lease_ms: i64,
+    pub lease: Duration,
     /// Attempts before a delivery fails for good.
     pub max_attempts: i64,
-    /// Wait before the first retry, in ms; each further retry waits four times longer.
-    pub first_backoff_ms: i64,
+    /// Wait before the first retry; each further retry waits four times longer.
+    pub first_backoff: Duration,
     /// Deliveries per claim and per transaction: large enough to amortise the commit, small
     /// enough that the ingress writer never waits long for the shared writer connection.
     pub batch: usize,
-    /// How long processed deliveries are kept, in ms: their ids deduplicate GitHub's redeliveries
+    /// How long processed deliveries are kept: their ids deduplicate GitHub's redeliveries
     /// (possible for a few days), their bodies allow a `replay`. Failed ones are kept until retried.
-    pub retention_ms: i64,
+    pub retention: Duration,
 }
 
 impl Default for WorkerSettings {
     fn default() -> Self {
         WorkerSettings {
-            lease_ms: 30_000,
+            lease: Duration::from_secs(30),
             max_attempts: 6,
-            first_backoff_ms: 5_000,
+            first_backoff: Duration::from_secs(5),
             batch: 128,
-            retention_ms: 14 * DAY_MS,
+            retention: 14 * DAY,
         }
     }
 }
 
-const DAY_MS: i64 = 86_400_000;
+const DAY: Duration = Duration::from_secs(86_400);
 
 /// How often an idle worker deletes old processed deliveries: hourly is plenty.
-const PRUNE_EVERY_MS: i64 = 3_600_000;
+const PRUNE_EVERY: Duration = Duration::from_secs(3_600);
 
 /// Longest wait between retries: one hour.
-const MAX_BACKOFF_MS: i64 = 3_600_000;
+const MAX_BACKOFF: Duration = Duration::from_secs(3_600);
 
 /// Fewer deliveries than this are parsed on one thread: starting threads would cost more.
 const PARALLEL_PARSE_MIN: usize = 16;
@@ -190,7 +191,7 @@ impl Worker {
     ) -> Worker {
         static WORKERS: AtomicUsize = AtomicUsize::new(0);
         let number = WORKERS.fetch_add(1, Ordering::Relaxed);
-        let owner = format!("{}-{:x}-{number}", std::process::id(), clock.now_ms());
+        let owner = format!("{}-{:x}-{number}", std::process::id(), clock.now().0);
         Worker {
             store,
             clock,
@@ -202,15 +203,15 @@ impl Worker {
 
     /// Processes until `signal` says stop; sleeps while there is nothing due.
     pub fn run(&self, signal: &Signal) {
-        let mut last_prune_ms = i64::MIN;
+        let mut last_prune: Option<UnixMs> = None;
         while !signal.stopped() {
             if let Err(error) = self.process_until_idle(Some(signal)) {
                 // Claimed deliveries keep their lease and come back when it expires.
                 warn!(error = format!("{error:#}"), "delivery worker pass failed");
             }
-            let now = self.clock.now_ms();
-            if now.saturating_sub(last_prune_ms) >= PRUNE_EVERY_MS {
-                last_prune_ms = now;
+            let now = self.clock.now();
+            if last_prune.is_none_or(|last| now.since(last) >= PRUNE_EVERY) {
+                last_prune = Some(now);
                 self.prune(now);
             }
             signal.wait(IDLE_POLL);
@@ -218,8 +219,8 @@ impl Worker {
     }
 
     /// Deletes processed deliveries older than the retention; failed ones stay until retried.
-    fn prune(&self, now: i64) {
-        let cutoff = now.saturating_sub(self.settings.retention_ms);
+    fn prune(&self, now: UnixMs) {
+        let cutoff = now - self.settings.retention;
         match self.store.write_derived(|tx| deliveries::prune(tx, cutoff)) {
             Ok(0) => {}
             Ok(pruned) => debug!(pruned, "old processed deliveries deleted"),
@@ -257,13 +258,13 @@ impl Worker {
 
     /// Leases the next batch of due deliveries.
     fn claim(&self) -> Result<Vec<Claimed>> {
-        let now = self.clock.now_ms();
+        let now = self.clock.now();
         self.store.write_derived(|tx| {
             deliveries::claim(
                 tx,
                 &self.owner,
                 now,
-                self.settings.lease_ms,
+                self.settings.lease,
                 self.settings.batch,
             )
         })
@@ -279,7 +280,7 @@ impl Worker {
         let mut stats = BatchStats::default();
         let mut rest = parsed;
         while !rest.is_empty() {
-            let now = self.clock.now_ms();
+            let now = self.clock.now();
             let (applied, part) = self
                 .store
                 .write_derived(|tx| self.apply_some(tx, rest, now, false))
@@ -299,7 +300,7 @@ impl Worker {
         &self,
         tx: &mut rusqlite::Transaction<'_>,
         items: &[Parsed],
-        now: i64,
+        now: UnixMs,
         isolate: bool,
     ) -> Result<(usize, BatchStats)> {
         let mut stats = BatchStats::default();
@@ -322,7 +323,7 @@ impl Worker {
         &self,
         tx: &mut rusqlite::Transaction<'_>,
         item: &Parsed,
-        now: i64,
+        now: UnixMs,
         stats: &mut BatchStats,
         memo: &mut Memo,
         isolate: bool,
@@ -356,7 +357,7 @@ impl Worker {
                 drop(savepoint); // rolls the effects back
                 let message = format!("{error:#}");
                 let retry_at = (claimed.attempts < self.settings.max_attempts)
-                    .then(|| now + self.backoff_ms(claimed.attempts));
+                    .then(|| now + self.backoff(claimed.attempts));
                 warn!(error = %message, attempts = claimed.attempts, will_retry = retry_at.is_some(), "delivery failed");
                 deliveries::fail(tx, claimed.seq, &self.owner, &message, retry_at, now)?;
                 if retry_at.is_some() {
@@ -375,7 +376,7 @@ impl Worker {
         conn: &rusqlite::Connection,
         claimed: &Claimed,
         event: &Event,
-        now: i64,
+        now: UnixMs,
         memo: &mut Memo,
     ) -> Result<Applied> {
         if let Some(installation) = event.installation_id() {
@@ -396,13 +397,13 @@ impl Worker {
     }
 
     /// Wait before retry number `attempts`: 5 s, 20 s, 80 s, … up to an hour.
-    fn backoff_ms(&self, attempts: i64) -> i64 {
+    fn backoff(&self, attempts: i64) -> Duration {
         let exponent = u32::try_from(attempts.saturating_sub(1))
             .unwrap_or(u32::MAX)
             .min(16);
         self.settings
-            .first_backoff_ms
-            .saturating_mul(4_i64.saturating_pow(exponent))
-            .min(MAX_BACKOFF_MS)
+            .first_backoff
+            .saturating_mul(4_u32.saturating_pow(exponent))
+            .min(MAX_BACKOFF)
     }
 }

@@ -18,8 +18,8 @@ use common::corpus::{THEMES, UNRELATED};
 use common::git::git;
 use fake_github::FakeGitHub;
 use gitlore::clock::ManualClock;
-use gitlore::domain::Secret;
 use gitlore::domain::markers::FINDINGS_MARKER;
+use gitlore::domain::{InstallationId, Secret, UnixMs};
 use gitlore::github::auth::AppKey;
 use gitlore::github::client::{GitHub, TokioPause};
 use gitlore::knowledge::synthesize::answer::parse_findings;
@@ -567,10 +567,10 @@ async fn github_with_a_token_reads_the_review_comments() {
         ids
     });
     // A token the fake accepts; to gitlore it is an opaque personal token.
-    let clock = Arc::new(ManualClock::new(gh.now_ms()));
+    let clock = Arc::new(ManualClock::new(UnixMs(gh.now_ms())));
     let key = AppKey::new(APP_ID, &Secret::new(fake_github::test_private_key_pem())).unwrap();
     let app = GitHub::new(&gh.base_url(), key, clock, Arc::new(TokioPause)).unwrap();
-    let token = app.installation_token(7).await.unwrap();
+    let token = app.installation_token(InstallationId(7)).await.unwrap();
 
     let dir = tempfile::tempdir().unwrap();
     let repo = repository(dir.path());

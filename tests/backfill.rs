@@ -21,8 +21,8 @@ use common::pause::Recorder;
 use common::{APP_ID, TestApp};
 use gitlore::clock::ManualClock;
 use gitlore::domain::CommentKind::{Conversation, Inline};
-use gitlore::domain::RepoName;
 use gitlore::domain::Secret;
+use gitlore::domain::{InstallationId, RepoId, RepoName, UnixMs};
 use gitlore::github::auth::AppKey;
 use gitlore::github::backfill::{BackfillRequest, Backfiller, Progress, Summary};
 use gitlore::github::client::{As, GitHub};
@@ -123,7 +123,7 @@ impl Scene {
 }
 
 fn backfiller(gh: &FakeGitHub, store: Arc<Store>) -> (Backfiller, Arc<Recorder>) {
-    let clock = Arc::new(ManualClock::new(gh.now_ms()));
+    let clock = Arc::new(ManualClock::new(UnixMs(gh.now_ms())));
     let pauses = Arc::new(Recorder::new(clock.clone()));
     let key = AppKey::new(APP_ID, &Secret::new(fake_github::test_private_key_pem())).unwrap();
     let client = GitHub::new(&gh.base_url(), key, clock.clone(), pauses.clone()).unwrap();
@@ -139,7 +139,7 @@ fn backfiller(gh: &FakeGitHub, store: Arc<Store>) -> (Backfiller, Arc<Recorder>)
 fn request(repo: &str, installation: i64) -> BackfillRequest {
     BackfillRequest {
         repo: RepoName::parse(repo).unwrap(),
-        who: As::Installation(installation),
+        who: As::Installation(InstallationId(installation)),
         window_months: 12,
         force: false,
     }
@@ -708,8 +708,13 @@ async fn a_502_and_secondary_rate_limits_do_not_stop_it() {
 async fn a_personal_token_backfills_through_the_same_path() {
     let scene = Scene::new(|m| seed_small(m, REPO, 3)).await;
     // A token the fake accepts; to the client it is an opaque personal token.
-    let token = scene.backfiller.client.installation_token(7).await.unwrap();
-    let clock = Arc::new(ManualClock::new(scene.gh.now_ms()));
+    let token = scene
+        .backfiller
+        .client
+        .installation_token(InstallationId(7))
+        .await
+        .unwrap();
+    let clock = Arc::new(ManualClock::new(UnixMs(scene.gh.now_ms())));
     let pauses = Arc::new(Recorder::new(clock.clone()));
     let client = GitHub::with_token(&scene.gh.base_url(), token, clock, pauses).unwrap();
     let backfiller = Backfiller {
@@ -869,7 +874,7 @@ fn save_a_theme(store: &Store, repo_id: i64, id: &str) {
                 first_seen: 1,
                 members: &members,
             };
-            themes::save_run(tx, repo_id, 1, &[theme])
+            themes::save_run(tx, RepoId(repo_id), 1, &[theme])
         })
         .unwrap();
 }

@@ -3,7 +3,7 @@
 mod common;
 
 use common::{TestApp, conversation_comment, review_comment, thread};
-use gitlore::domain::CommentKind;
+use gitlore::domain::{CommentKind, UnixMs};
 use gitlore::knowledge::filter::NoiseRules;
 use gitlore::store::{comments, jobs};
 
@@ -135,7 +135,7 @@ async fn applying_a_delivery_twice_changes_nothing() {
     let rules = NoiseRules::new(Some(common::APP_ID), Some("gitlore"), &[]);
     let (delivery, now) = ("delivery-1", common::START_MS);
     app.store
-        .write(|tx| gitlore::ingest::apply(tx, &rules, &event, delivery, now))
+        .write(|tx| gitlore::ingest::apply(tx, &rules, &event, delivery, UnixMs(now)))
         .unwrap();
     assert_eq!(dump(&app), before);
     assert_eq!(before.1.len(), 1, "one pending refresh command");

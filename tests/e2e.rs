@@ -20,8 +20,8 @@ use common::logs::capture_logs;
 use common::snapshot::{line_containing, numbers_as_n};
 use gitlore::analysis::Outcome;
 use gitlore::clock::Clock;
-use gitlore::domain::RepoName;
 use gitlore::domain::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
+use gitlore::domain::{InstallationId, RepoId, RepoName, UnixMs};
 use gitlore::publish::{IssueContext, issue, issue_view, link_style};
 use gitlore::render::issue::{MAX_BODY_LEN, render_issue};
 use gitlore::repo_config::RepoConfig;
@@ -302,7 +302,7 @@ fn too_many_findings(now: i64) -> Vec<Finding> {
 
 /// The findings issue's body for what the store holds, as an analysis would render it.
 fn rendered_issue(story: &Story, now: i64) -> String {
-    let listing = findings::load(&story.app.db(), story.repo_id).unwrap();
+    let listing = findings::load(&story.app.db(), RepoId(story.repo_id)).unwrap();
     let outcome = Outcome {
         themes: Default::default(),
         comments: Default::default(),
@@ -337,17 +337,17 @@ async fn a_store_too_big_for_one_issue_is_published_shortened() {
     let big = too_many_findings(now);
     let store = &story.app.store;
     store
-        .write_derived(|tx| findings::save_run(tx, story.repo_id, now, &big))
+        .write_derived(|tx| findings::save_run(tx, RepoId(story.repo_id), now, &big))
         .unwrap();
     let body = rendered_issue(&story, now);
     let (repo, config) = (RepoName::parse(REPO).unwrap(), RepoConfig::default());
-    let github = story.github.repo(INSTALLATION, &repo);
+    let github = story.github.repo(InstallationId(INSTALLATION), &repo);
     let target = issue::Target {
         github: &github,
         store,
-        repo_id: story.repo_id,
+        repo_id: RepoId(story.repo_id),
         settings: &config.issue,
-        now_ms: START_MS,
+        now: UnixMs(START_MS),
     };
     let outcome = issue::publish(&target, &body, false).await.unwrap();
     assert!(
@@ -405,7 +405,7 @@ async fn the_runner_and_the_scheduler_work_in_the_background_and_stop_when_told(
         || edited() || queued(),
     )
     .await;
-    story.advance(scheduler::MAX_JITTER_MS);
+    story.advance(scheduler::MAX_JITTER.as_millis() as i64);
     eventually("the scheduled run edits the issue", edited).await;
     assert_eq!(story.issue().number, first.number);
     stop.send(true).unwrap();
@@ -517,7 +517,7 @@ async fn the_analysis_reads_the_git_history_from_the_repositorys_mirror() {
         "the analysed commit is named: {summary}"
     );
     assert!(!body.contains("git history could not be read"), "{body}");
-    let couplings = publications::couplings(&story.app.db(), story.repo_id).unwrap();
+    let couplings = publications::couplings(&story.app.db(), RepoId(story.repo_id)).unwrap();
     let pair = |c: &gitlore::domain::history::Coupling| {
         [c.a.as_str(), c.b.as_str()] == server || [c.b.as_str(), c.a.as_str()] == server
     };
@@ -545,7 +545,7 @@ async fn a_lost_issue_row_finds_the_issue_again_by_its_marker_and_label() {
     let repo_id = story.repo_id;
     let store = &story.app.store;
     store
-        .write_derived(|tx| publications::forget_findings_issue(tx, repo_id))
+        .write_derived(|tx| publications::forget_findings_issue(tx, RepoId(repo_id)))
         .unwrap();
     story.review_25_more_an_hour_later().await;
     story.gh.clear_log();

@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use common::cli::{REVIEWERS, THEME_FILES, gitlore_command};
 use common::corpus::THEMES;
 use common::git::git;
+use gitlore::domain::RepoId;
 use gitlore::export::agents::AGENT_FILE_LIMIT;
 use gitlore::export::section::{BEGIN, END};
 use gitlore::knowledge::synthesize::answer::parse_findings;
@@ -141,7 +142,7 @@ impl Analysed {
         ];
         ok(gitlore(dir.path(), &args));
         let store = Store::open(&data.join("gitlore.db")).unwrap();
-        let listing = findings::load(&store.reader().unwrap(), 1).unwrap();
+        let listing = findings::load(&store.reader().unwrap(), RepoId(1)).unwrap();
         assert!(listing.active.len() >= 4, "{listing:?}");
         // The lesson about the config file: not one the MCP session asks for.
         let dismissed = listing
@@ -150,7 +151,8 @@ impl Analysed {
             .find(|f| f.files == ["src/config.rs"])
             .unwrap_or_else(|| panic!("no finding about src/config.rs: {listing:?}"));
         let (dismissed, dismissed_title) = (dismissed.id.clone(), dismissed.title.clone());
-        let done = store.write(|tx| findings::dismiss(tx, 1, &dismissed, "ana", 1_700_000_000));
+        let done =
+            store.write(|tx| findings::dismiss(tx, RepoId(1), &dismissed, "ana", 1_700_000_000));
         assert!(done.unwrap());
         Analysed {
             dir,

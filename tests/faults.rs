@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use common::{SECRET, review_comment, scalar};
 use gitlore::domain::job::{CheckRun, Job, Occasion};
-use gitlore::domain::{Repo, RepoName};
+use gitlore::domain::{InstallationId, PrNumber, Repo, RepoId, RepoName, UnixMs};
 use gitlore::events::Installation;
 use gitlore::server::signature;
 use gitlore::store::jobs;
@@ -555,12 +555,12 @@ fn kill_during_job_case() -> Outcome {
 fn seed_job(db: &Path) {
     let store = Store::open(db).unwrap();
     let installation = Installation {
-        id: 1,
+        id: InstallationId(1),
         account_login: Some("octo".into()),
         account_type: None,
     };
     let repo = Repo {
-        id: 7,
+        id: RepoId(7),
         name: RepoName::parse("octo/app").unwrap(),
         default_branch: Some("main".into()),
         private: false,
@@ -568,12 +568,12 @@ fn seed_job(db: &Path) {
     store
         .write(|tx| {
             repos::upsert_installation(tx, &installation, false)?;
-            repos::upsert_repo(tx, &repo, Some(1), true)?;
+            repos::upsert_repo(tx, &repo, Some(InstallationId(1)), true)?;
             let job = Job::CheckRun(CheckRun {
-                pr: 1,
+                pr: PrNumber(1),
                 head_sha: "abc".into(),
             });
-            jobs::enqueue(tx, 7, &job, Occasion::Once, 0).map(drop)
+            jobs::enqueue(tx, RepoId(7), &job, Occasion::Once, UnixMs(0)).map(drop)
         })
         .unwrap();
 }

@@ -5,7 +5,7 @@ mod common;
 
 use axum::http::StatusCode;
 use common::{APP_ID, TestApp, fixture, fixtures_dir};
-use gitlore::domain::CommentKind;
+use gitlore::domain::{CommentKind, PrNumber};
 use gitlore::store::{comments, deliveries, jobs};
 use serde_json::json;
 
@@ -167,7 +167,7 @@ async fn review_comments_are_stored_edited_and_tombstoned() {
     assert_eq!(stored.len(), 1);
     let c = &stored[0];
     let place = (c.kind.as_str(), c.pr_number, c.path.as_deref());
-    assert_eq!(place, ("inline", 2, Some("README.md")));
+    assert_eq!(place, ("inline", PrNumber(2), Some("README.md")));
     assert!(c.labels.is_some(), "classified on arrival");
     let title = c.pr_title.as_deref();
     assert_eq!(title, Some("Update the README with new information."));

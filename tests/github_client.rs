@@ -11,8 +11,8 @@ use std::time::Duration;
 use common::pause::Recorder;
 use fake_github::{FakeGitHub, Fault, LoggedRequest, Target};
 use gitlore::clock::ManualClock;
-use gitlore::domain::RepoName;
 use gitlore::domain::Secret;
+use gitlore::domain::{InstallationId, RepoName, UnixMs};
 use gitlore::github::auth::AppKey;
 use gitlore::github::client::{As, GitHub};
 use gitlore::github::error::Error as GitHubError;
@@ -42,7 +42,7 @@ async fn setup() -> Setup {
         m.add_installation(7, "acme", &["acme/widgets"]);
         m.add_installation(8, "other", &["other/thing"]);
     });
-    let clock = Arc::new(ManualClock::new(gh.now_ms()));
+    let clock = Arc::new(ManualClock::new(UnixMs(gh.now_ms())));
     let pauses = Arc::new(Recorder::new(clock.clone()));
     let key = AppKey::new(APP_ID, &Secret::new(fake_github::test_private_key_pem())).unwrap();
     let client = GitHub::new(&gh.base_url(), key, clock.clone(), pauses.clone()).unwrap();
@@ -61,7 +61,7 @@ fn widgets() -> RepoName {
 impl Setup {
     /// acme/widgets as installation 7.
     fn widgets(&self) -> RepoClient<'_> {
-        self.client.repo(7, &widgets())
+        self.client.repo(InstallationId(7), &widgets())
     }
 
     /// The next `times` requests whose path starts with `path` answer with `fault`.
@@ -72,7 +72,7 @@ impl Setup {
     /// Moves the fake GitHub's clock and gitlore's together.
     fn advance(&self, by: Duration) {
         self.gh.advance(by);
-        self.clock.advance_ms(by.as_millis() as i64);
+        self.clock.advance(by);
     }
 
     /// How many installation tokens `installation` has been given.
@@ -119,7 +119,7 @@ impl Setup {
         let variables = serde_json::json!({});
         let answer = self
             .client
-            .graphql_as(As::Installation(7), query, variables);
+            .graphql_as(As::Installation(InstallationId(7)), query, variables);
         answer.await.unwrap()
     }
 
@@ -131,7 +131,7 @@ impl Setup {
 
     /// The repo config installation `installation` resolves for acme/widgets.
     async fn config(&self, installation: i64) -> Result<ResolvedConfig, GitHubError> {
-        fetch_config::fetch(&self.client.repo(installation, &widgets())).await
+        fetch_config::fetch(&self.client.repo(InstallationId(installation), &widgets())).await
     }
 }
 
@@ -182,9 +182,21 @@ async fn one_token_exchange_per_installation_until_it_expires() {
     }
     assert_eq!(s.token_exchanges(7), 1);
     let other = RepoName::parse("other/thing").unwrap();
-    s.client.repo(8, &other).default_branch().await.unwrap();
-    let a = s.client.installation_token(7).await.unwrap();
-    let b = s.client.installation_token(8).await.unwrap();
+    s.client
+        .repo(InstallationId(8), &other)
+        .default_branch()
+        .await
+        .unwrap();
+    let a = s
+        .client
+        .installation_token(InstallationId(7))
+        .await
+        .unwrap();
+    let b = s
+        .client
+        .installation_token(InstallationId(8))
+        .await
+        .unwrap();
     let shared = a.expose() == b.expose();
     assert!(!shared, "two installations never share a token");
     // An hour later the token has expired: a new exchange.
@@ -359,7 +371,10 @@ async fn no_answer_at_all_is_transient() {
     let nowhere = format!("http://{}", closed.local_addr().unwrap());
     drop(closed);
     let offline = s.client_at(&nowhere);
-    let unreachable = offline.repo(7, &widgets()).default_branch().await;
+    let unreachable = offline
+        .repo(InstallationId(7), &widgets())
+        .default_branch()
+        .await;
     let unreachable = unreachable.unwrap_err();
     assert!(unreachable.is_transient(), "{unreachable}");
     let said = unreachable.to_string().starts_with("cannot reach GitHub");

@@ -10,8 +10,7 @@ use std::sync::Arc;
 use common::pause::Recorder;
 use fake_github::{FakeGitHub, Fault, Role, Target};
 use gitlore::clock::ManualClock;
-use gitlore::domain::RepoName;
-use gitlore::domain::Secret;
+use gitlore::domain::{InstallationId, PrNumber, RepoName, Secret, UnixMs};
 use gitlore::github::auth::AppKey;
 use gitlore::github::client::GitHub;
 use gitlore::github::ops::checks::{CheckOutput, CheckRunFields};
@@ -27,7 +26,7 @@ async fn setup() -> (FakeGitHub, GitHub) {
     let gh = FakeGitHub::start().await;
     gh.with_test_app(APP_ID, "gitlore");
     gh.seed(|m| m.add_installation(INSTALLATION, "acme", &[REPO]));
-    let clock = Arc::new(ManualClock::new(gh.now_ms()));
+    let clock = Arc::new(ManualClock::new(UnixMs(gh.now_ms())));
     let pause = Arc::new(Recorder::new(clock.clone()));
     let key = AppKey::new(APP_ID, &Secret::new(fake_github::test_private_key_pem())).unwrap();
     let client = GitHub::new(&gh.base_url(), key, clock, pause).unwrap();
@@ -43,7 +42,7 @@ async fn an_issue_is_read_and_edited_in_place() {
     let (gh, client) = setup().await;
     let number = gh.seed(|m| m.add_issue(REPO, "Old title", "old body", "alice").number) as i64;
     let issue = client
-        .repo(INSTALLATION, &widgets())
+        .repo(InstallationId(INSTALLATION), &widgets())
         .get_issue(number)
         .await
         .unwrap();
@@ -63,7 +62,7 @@ async fn an_issue_is_read_and_edited_in_place() {
         ..IssueUpdate::default()
     };
     let updated = client
-        .repo(INSTALLATION, &widgets())
+        .repo(InstallationId(INSTALLATION), &widgets())
         .update_issue(number, &update)
         .await
         .unwrap();
@@ -91,13 +90,13 @@ async fn a_comment_is_created_once_despite_a_502_and_found_again_by_its_marker()
     gh.inject(Target::rest("POST", &path), Fault::ServerError(502), 1);
     let body = format!("{marker}\nThanks!");
     let created = client
-        .repo(INSTALLATION, &widgets())
-        .create_issue_comment(number as i64, &body, marker)
+        .repo(InstallationId(INSTALLATION), &widgets())
+        .create_issue_comment(PrNumber(number as i64), &body, marker)
         .await
         .unwrap();
     let again = client
-        .repo(INSTALLATION, &widgets())
-        .create_issue_comment(number as i64, &body, marker)
+        .repo(InstallationId(INSTALLATION), &widgets())
+        .create_issue_comment(PrNumber(number as i64), &body, marker)
         .await
         .unwrap();
     assert_eq!(created, again);
@@ -129,7 +128,7 @@ async fn reactions_on_both_kinds_of_comment_are_idempotent() {
             ReactionTarget::ReviewComment(inline),
         ] {
             client
-                .repo(INSTALLATION, &widgets())
+                .repo(InstallationId(INSTALLATION), &widgets())
                 .create_reaction(target, Reaction::Eyes)
                 .await
                 .unwrap();
@@ -167,8 +166,8 @@ async fn the_files_of_a_pr_with_250_files_come_back_complete_over_3_pages() {
     });
     gh.clear_log();
     let files = client
-        .repo(INSTALLATION, &widgets())
-        .pull_request_files(number as i64)
+        .repo(InstallationId(INSTALLATION), &widgets())
+        .pull_request_files(PrNumber(number as i64))
         .await
         .unwrap();
     let names: Vec<String> = files.iter().map(|f| f.filename.clone()).collect();
@@ -201,7 +200,7 @@ async fn permissions_come_from_the_collaborator_role() {
         let client = &client;
         async move {
             client
-                .repo(INSTALLATION, &widgets())
+                .repo(InstallationId(INSTALLATION), &widgets())
                 .collaborator_permission(login)
                 .await
                 .unwrap()
@@ -214,7 +213,7 @@ async fn permissions_come_from_the_collaborator_role() {
     assert_eq!(permission("stranger").await, Permission::None);
     assert!(
         client
-            .repo(INSTALLATION, &widgets())
+            .repo(InstallationId(INSTALLATION), &widgets())
             .collaborator_permission("../admin")
             .await
             .is_err(),
@@ -242,12 +241,12 @@ async fn a_check_run_is_created_once_despite_a_502_then_updated() {
         ..CheckRunFields::default()
     };
     let created = client
-        .repo(INSTALLATION, &widgets())
+        .repo(InstallationId(INSTALLATION), &widgets())
         .create_check_run(&sha, &queued)
         .await
         .unwrap();
     let again = client
-        .repo(INSTALLATION, &widgets())
+        .repo(InstallationId(INSTALLATION), &widgets())
         .create_check_run(&sha, &queued)
         .await
         .unwrap();
@@ -263,7 +262,7 @@ async fn a_check_run_is_created_once_despite_a_502_then_updated() {
         ..CheckRunFields::default()
     };
     let updated = client
-        .repo(INSTALLATION, &widgets())
+        .repo(InstallationId(INSTALLATION), &widgets())
         .update_check_run(created.id, &done)
         .await
         .unwrap();
@@ -296,7 +295,7 @@ async fn pinning_reports_the_three_pin_limit_as_an_outcome() {
     for node in &nodes[..3] {
         assert_eq!(
             client
-                .repo(INSTALLATION, &widgets())
+                .repo(InstallationId(INSTALLATION), &widgets())
                 .pin_issue(node)
                 .await
                 .unwrap(),
@@ -305,7 +304,7 @@ async fn pinning_reports_the_three_pin_limit_as_an_outcome() {
     }
     assert_eq!(
         client
-            .repo(INSTALLATION, &widgets())
+            .repo(InstallationId(INSTALLATION), &widgets())
             .pin_issue(&nodes[0])
             .await
             .unwrap(),
@@ -314,7 +313,7 @@ async fn pinning_reports_the_three_pin_limit_as_an_outcome() {
     );
     assert_eq!(
         client
-            .repo(INSTALLATION, &widgets())
+            .repo(InstallationId(INSTALLATION), &widgets())
             .pin_issue(&nodes[3])
             .await
             .unwrap(),
@@ -322,7 +321,7 @@ async fn pinning_reports_the_three_pin_limit_as_an_outcome() {
     );
     assert!(
         client
-            .repo(INSTALLATION, &widgets())
+            .repo(InstallationId(INSTALLATION), &widgets())
             .pin_issue("I_nope")
             .await
             .is_err(),
@@ -336,7 +335,7 @@ async fn the_installation_of_a_repo_is_found_as_the_app() {
     let (_gh, client) = setup().await;
     assert_eq!(
         client.repo_installation(&widgets()).await.unwrap(),
-        Some(INSTALLATION)
+        Some(InstallationId(INSTALLATION))
     );
     let elsewhere = RepoName::parse("someone/else").unwrap();
     assert_eq!(client.repo_installation(&elsewhere).await.unwrap(), None);

@@ -8,7 +8,7 @@ use std::process::Command;
 use gitlore::analysis::history::{self, analyze_path};
 use gitlore::analysis::mirror_sync;
 use gitlore::domain::Secret;
-use gitlore::domain::{Repo, RepoName};
+use gitlore::domain::{InstallationId, Repo, RepoId, RepoName};
 use gitlore::knowledge::history::mirror::{self, Remote, Update};
 use gitlore::knowledge::history::{FixTier, HistoryReport};
 use gitlore::store::{self, Store};
@@ -424,7 +424,7 @@ fn conventions_report_shares() {
 fn store_with_repo(dir: &Path, id: i64) -> Store {
     let store = Store::open(&store::database_path(dir)).unwrap();
     let repo = Repo {
-        id,
+        id: RepoId(id),
         name: RepoName::parse("octo/repo").unwrap(),
         default_branch: Some("main".into()),
         private: false,
@@ -457,9 +457,9 @@ fn incremental_runs_read_only_new_commits_and_agree_with_a_full_run() {
     let store = store_with_repo(data.path(), 9);
     let mut repo = busy_repo(12);
 
-    let first = history::run(&store, 9, repo.path()).unwrap();
+    let first = history::run(&store, RepoId(9), repo.path()).unwrap();
     assert_eq!((first.commits_read, first.commits), (12, 12));
-    let again = history::run(&store, 9, repo.path()).unwrap();
+    let again = history::run(&store, RepoId(9), repo.path()).unwrap();
     assert_eq!(again.commits_read, 0);
     assert_eq!(
         HistoryReport {
@@ -477,7 +477,7 @@ fn incremental_runs_read_only_new_commits_and_agree_with_a_full_run() {
             &[Write("src/f1.rs"), Write("src/new.rs")],
         );
     }
-    let incremental = history::run(&store, 9, repo.path()).unwrap();
+    let incremental = history::run(&store, RepoId(9), repo.path()).unwrap();
     assert_eq!((incremental.commits_read, incremental.commits), (3, 15));
     let full = analyze_path(repo.path()).unwrap();
     assert_eq!(full.commits_read, 15);
@@ -492,7 +492,7 @@ fn incremental_runs_read_only_new_commits_and_agree_with_a_full_run() {
     // A force-push that drops the stored head: everything is read again.
     repo.git(&["reset", "-q", "--hard", "HEAD~2"], 0);
     repo.commit("bob", T0 + 2 * DAY, "Rewrite", &[Write("src/f3.rs")]);
-    let rewritten = history::run(&store, 9, repo.path()).unwrap();
+    let rewritten = history::run(&store, RepoId(9), repo.path()).unwrap();
     assert_eq!((rewritten.commits_read, rewritten.commits), (14, 14));
     assert_eq!(
         HistoryReport {
@@ -536,9 +536,9 @@ fn a_missing_blob_costs_only_its_commit_s_renames() {
 
     let data = tempfile::tempdir().unwrap();
     let store = store_with_repo(data.path(), 3);
-    let report = history::run(&store, 3, repo.path()).unwrap();
+    let report = history::run(&store, RepoId(3), repo.path()).unwrap();
     assert_eq!((report.commits, report.commits_without_renames), (9, 1));
-    let stored = store::history::commits(&store.reader().unwrap(), 3).unwrap();
+    let stored = store::history::commits(&store.reader().unwrap(), RepoId(3)).unwrap();
     let read: Vec<(&str, bool, Vec<&str>)> = stored
         .iter()
         .map(|c| {
@@ -587,7 +587,7 @@ fn mirrors_keep_the_token_off_disk_and_fetch_when_stale_or_old() {
     };
     let now = T0 + 100 * DAY;
 
-    let (path, update) = mirror::update(data.path(), 42, &remote, false, now).unwrap();
+    let (path, update) = mirror::update(data.path(), RepoId(42), &remote, false, now).unwrap();
     assert_eq!(update, Update::Cloned);
     assert_eq!(path, data.path().join("mirrors/42.git"));
     let encoded =
@@ -615,20 +615,21 @@ fn mirrors_keep_the_token_off_disk_and_fetch_when_stale_or_old() {
 
     let head = source.commit("ann", T0 + 10 * DAY, "Newer", &[Write("src/new.rs")]);
     let mirror_head = |path: &Path| gitlore::knowledge::history::log::head(path).unwrap();
-    let (_, update) = mirror::update(data.path(), 42, &remote, false, now + HOUR).unwrap();
+    let (_, update) = mirror::update(data.path(), RepoId(42), &remote, false, now + HOUR).unwrap();
     assert_eq!(update, Update::Unchanged);
     assert_ne!(mirror_head(&path).as_deref(), Some(head.as_str()));
-    let (_, update) = mirror::update(data.path(), 42, &remote, true, now + HOUR).unwrap();
+    let (_, update) = mirror::update(data.path(), RepoId(42), &remote, true, now + HOUR).unwrap();
     assert_eq!(update, Update::Fetched);
     assert_eq!(mirror_head(&path).as_deref(), Some(head.as_str()));
-    let (_, update) = mirror::update(data.path(), 42, &remote, false, now + 26 * HOUR).unwrap();
+    let (_, update) =
+        mirror::update(data.path(), RepoId(42), &remote, false, now + 26 * HOUR).unwrap();
     assert_eq!(update, Update::Fetched, "older than a day");
 
     let with_password = Remote {
         url: "https://x-access-token:abc@github.com/o/r.git".into(),
         token: None,
     };
-    let error = mirror::update(data.path(), 43, &with_password, true, now).unwrap_err();
+    let error = mirror::update(data.path(), RepoId(43), &with_password, true, now).unwrap_err();
     assert!(!format!("{error:#}").contains("abc@"), "{error:#}");
 }
 
@@ -651,17 +652,17 @@ fn sync_takes_the_stale_mark_and_restores_it_when_the_fetch_fails() {
         token: None,
     };
     assert!(stale(&store), "a new repository's mirror starts stale");
-    mirror_sync::sync(&store, data.path(), 5, &remote, T0).unwrap();
+    mirror_sync::sync(&store, data.path(), RepoId(5), &remote, T0).unwrap();
     assert!(!stale(&store));
 
     store
-        .write(|tx| store::repos::mark_mirror_stale(tx, 5))
+        .write(|tx| store::repos::mark_mirror_stale(tx, RepoId(5)))
         .unwrap();
     let gone = Remote {
         url: data.path().join("nowhere").display().to_string(),
         token: None,
     };
-    assert!(mirror_sync::sync(&store, data.path(), 5, &gone, T0 + HOUR).is_err());
+    assert!(mirror_sync::sync(&store, data.path(), RepoId(5), &gone, T0 + HOUR).is_err());
     assert!(
         stale(&store),
         "a failed fetch leaves the mark for the next try"
@@ -674,12 +675,12 @@ fn mirrors_of_repositories_that_are_gone_are_deleted() {
     let data = tempfile::tempdir().unwrap();
     let store = Store::open(&store::database_path(data.path())).unwrap();
     let installation = gitlore::events::Installation {
-        id: 5,
+        id: InstallationId(5),
         account_login: Some("octo".into()),
         account_type: None,
     };
     let repo = |id: i64| Repo {
-        id,
+        id: RepoId(id),
         name: RepoName::parse(&format!("octo/r{id}")).unwrap(),
         default_branch: Some("main".into()),
         private: false,
@@ -687,9 +688,9 @@ fn mirrors_of_repositories_that_are_gone_are_deleted() {
     store
         .write(|tx| {
             store::repos::upsert_installation(tx, &installation, false)?;
-            store::repos::upsert_repo(tx, &repo(1), Some(5), true)?;
-            store::repos::upsert_repo(tx, &repo(2), Some(5), true)?;
-            store::repos::remove_repo(tx, 2)
+            store::repos::upsert_repo(tx, &repo(1), Some(InstallationId(5)), true)?;
+            store::repos::upsert_repo(tx, &repo(2), Some(InstallationId(5)), true)?;
+            store::repos::remove_repo(tx, RepoId(2))
         })
         .unwrap();
     let remote = Remote {
@@ -697,14 +698,14 @@ fn mirrors_of_repositories_that_are_gone_are_deleted() {
         token: None,
     };
     for id in [1, 2, 3] {
-        mirror::update(data.path(), id, &remote, false, T0).unwrap();
+        mirror::update(data.path(), RepoId(id), &remote, false, T0).unwrap();
     }
     assert_eq!(mirror_sync::remove_orphans(data.path(), &store).unwrap(), 2);
     assert!(
-        mirror::path(data.path(), 1).exists(),
+        mirror::path(data.path(), RepoId(1)).exists(),
         "a live repository keeps its mirror"
     );
-    assert!(!mirror::path(data.path(), 2).exists(), "removed");
-    assert!(!mirror::path(data.path(), 3).exists(), "unknown");
+    assert!(!mirror::path(data.path(), RepoId(2)).exists(), "removed");
+    assert!(!mirror::path(data.path(), RepoId(3)).exists(), "unknown");
     assert_eq!(mirror_sync::remove_orphans(data.path(), &store).unwrap(), 0);
 }

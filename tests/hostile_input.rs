@@ -10,8 +10,8 @@ use std::sync::Arc;
 use common::findings::{outside_code_and_own_links, realistic_view};
 use fake_github::{FakeGitHub, Fault, Target};
 use gitlore::clock::SystemClock;
-use gitlore::domain::RepoName;
 use gitlore::domain::Secret;
+use gitlore::domain::{InstallationId, RepoName};
 use gitlore::github::auth::AppKey;
 use gitlore::github::client::{GitHub, TokioPause};
 use gitlore::render::issue::render_issue;
@@ -139,7 +139,7 @@ async fn hostile_input_holds() {
             1,
         );
         let refused = client
-            .repo(7, &repo)
+            .repo(InstallationId(7), &repo)
             .issues_with_label("gitlore")
             .await
             .is_err();

@@ -3,8 +3,11 @@
 
 mod common;
 
+use std::time::Duration;
+
 use common::store::TestStore;
 use gitlore::domain::job::{Analysis, AnalysisReason, Backfill, CheckRun, Job, JobKind, Occasion};
+use gitlore::domain::{PrNumber, RepoId, UnixMs};
 use gitlore::store::jobs::{self, ClaimedJob};
 
 fn analysis(reason: AnalysisReason) -> Job {
@@ -13,7 +16,7 @@ fn analysis(reason: AnalysisReason) -> Job {
 
 fn check_run(pr: i64) -> Job {
     Job::CheckRun(CheckRun {
-        pr,
+        pr: PrNumber(pr),
         head_sha: "abc".into(),
     })
 }
@@ -25,12 +28,12 @@ fn queue() -> TestStore {
 
 /// Queues `job` for `repo` once, due at `run_after`; whether it was queued.
 fn enqueue(db: &TestStore, repo: i64, job: &Job, run_after: i64) -> bool {
-    db.write(|tx| jobs::enqueue(tx, repo, job, Occasion::Once, run_after))
+    db.write(|tx| jobs::enqueue(tx, RepoId(repo), job, Occasion::Once, UnixMs(run_after)))
 }
 
 /// What worker `owner` claims at `now` with a lease of 1 s.
 fn claim(db: &TestStore, owner: &str, now: i64) -> Option<ClaimedJob> {
-    db.write(|tx| jobs::claim(tx, owner, now, 1_000))
+    db.write(|tx| jobs::claim(tx, owner, UnixMs(now), Duration::from_secs(1)))
 }
 
 #[test]
@@ -41,10 +44,10 @@ fn a_repository_runs_one_job_at_a_time_and_leases_expire() {
     enqueue(&db, 2, &analysis(AnalysisReason::Schedule), 30);
     enqueue(&db, 2, &check_run(2), 5_000);
     let first = claim(&db, "w1", 100).unwrap();
-    let expected = (analysis(AnalysisReason::Schedule), Some(1), 1);
+    let expected = (analysis(AnalysisReason::Schedule), Some(RepoId(1)), 1);
     assert_eq!((first.job, first.repo_id, first.attempts), expected);
     // Repo 1 is busy, so the next claim skips its check run for repo 2's job.
-    assert_eq!(claim(&db, "w2", 100).unwrap().repo_id, Some(2));
+    assert_eq!(claim(&db, "w2", 100).unwrap().repo_id, Some(RepoId(2)));
     let busy = "both repositories are busy; `later` is not due";
     assert!(claim(&db, "w3", 100).is_none(), "{busy}");
     // w1's lease expires: the same job is claimed again, with a second attempt.
@@ -63,13 +66,13 @@ fn failed_work_can_be_queued_again_and_a_pending_job_is_left_alone() {
     // A deduplicated enqueue does nothing; enqueue_again re-arms it with the new fields.
     let schedule = analysis(AnalysisReason::Schedule);
     assert!(!enqueue(&db, 1, &schedule, 0));
-    db.write(|tx| jobs::enqueue_again(tx, 1, &schedule, 20_000));
+    db.write(|tx| jobs::enqueue_again(tx, RepoId(1), &schedule, UnixMs(20_000)));
     assert!(claim(&db, "w", 19_999).is_none());
     let job = claim(&db, "w", 20_000).unwrap();
     assert_eq!((&job.job, job.attempts), (&schedule, 1));
     // Re-arming a job that is pending (here: leased) leaves it alone.
     let backfill = analysis(AnalysisReason::Backfill);
-    db.write(|tx| jobs::enqueue_again(tx, 1, &backfill, 0));
+    db.write(|tx| jobs::enqueue_again(tx, RepoId(1), &backfill, UnixMs(0)));
     assert_eq!(db.read(jobs::list)[0].payload["reason"], "schedule");
 }
 
@@ -77,11 +80,11 @@ fn failed_work_can_be_queued_again_and_a_pending_job_is_left_alone() {
 fn hastening_brings_a_pending_job_forward_and_never_back() {
     let db = queue();
     enqueue(&db, 1, &analysis(AnalysisReason::Schedule), 0);
-    db.write(|tx| jobs::retry_later(tx, 1, "jitter", 300_000));
-    db.write(|tx| jobs::hasten(tx, "analysis:1", 900_000));
+    db.write(|tx| jobs::retry_later(tx, 1, "jitter", UnixMs(300_000)));
+    db.write(|tx| jobs::hasten(tx, "analysis:1", UnixMs(900_000)));
     let early = claim(&db, "w", 299_999);
     assert!(early.is_none(), "a later time changes nothing");
-    db.write(|tx| jobs::hasten(tx, "analysis:1", 10));
+    db.write(|tx| jobs::hasten(tx, "analysis:1", UnixMs(10)));
     assert!(claim(&db, "w", 10).is_some());
 }
 
@@ -93,8 +96,8 @@ fn a_lease_is_extended_only_by_its_holder() {
     });
     enqueue(&db, 1, &backfill, 0);
     let job = claim(&db, "a", 0).unwrap();
-    assert!(!db.write(|tx| jobs::extend_lease(tx, job.id, "b", 9_000)));
-    assert!(db.write(|tx| jobs::extend_lease(tx, job.id, "a", 5_000)));
+    assert!(!db.write(|tx| jobs::extend_lease(tx, job.id, "b", UnixMs(9_000))));
+    assert!(db.write(|tx| jobs::extend_lease(tx, job.id, "a", UnixMs(5_000))));
     assert!(claim(&db, "b", 2_000).is_none());
     assert!(claim(&db, "b", 5_000).is_some());
 }
@@ -119,7 +122,7 @@ fn retries_wait_and_failures_stay() {
     let db = queue();
     enqueue(&db, 1, &analysis(AnalysisReason::Backfill), 0);
     let job = claim(&db, "w", 0).unwrap();
-    db.write(|tx| jobs::retry_later(tx, job.id, "GitHub answered 502", 500));
+    db.write(|tx| jobs::retry_later(tx, job.id, "GitHub answered 502", UnixMs(500)));
     assert!(claim(&db, "w", 400).is_none());
     let job = claim(&db, "w", 500).unwrap();
     db.write(|tx| jobs::fail(tx, job.id, "gave up"));

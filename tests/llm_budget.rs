@@ -11,6 +11,7 @@ use std::time::Duration;
 use common::{START_MS, TestApp, review_comment};
 use gitlore::analysis::theme_run::Models;
 use gitlore::analysis::{self, Request};
+use gitlore::domain::{RepoId, UnixMs};
 use gitlore::knowledge::filter::NoiseRules;
 use gitlore::knowledge::history::HistoryReport;
 use gitlore::llm::{LlmClient, LlmSettings, Provider};
@@ -79,12 +80,12 @@ async fn a_spent_daily_budget_hands_over_to_the_built_in_components_until_the_ne
     let rules = NoiseRules::new(Some(common::APP_ID), Some("gitlore"), &[]);
     let analyse = |now: i64| {
         let request = Request {
-            repo_id: REPO,
+            repo_id: RepoId(REPO),
             repo: "Codertocat/Hello-World",
             config: &config,
             history: &history,
             repo_path: None,
-            now,
+            now: UnixMs::from_secs(now),
             window_end: now,
             models: Models {
                 llm: Some(&client),
@@ -111,7 +112,7 @@ async fn a_spent_daily_budget_hands_over_to_the_built_in_components_until_the_ne
         "{:?}",
         first.notes
     );
-    let spent = llm_spend::spent(&app.db(), REPO, &llm_spend::day_of(day_one)).unwrap();
+    let spent = llm_spend::spent(&app.db(), RepoId(REPO), &llm_spend::day_of(day_one)).unwrap();
     assert_eq!(spent, TOKENS_PER_CALL);
 
     let second = analyse(day_one + 600).await;

@@ -6,6 +6,7 @@
 mod common;
 
 use common::{conversation_comment, fixture, review_comment, thread};
+use gitlore::domain::UnixMs;
 use gitlore::domain::cache::CacheKey;
 use gitlore::domain::classification::Label;
 use gitlore::domain::classification::Scored;
@@ -79,9 +80,16 @@ fn ingest_realistic(conn: &mut rusqlite::Connection) {
     for (n, (event, payload)) in realistic_deliveries().into_iter().enumerate() {
         let body = serde_json::to_vec(&payload).unwrap();
         let delivery = NewDelivery::new(format!("d{n}"), event.to_string(), &body);
-        deliveries::insert(&tx, &[delivery], common::START_MS).unwrap();
+        deliveries::insert(&tx, &[delivery], UnixMs(common::START_MS)).unwrap();
         let parsed = events::parse(event, &body).unwrap();
-        ingest::apply(&tx, &rules, &parsed, &format!("d{n}"), common::START_MS).unwrap();
+        ingest::apply(
+            &tx,
+            &rules,
+            &parsed,
+            &format!("d{n}"),
+            UnixMs(common::START_MS),
+        )
+        .unwrap();
     }
     tx.commit().unwrap();
 }
@@ -179,7 +187,7 @@ fn a_pull_request_stored_before_authors_gets_its_author_from_the_next_snapshot()
     let body = serde_json::to_vec(&fixture("pull_request.opened.12.json")).unwrap();
     let parsed = events::parse("pull_request", &body).unwrap();
     store
-        .write(|tx| ingest::apply(tx, &rules, &parsed, "again", common::START_MS).map(drop))
+        .write(|tx| ingest::apply(tx, &rules, &parsed, "again", UnixMs(common::START_MS)).map(drop))
         .unwrap();
     let authors: Vec<(i64, Option<String>)> = store
         .reader()

@@ -3,10 +3,12 @@
 
 mod common;
 
+use std::time::Duration;
+
 use common::store::TestStore;
 use gitlore::domain::history::Coupling;
-use gitlore::domain::{Author, Comment, CommentKind};
-use gitlore::scheduler::{self, MAX_JITTER_MS};
+use gitlore::domain::{Author, Comment, CommentKind, PrNumber, RepoId, UnixMs};
+use gitlore::scheduler::{self, MAX_JITTER};
 use gitlore::store::publications::{self, PublishedCheckRun, PublishedIssue, RepoActivity};
 use gitlore::store::{comments, jobs};
 
@@ -41,7 +43,7 @@ fn add_comment(db: &TestStore, github_id: i64, updated_at: i64) {
         noise: None,
         wins_tie: false,
     };
-    db.write(|tx| comments::upsert(tx, 7, 1, &comment, &version).map(drop));
+    db.write(|tx| comments::upsert(tx, RepoId(7), PrNumber(1), &comment, &version).map(drop));
 }
 
 /// The one repository's activity.
@@ -52,14 +54,16 @@ fn activity(db: &TestStore) -> RepoActivity {
 }
 
 /// The activity's (last run, new comments, changed).
-fn figures(db: &TestStore) -> (Option<i64>, i64, bool) {
+fn figures(db: &TestStore) -> (Option<UnixMs>, i64, bool) {
     let a = activity(db);
     (a.last_run_at, a.new_comments, a.changed)
 }
 
-/// Records an analysis at `now_ms` that read the comments up to store id `newest`.
-fn record_analysis(db: &TestStore, now_ms: i64, newest: i64) {
-    db.write(|tx| publications::record_analysis(tx, 7, now_ms, newest, &Default::default()));
+/// Records an analysis at `now` (ms) that read the comments up to store id `newest`.
+fn record_analysis(db: &TestStore, now: i64, newest: i64) {
+    db.write(|tx| {
+        publications::record_analysis(tx, RepoId(7), UnixMs(now), newest, &Default::default())
+    });
 }
 
 #[test]
@@ -73,16 +77,24 @@ fn activity_counts_what_arrived_since_the_last_analysis() {
     let stored = db.read(|conn| comments::list_for_repo(conn, "acme/widgets"));
     let newest = stored.iter().map(|c| c.id).max().unwrap();
     record_analysis(&db, 2_000_000, newest);
-    assert_eq!(figures(&db), (Some(2_000_000), 0, false));
+    assert_eq!(figures(&db), (Some(UnixMs(2_000_000)), 0, false));
     add_comment(&db, 4, 3_000);
-    assert_eq!(figures(&db), (Some(2_000_000), 1, true));
+    assert_eq!(figures(&db), (Some(UnixMs(2_000_000)), 1, true));
 }
 
 #[test]
 fn the_refresh_cooldown_admits_one_refresh_per_window() {
     let db = widgets();
     let take = |job: i64, now: i64| {
-        db.write(|tx| publications::take_refresh_slot(tx, 7, job, now, 600_000))
+        db.write(|tx| {
+            publications::take_refresh_slot(
+                tx,
+                RepoId(7),
+                job,
+                UnixMs(now),
+                Duration::from_secs(600),
+            )
+        })
     };
     assert!(take(1, 1_000_000));
     assert!(!take(2, 1_000_001));
@@ -101,7 +113,7 @@ fn the_refresh_cooldown_admits_one_refresh_per_window() {
 #[test]
 fn a_published_issue_round_trips_and_can_be_forgotten() {
     let db = widgets();
-    let issue_of_7 = || db.read(|conn| publications::findings_issue(conn, 7));
+    let issue_of_7 = || db.read(|conn| publications::findings_issue(conn, RepoId(7)));
     assert_eq!(issue_of_7(), None);
     let issue = PublishedIssue {
         number: 12,
@@ -109,9 +121,9 @@ fn a_published_issue_round_trips_and_can_be_forgotten() {
         body: "body".into(),
         pinned: true,
     };
-    db.write(|tx| publications::save_findings_issue(tx, 7, &issue, 5));
+    db.write(|tx| publications::save_findings_issue(tx, RepoId(7), &issue, UnixMs(5)));
     assert_eq!(issue_of_7(), Some(issue));
-    db.write(|tx| publications::forget_findings_issue(tx, 7));
+    db.write(|tx| publications::forget_findings_issue(tx, RepoId(7)));
     assert_eq!(issue_of_7(), None);
 }
 
@@ -127,10 +139,10 @@ fn couplings_are_replaced_by_each_analysis() {
         commits: 4,
     };
     let first = vec![pair("a.rs", "b.rs", 2.0), pair("c.rs", "d.rs", 3.0)];
-    db.write(|tx| publications::save_couplings(tx, 7, &first));
-    let read = || db.read(|conn| publications::couplings(conn, 7));
+    db.write(|tx| publications::save_couplings(tx, RepoId(7), &first));
+    let read = || db.read(|conn| publications::couplings(conn, RepoId(7)));
     assert_eq!(read(), vec![first[1].clone(), first[0].clone()]);
-    db.write(|tx| publications::save_couplings(tx, 7, &first[..1]));
+    db.write(|tx| publications::save_couplings(tx, RepoId(7), &first[..1]));
     assert_eq!(read(), first[..1]);
 }
 
@@ -138,7 +150,7 @@ fn couplings_are_replaced_by_each_analysis() {
 fn the_scheduler_queues_one_jittered_analysis_per_due_repository() {
     let db = widgets();
     let now = 10_000_000;
-    let tick = |now: i64| scheduler::tick(&db.store, now).unwrap();
+    let tick = |now: i64| scheduler::tick(&db.store, UnixMs(now)).unwrap();
     assert_eq!(tick(now), 0, "no comments yet");
     add_comment(&db, 1, 1_000);
     assert_eq!(tick(now), 1);
@@ -146,8 +158,9 @@ fn the_scheduler_queues_one_jittered_analysis_per_due_repository() {
     let queued = db.read(jobs::list);
     assert_eq!(queued.len(), 1, "…but queued once: {queued:?}");
     let queued = (queued[0].kind.as_str(), queued[0].repo_id);
-    assert_eq!(queued, ("analysis", Some(7)));
-    let claimed = db.write(|tx| jobs::claim(tx, "w", now + MAX_JITTER_MS, 1_000));
+    assert_eq!(queued, ("analysis", Some(RepoId(7))));
+    let claimed =
+        db.write(|tx| jobs::claim(tx, "w", UnixMs(now) + MAX_JITTER, Duration::from_secs(1)));
     let claimed = claimed.expect("due within the jitter");
     db.write(|tx| jobs::complete(tx, claimed.id));
     record_analysis(&db, now, 1);
@@ -161,8 +174,10 @@ fn a_published_check_run_round_trips_by_its_commit() {
         check_run_id: 31,
         output_hash: "abc".into(),
     };
-    db.write(|tx| publications::save_check_run(tx, 7, "deadbeef", 3, &run, 5));
-    let run_of = |sha: &str| db.read(|conn| publications::check_run(conn, 7, sha));
+    db.write(|tx| {
+        publications::save_check_run(tx, RepoId(7), "deadbeef", PrNumber(3), &run, UnixMs(5))
+    });
+    let run_of = |sha: &str| db.read(|conn| publications::check_run(conn, RepoId(7), sha));
     assert_eq!(run_of("deadbeef"), Some(run));
     assert_eq!(run_of("other"), None);
 }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use fake_github::{FakeGitHub, ManifestConversion};
 use gitlore::clock::SystemClock;
 use gitlore::config::Settings;
+use gitlore::domain::InstallationId;
 use gitlore::github::auth::AppKey;
 use gitlore::github::client::{GitHub, TokioPause};
 use gitlore::setup::{self, SetupOptions};
@@ -168,7 +169,7 @@ async fn setup_registers_the_app_and_writes_a_private_config() {
     )
     .unwrap();
     assert!(
-        !app.installation_token(31)
+        !app.installation_token(InstallationId(31))
             .await
             .unwrap()
             .expose()

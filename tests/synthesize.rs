@@ -19,11 +19,11 @@ use serde_json::{Value, json};
 use common::corpus::{THEMES, UNRELATED};
 use common::{APP_ID, START_MS, at, review_comment};
 use gitlore::analysis::theme_run::run_themes;
-use gitlore::domain::Secret;
 use gitlore::domain::findings::SourceComment;
 use gitlore::domain::findings::{EvidenceKind, Finding, Staleness};
 use gitlore::domain::history::Coupling;
 use gitlore::domain::themes::ThemeRun;
+use gitlore::domain::{RepoId, Secret, UnixMs};
 use gitlore::events;
 use gitlore::ingest;
 use gitlore::knowledge::filter::NoiseRules;
@@ -107,7 +107,7 @@ fn store_with(payloads: &[Value]) -> (tempfile::TempDir, Store) {
             for (n, payload) in payloads.iter().enumerate() {
                 let body = serde_json::to_vec(payload)?;
                 let parsed = events::parse("pull_request_review_comment", &body)?;
-                ingest::apply(tx, &rules, &parsed, &format!("d{n}"), START_MS)?;
+                ingest::apply(tx, &rules, &parsed, &format!("d{n}"), UnixMs(START_MS))?;
             }
             Ok(())
         })
@@ -128,8 +128,8 @@ struct Analysed {
 impl Analysed {
     fn new(inject: bool) -> Analysed {
         let (dir, store) = store_with(&corpus(inject));
-        let themes = run_themes(&store, REPO, 0, NOW).unwrap();
-        let comments = load_source_comments(&store.reader().unwrap(), REPO, 0).unwrap();
+        let themes = run_themes(&store, RepoId(REPO), 0, NOW).unwrap();
+        let comments = load_source_comments(&store.reader().unwrap(), RepoId(REPO), 0).unwrap();
         Analysed {
             _dir: dir,
             store,
@@ -160,12 +160,12 @@ impl Analysed {
 
     fn save(&self, now: i64, findings: &[Finding]) {
         self.store
-            .write_derived(|tx| stored::save_run(tx, REPO, now, findings))
+            .write_derived(|tx| stored::save_run(tx, RepoId(REPO), now, findings))
             .unwrap();
     }
 
     fn listing(&self) -> stored::Listing {
-        stored::load(&self.store.reader().unwrap(), REPO).unwrap()
+        stored::load(&self.store.reader().unwrap(), RepoId(REPO)).unwrap()
     }
 }
 
@@ -336,12 +336,12 @@ fn git_signals_become_findings_only_when_reviews_corroborate_them() {
             for (n, payload) in extra.iter().enumerate() {
                 let parsed =
                     events::parse("pull_request_review_comment", &serde_json::to_vec(payload)?)?;
-                ingest::apply(tx, &rules, &parsed, &format!("x{n}"), START_MS)?;
+                ingest::apply(tx, &rules, &parsed, &format!("x{n}"), UnixMs(START_MS))?;
             }
             Ok(())
         })
         .unwrap();
-    a.comments = load_source_comments(&a.store.reader().unwrap(), REPO, 0).unwrap();
+    a.comments = load_source_comments(&a.store.reader().unwrap(), RepoId(REPO), 0).unwrap();
     let bug = *a
         .comments
         .iter()
@@ -454,7 +454,7 @@ fn opted_out_reviewers_and_hidden_categories_give_no_findings() {
 fn finding_ids_are_stable_across_runs() {
     let mut a = Analysed::new(false);
     let first: Vec<String> = a.builtin().findings.into_iter().map(|f| f.id).collect();
-    a.themes = run_themes(&a.store, REPO, 0, NOW + DAY_S).unwrap();
+    a.themes = run_themes(&a.store, RepoId(REPO), 0, NOW + DAY_S).unwrap();
     a.settings.now = NOW + DAY_S;
     let second: Vec<String> = a.builtin().findings.into_iter().map(|f| f.id).collect();
     assert!(first.len() >= 7, "{first:?}");
@@ -473,7 +473,7 @@ fn the_store_keeps_first_seen_and_dismissals_and_resolves_once() {
 
     let dismiss = |id: &str, at: i64| {
         a.store
-            .write(|tx| stored::dismiss(tx, REPO, id, "maintainer", at))
+            .write(|tx| stored::dismiss(tx, RepoId(REPO), id, "maintainer", at))
             .unwrap()
     };
     assert!(dismiss(&kept.id, NOW + 1));

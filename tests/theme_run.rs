@@ -9,6 +9,7 @@ use common::{APP_ID, START_MS, at, review_comment, thread};
 use gitlore::analysis::theme_run::run_themes;
 use gitlore::domain::classification::Label;
 use gitlore::domain::themes::{Theme, ThemeRun};
+use gitlore::domain::{RepoId, UnixMs};
 use gitlore::events;
 use gitlore::ingest;
 use gitlore::knowledge::filter::NoiseRules;
@@ -92,7 +93,7 @@ fn ingest(store: &Store, event: &str, payloads: &[Value]) {
             for (n, payload) in payloads.iter().enumerate() {
                 let body = serde_json::to_vec(payload)?;
                 let parsed = events::parse(event, &body)?;
-                ingest::apply(tx, &rules, &parsed, &format!("d{n}"), START_MS)?;
+                ingest::apply(tx, &rules, &parsed, &format!("d{n}"), UnixMs(START_MS))?;
             }
             Ok(())
         })
@@ -164,7 +165,7 @@ fn bug_report(id: i64, body: &str) -> Value {
 #[test]
 fn five_themes_come_out_with_their_comments_and_terms() {
     let (_dir, store) = store_with(&corpus());
-    let run = run_themes(&store, REPO, 0, NOW).unwrap();
+    let run = run_themes(&store, RepoId(REPO), 0, NOW).unwrap();
     assert_eq!(
         run.comments, 48,
         "noise is left out: 40 themed + 8 unrelated"
@@ -194,7 +195,7 @@ fn a_theme_carries_its_labels_prs_reviewers_paths_dates_and_resolution() {
     let (_dir, store) = store_with(&corpus());
     let threads = [thread("resolved", 1200), thread("resolved", 1201)];
     ingest(&store, "pull_request_review_thread", &threads);
-    let run = run_themes(&store, REPO, 0, NOW).unwrap();
+    let run = run_themes(&store, RepoId(REPO), 0, NOW).unwrap();
     let docs = theme_of(&store, &run, 4);
     assert_eq!(docs.labels[0], (Label::Documentation, 8));
     assert_eq!(docs.prs, [140, 141, 142, 143]);
@@ -227,13 +228,13 @@ fn a_theme_carries_its_labels_prs_reviewers_paths_dates_and_resolution() {
 #[test]
 fn running_again_without_changes_keeps_every_id() {
     let (_dir, store) = store_with(&corpus());
-    let first = run_themes(&store, REPO, 0, NOW).unwrap();
-    let second = run_themes(&store, REPO, 0, NOW + DAY_S).unwrap();
+    let first = run_themes(&store, RepoId(REPO), 0, NOW).unwrap();
+    let second = run_themes(&store, RepoId(REPO), 0, NOW + DAY_S).unwrap();
     let ids = |run: &ThemeRun| run.themes.iter().map(|t| t.id.clone()).collect::<Vec<_>>();
     assert_eq!(ids(&second), ids(&first));
     assert!(second.themes.iter().all(|t| t.first_seen == NOW));
     assert!(second.themes.iter().all(|t| t.last_seen == NOW + DAY_S));
-    let stored = load_themes(&store.reader().unwrap(), REPO).unwrap();
+    let stored = load_themes(&store.reader().unwrap(), RepoId(REPO)).unwrap();
     assert_eq!(stored.len(), 5);
     assert!(
         stored
@@ -249,7 +250,7 @@ fn running_again_without_changes_keeps_every_id() {
 #[test]
 fn new_comments_in_a_theme_keep_its_id_and_first_seen() {
     let (_dir, store) = store_with(&corpus());
-    let before = run_themes(&store, REPO, 0, NOW).unwrap();
+    let before = run_themes(&store, RepoId(REPO), 0, NOW).unwrap();
     let old = theme_of(&store, &before, 2).clone();
     let grown = [
         "Yet another query inside a loop, an N+1 query against the database.",
@@ -269,7 +270,7 @@ fn new_comments_in_a_theme_keep_its_id_and_first_seen() {
         })
         .collect();
     ingest(&store, "pull_request_review_comment", &new);
-    let after = run_themes(&store, REPO, 0, NOW + DAY_S).unwrap();
+    let after = run_themes(&store, RepoId(REPO), 0, NOW + DAY_S).unwrap();
     let theme = theme_of(&store, &after, 2);
     assert_holds(&store, theme, 2, 0..11);
     let grown_ids = github_ids(&store, &theme.members);
@@ -290,7 +291,7 @@ fn new_comments_in_a_theme_keep_its_id_and_first_seen() {
 #[test]
 fn deleting_most_of_a_theme_retires_it() {
     let (_dir, store) = store_with(&corpus());
-    let before = run_themes(&store, REPO, 0, NOW).unwrap();
+    let before = run_themes(&store, RepoId(REPO), 0, NOW).unwrap();
     let naming = theme_of(&store, &before, 3).id.clone();
     let size = theme_of(&store, &before, 3).members.len();
     let deletions: Vec<Value> = theme_ids(3, 0..6)
@@ -298,11 +299,11 @@ fn deleting_most_of_a_theme_retires_it() {
         .map(|id| review_comment("deleted", id, "", 600))
         .collect();
     ingest(&store, "pull_request_review_comment", &deletions);
-    let after = run_themes(&store, REPO, 0, NOW + DAY_S).unwrap();
+    let after = run_themes(&store, RepoId(REPO), 0, NOW + DAY_S).unwrap();
     assert_eq!(after.comments, 42);
     assert_eq!(after.themes.len(), 4, "{after:#?}");
     assert!(after.themes.iter().all(|t| t.id != naming));
-    let stored = load_themes(&store.reader().unwrap(), REPO).unwrap();
+    let stored = load_themes(&store.reader().unwrap(), RepoId(REPO)).unwrap();
     let retired: Vec<_> = stored.iter().filter(|t| !t.active).collect();
     assert_eq!(retired.len(), 1);
     assert_eq!(
@@ -321,7 +322,7 @@ fn a_sure_bug_outside_every_theme_is_a_notable_singleton() {
     let mut comments = corpus();
     comments.extend([bug_report(2100, OFF_BY_ONE), bug_report(2101, UNSURE_BUG)]);
     let (_dir, store) = store_with(&comments);
-    let run = run_themes(&store, REPO, 0, NOW).unwrap();
+    let run = run_themes(&store, RepoId(REPO), 0, NOW).unwrap();
     assert_eq!(run.themes.len(), 5);
     // The unwrap theme's comments are bugs too, but they are in a theme; 2101 is not sure.
     assert_eq!(github_ids(&store, &run.singletons), [2100]);
@@ -339,7 +340,7 @@ fn the_same_comments_in_another_order_give_the_same_themes() {
     reversed.reverse();
     let (_b, backward) = store_with(&reversed);
     let summary = |store: &Store| -> (Vec<_>, Vec<i64>) {
-        let run = run_themes(store, REPO, 0, NOW).unwrap();
+        let run = run_themes(store, RepoId(REPO), 0, NOW).unwrap();
         let themes = run.themes.iter().map(|t| {
             let medoid = github_ids(store, &[t.medoid]);
             (
@@ -362,13 +363,19 @@ fn the_same_comments_in_another_order_give_the_same_themes() {
 #[test]
 fn the_window_limits_the_comments_and_a_theme_that_comes_back_keeps_its_id() {
     let (_dir, store) = store_with(&corpus());
-    let all = run_themes(&store, REPO, 0, NOW).unwrap();
+    let all = run_themes(&store, RepoId(REPO), 0, NOW).unwrap();
     // Themes 0 and 1 were written before minute 2000.
-    let recent = run_themes(&store, REPO, START_MS / 1000 + 2000 * 60, NOW + DAY_S).unwrap();
+    let recent = run_themes(
+        &store,
+        RepoId(REPO),
+        START_MS / 1000 + 2000 * 60,
+        NOW + DAY_S,
+    )
+    .unwrap();
     assert_eq!((recent.comments, recent.themes.len()), (32, 3));
-    let stored = load_themes(&store.reader().unwrap(), REPO).unwrap();
+    let stored = load_themes(&store.reader().unwrap(), RepoId(REPO)).unwrap();
     assert_eq!(stored.iter().filter(|t| !t.active).count(), 2);
-    let again = run_themes(&store, REPO, 0, NOW + 2 * DAY_S).unwrap();
+    let again = run_themes(&store, RepoId(REPO), 0, NOW + 2 * DAY_S).unwrap();
     let ids = |run: &ThemeRun| {
         let mut ids: Vec<_> = run.themes.iter().map(|t| t.id.clone()).collect();
         ids.sort();
@@ -382,12 +389,12 @@ fn the_window_limits_the_comments_and_a_theme_that_comes_back_keeps_its_id() {
 fn too_few_comments_give_no_themes_but_a_sure_bug_is_kept() {
     let (_dir, store) = store_with(&[]);
     assert_eq!(
-        run_themes(&store, REPO, 0, NOW).unwrap(),
+        run_themes(&store, RepoId(REPO), 0, NOW).unwrap(),
         ThemeRun::default()
     );
     let few = [themed(0, 0), themed(1, 0), bug_report(2100, OFF_BY_ONE)];
     ingest(&store, "pull_request_review_comment", &few);
-    let run = run_themes(&store, REPO, 0, NOW).unwrap();
+    let run = run_themes(&store, RepoId(REPO), 0, NOW).unwrap();
     assert_eq!((run.comments, run.themes.len()), (3, 0));
     assert_eq!(
         github_ids(&store, &run.singletons),
@@ -463,13 +470,13 @@ async fn configured_models_are_used_and_their_failures_fall_back_to_builtin() {
     })
     .unwrap();
     let (_dir, store) = store_with(&corpus());
-    let builtin = run_themes(&store, REPO, 0, NOW).unwrap();
+    let builtin = run_themes(&store, RepoId(REPO), 0, NOW).unwrap();
 
     let models = Models {
         llm: Some(&llm),
         embedder: Some(&embedder),
     };
-    let run = run_themes_with(&store, REPO, 0, NOW, models, &Default::default())
+    let run = run_themes_with(&store, RepoId(REPO), 0, NOW, models, &Default::default())
         .await
         .unwrap();
     assert_eq!(
@@ -493,7 +500,7 @@ async fn configured_models_are_used_and_their_failures_fall_back_to_builtin() {
     }
     let asked = chats.load(std::sync::atomic::Ordering::SeqCst);
     assert!(asked >= 1);
-    run_themes_with(&store, REPO, 0, NOW, models, &Default::default())
+    run_themes_with(&store, RepoId(REPO), 0, NOW, models, &Default::default())
         .await
         .unwrap();
     assert_eq!(
@@ -516,7 +523,7 @@ async fn ignored_authors_and_paths_are_left_out_of_the_themes() {
     };
     let run = run_themes_with(
         &store,
-        REPO,
+        RepoId(REPO),
         0,
         NOW,
         Models::default(),
@@ -551,7 +558,7 @@ fn a_new_classifier_reclassifies_each_comment_once() {
     let rules = NoiseRules::new(Some(APP_ID), Some("gitlore"), &[]);
     let refresh = || {
         store
-            .write(|tx| ingest::refresh_classifications(tx, REPO, &rules))
+            .write(|tx| ingest::refresh_classifications(tx, RepoId(REPO), &rules))
             .unwrap()
     };
     assert_eq!(
@@ -572,6 +579,6 @@ fn a_new_classifier_reclassifies_each_comment_once() {
         .unwrap();
     assert_eq!(refresh(), 2);
     assert_eq!(refresh(), 0, "an unchanged comment is read once");
-    let run = run_themes(&store, REPO, 0, NOW).unwrap();
+    let run = run_themes(&store, RepoId(REPO), 0, NOW).unwrap();
     assert_eq!(run.comments, 1, "the chatter is noise again");
 }

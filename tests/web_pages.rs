@@ -18,7 +18,9 @@ use gitlore::clock::SystemClock;
 use gitlore::config::Settings;
 use gitlore::domain::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
 use gitlore::domain::history::{Commit, Coupling, FileChange};
-use gitlore::domain::{Author, Comment, CommentKind, Repo, RepoName};
+use gitlore::domain::{
+    Author, Comment, CommentKind, InstallationId, PrNumber, Repo, RepoId, RepoName,
+};
 use gitlore::events::Installation;
 use gitlore::store::comments::{self, Upserted, Version};
 use gitlore::store::run_reports::{self, RunReport};
@@ -44,19 +46,19 @@ fn seeded_store(dir: &Path) -> Arc<Store> {
     store
         .write(|tx| {
             let installation = Installation {
-                id: 77,
+                id: InstallationId(77),
                 account_login: Some("acme".into()),
                 account_type: Some("Organization".into()),
             };
             repos::upsert_installation(tx, &installation, false)?;
             for (id, name, private) in [(501, PRIVATE_REPO, true), (502, PUBLIC_REPO, false)] {
                 let repo = Repo {
-                    id,
+                    id: RepoId(id),
                     name: RepoName::parse(name).unwrap(),
                     default_branch: Some("main".into()),
                     private,
                 };
-                repos::upsert_repo(tx, &repo, Some(77), true)?;
+                repos::upsert_repo(tx, &repo, Some(InstallationId(77)), true)?;
             }
             let mut member_ids = Vec::new();
             for (n, body) in [
@@ -93,7 +95,7 @@ fn seeded_store(dir: &Path) -> Arc<Store> {
                         ..comment.clone()
                     };
                     if let Upserted::Inserted { id } =
-                        comments::upsert(tx, repo_id, 4, &comment, &version)?
+                        comments::upsert(tx, RepoId(repo_id), PrNumber(4), &comment, &version)?
                     {
                         member_ids.push((repo_id, id));
                     }
@@ -111,7 +113,7 @@ fn seeded_store(dir: &Path) -> Arc<Store> {
                 let terms = vec!["rotate".to_string(), "keyring".to_string()];
                 themes::save_run(
                     tx,
-                    repo_id,
+                    RepoId(repo_id),
                     NOW,
                     &[SavedTheme {
                         id: theme_id,
@@ -144,7 +146,7 @@ fn seeded_store(dir: &Path) -> Arc<Store> {
                     last_seen: NOW,
                     status: Status::Active,
                 };
-                findings::save_run(tx, repo_id, NOW, &[finding])?;
+                findings::save_run(tx, RepoId(repo_id), NOW, &[finding])?;
                 let commits: Vec<Commit> = (0..3)
                     .map(|n| Commit {
                         sha: format!("{n:040x}"),
@@ -167,10 +169,10 @@ fn seeded_store(dir: &Path) -> Arc<Store> {
                         ..Commit::default()
                     })
                     .collect();
-                history::append(tx, repo_id, &commits, &commits[2].sha, true)?;
+                history::append(tx, RepoId(repo_id), &commits, &commits[2].sha, true)?;
                 publications::save_couplings(
                     tx,
-                    repo_id,
+                    RepoId(repo_id),
                     &[Coupling {
                         a: "src/keys.rs".into(),
                         b: "src/ring.rs".into(),
@@ -182,7 +184,7 @@ fn seeded_store(dir: &Path) -> Arc<Store> {
                 )?;
                 run_reports::save(
                     tx,
-                    repo_id,
+                    RepoId(repo_id),
                     &RunReport {
                         run_at: NOW,
                         comments: 2,

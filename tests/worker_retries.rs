@@ -3,6 +3,8 @@
 
 mod common;
 
+use std::time::Duration;
+
 use common::{TestApp, review_comment};
 use gitlore::clock::Clock;
 use gitlore::domain::CommentKind;
@@ -25,7 +27,7 @@ fn break_comment_inserts(app: &TestApp) -> rusqlite::Connection {
 fn app_with_three_attempts() -> TestApp {
     TestApp::with_settings(WorkerSettings {
         max_attempts: 3,
-        first_backoff_ms: 1_000,
+        first_backoff: Duration::from_secs(1),
         ..WorkerSettings::default()
     })
 }
@@ -60,13 +62,13 @@ async fn failures_back_off_then_fail_for_good_with_the_error() {
 fn fail_three_times(app: &TestApp) {
     assert_eq!(app.drain().retried, 1);
     assert_eq!(app.drain().total(), 0, "not due before its backoff");
-    app.clock.advance_ms(999);
+    app.clock.advance(Duration::from_millis(999));
     assert_eq!(app.drain().total(), 0);
-    app.clock.advance_ms(1);
+    app.clock.advance(Duration::from_millis(1));
     assert_eq!(app.drain().retried, 1, "second attempt after 1 s");
-    app.clock.advance_ms(3_999);
+    app.clock.advance(Duration::from_millis(3_999));
     assert_eq!(app.drain().total(), 0, "third attempt waits 4 s");
-    app.clock.advance_ms(1);
+    app.clock.advance(Duration::from_millis(1));
     assert_eq!(app.drain().failed, 1);
 }
 
@@ -87,12 +89,12 @@ async fn an_expired_lease_is_taken_over() {
     let app = TestApp::new();
     send_comment(&app, "d1", 1, "Off by one in the loop bound.").await;
     // A worker claims the delivery, then its process dies before processing it.
-    let now = app.clock.now_ms();
-    let claimed = app.write(|tx| deliveries::claim(tx, "dead", now, 30_000, 10));
+    let now = app.clock.now();
+    let claimed = app.write(|tx| deliveries::claim(tx, "dead", now, Duration::from_secs(30), 10));
     assert_eq!(claimed.len(), 1);
     let seq = claimed[0].seq;
     assert_eq!(app.drain().total(), 0, "leased to the dead worker");
-    app.clock.advance_ms(30_000);
+    app.clock.advance(Duration::from_millis(30_000));
     assert_eq!(app.drain().done, 1);
     // The attempts no store function reads back.
     assert_eq!(app.count("SELECT attempts FROM deliveries"), 2);
@@ -140,14 +142,14 @@ async fn old_processed_deliveries_are_pruned_failed_ones_kept() {
     let broken = serde_json::json!({ "action": "created" });
     app.send_as("bad", EVENT, &broken).await;
     app.drain();
-    let day = 86_400_000;
+    let day = Duration::from_secs(86_400);
     let prune = || {
-        let cutoff = app.clock.now_ms() - 14 * day;
+        let cutoff = app.clock.now() - 14 * day;
         app.write(|tx| deliveries::prune(tx, cutoff))
     };
-    app.clock.advance_ms(13 * day);
+    app.clock.advance(13 * day);
     assert_eq!(prune(), 0, "too recent");
-    app.clock.advance_ms(2 * day);
+    app.clock.advance(2 * day);
     assert_eq!(prune(), 1);
     let state_of = |id| deliveries::state_of(&app.db(), id).unwrap();
     assert_eq!(state_of("ok"), None);
@@ -164,7 +166,7 @@ async fn a_failed_delivery_retried_by_an_operator_is_processed_once() {
     send_comment(&app, "d1", 1, "Needs a lock here.").await;
     fail_three_times(&app);
     broken.execute_batch("DROP TRIGGER broken;").unwrap(); // fixed
-    let now = app.clock.now_ms();
+    let now = app.clock.now();
     let requeued = app.write(|tx| deliveries::retry_failed(tx, &[], now));
     assert_eq!(requeued, 1);
     assert_eq!(app.drain().done, 1);

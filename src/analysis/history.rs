@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use crate::domain::history::Commit;
-use crate::domain::{Repo, RepoName};
+use crate::domain::{Repo, RepoId, RepoName};
 use crate::knowledge::history::log::{self, Progress};
 use crate::knowledge::history::{HistoryReport, analyze, joined};
 use crate::store::{self, Store};
@@ -16,14 +16,14 @@ use crate::store::{self, Store};
 /// Brings the stored history of `repo_id` up to the head of `repo_path` (reading only the new
 /// commits; everything again when the stored head is no longer an ancestor, as after a
 /// force-push), then analyses every stored commit.
-pub fn run(store: &Store, repo_id: i64, repo_path: &Path) -> Result<HistoryReport> {
+pub fn run(store: &Store, repo_id: RepoId, repo_path: &Path) -> Result<HistoryReport> {
     run_with_progress(store, repo_id, repo_path, &Progress::default())
 }
 
 /// [`run`], counting the commits read from git in `progress` as it goes.
 pub fn run_with_progress(
     store: &Store,
-    repo_id: i64,
+    repo_id: RepoId,
     repo_path: &Path,
     progress: &Progress,
 ) -> Result<HistoryReport> {
@@ -70,7 +70,7 @@ pub fn run_with_progress(
 /// Stores `commits` (oldest first) after the stored ones, or instead of them with `replace`.
 fn store_commits(
     store: &Store,
-    repo_id: i64,
+    repo_id: RepoId,
     commits: &[Commit],
     head: &str,
     replace: bool,
@@ -83,7 +83,7 @@ fn store_commits(
 /// The report over every stored commit, `read` of them read from git by this run.
 fn analyze_stored(
     store: &Store,
-    repo_id: i64,
+    repo_id: RepoId,
     repo_path: &Path,
     head: String,
     read: usize,
@@ -116,4 +116,4 @@ pub fn analyze_path(repo_path: &Path) -> Result<HistoryReport> {
 }
 
 /// The id a local repository gets in a throw-away store.
-const LOCAL_REPO_ID: i64 = 1;
+const LOCAL_REPO_ID: RepoId = RepoId(1);

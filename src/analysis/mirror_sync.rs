@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+use crate::domain::RepoId;
 use crate::knowledge::history::mirror::{self, Remote};
 use crate::store::{Store, history, repos};
 
@@ -23,6 +24,7 @@ pub fn remove_orphans(data_dir: &Path, store: &Store) -> Result<usize> {
             .to_str()
             .and_then(|n| n.strip_suffix(".git"))
             .and_then(|n| n.parse::<i64>().ok())
+            .map(RepoId)
         else {
             continue; // not a mirror (a clone in progress is `.clone-…`)
         };
@@ -40,7 +42,7 @@ pub fn remove_orphans(data_dir: &Path, store: &Store) -> Result<usize> {
 pub fn sync(
     store: &Store,
     data_dir: &Path,
-    repo_id: i64,
+    repo_id: RepoId,
     remote: &Remote,
     now: i64,
 ) -> Result<PathBuf> {

@@ -16,6 +16,7 @@ use anyhow::Result;
 use crate::domain::findings::SourceComment;
 use crate::domain::findings::{Category, Finding, Staleness};
 use crate::domain::themes::ThemeRun;
+use crate::domain::{RepoId, UnixMs};
 use crate::ingest;
 use crate::knowledge::exclude::Exclusions;
 use crate::knowledge::filter::NoiseRules;
@@ -33,15 +34,15 @@ const MONTH_SECS: i64 = 2_629_746;
 
 /// What an analysis reads besides the store.
 pub struct Request<'a> {
-    pub repo_id: i64,
+    pub repo_id: RepoId,
     /// `owner/name`.
     pub repo: &'a str,
     pub config: &'a RepoConfig,
     pub history: &'a HistoryReport,
     /// A local clone or mirror, for the LLM's git tools.
     pub repo_path: Option<&'a Path>,
-    /// Unix seconds: when the run happens (first seen of new findings).
-    pub now: i64,
+    /// When the run happens (its second is the first seen of new findings).
+    pub now: UnixMs,
     /// Unix seconds: where the review window ends (`now`, or the newest input for `analyze`).
     pub window_end: i64,
     /// The LLM and embedder, when configured and allowed by the repo config.
@@ -100,7 +101,8 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
         );
     }
     let newest_comment = comments::newest_id(&store.reader()?, request.repo_id)?;
-    let day = llm_spend::day_of(request.now);
+    let now = request.now.as_secs();
+    let day = llm_spend::day_of(now);
     let mut budget_notes = Vec::new();
     let metered = match request.models.llm.filter(|_| analysis.llm) {
         Some(client) => metered_client(store, request.repo_id, &day, client, &mut budget_notes)?,
@@ -115,7 +117,7 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
         store,
         request.repo_id,
         window_start,
-        request.now,
+        now,
         models,
         &exclusions,
     )
@@ -142,7 +144,7 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
     let history = &history;
     let settings = synthesize::Settings {
         window_start,
-        now: request.now,
+        now,
         reviewer_opt_out: analysis.reviewer_opt_out.clone(),
         categories: analysis
             .categories
@@ -182,14 +184,13 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
         comments_in_window: comments.keys().copied().collect(),
     };
     staleness.retain_fresh(&mut findings);
-    let now_ms = request.now * 1000;
     store.write_derived(|tx| {
-        stored::save_run(tx, request.repo_id, request.now, &findings)?;
+        stored::save_run(tx, request.repo_id, now, &findings)?;
         publications::save_couplings(tx, request.repo_id, &history.couplings)?;
         publications::record_analysis(
             tx,
             request.repo_id,
-            now_ms,
+            UnixMs::from_secs(now),
             newest_comment,
             &request.config.schedule,
         )
@@ -198,7 +199,7 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
     let new_ids = listing
         .active
         .iter()
-        .filter(|f| f.first_seen == request.now)
+        .filter(|f| f.first_seen == now)
         .map(|f| f.id.clone())
         .collect();
     let mut notes: Vec<String> = excluded_everything
@@ -266,7 +267,7 @@ fn excluded_everything(
 /// note) when the budget is spent.
 fn metered_client(
     store: &Store,
-    repo_id: i64,
+    repo_id: RepoId,
     day: &str,
     client: &LlmClient,
     notes: &mut Vec<String>,
@@ -277,7 +278,7 @@ fn metered_client(
     let left = budget.saturating_sub(llm_spend::spent(&store.reader()?, repo_id, day)?);
     if left == 0 {
         tracing::info!(
-            repo_id,
+            %repo_id,
             budget,
             "the LLM's daily token budget is spent: built-in components"
         );

@@ -14,10 +14,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 
-use crate::domain::CommentKind;
 use crate::domain::body_hash;
 use crate::domain::classification::Label;
 use crate::domain::themes::{Theme, ThemeRun};
+use crate::domain::{CommentKind, RepoId};
 use crate::knowledge::classify::CommentText;
 use crate::knowledge::classify::llm::{Input, LlmClassifier, Source};
 use crate::knowledge::cluster::{Cluster, Clustering, Params, cluster};
@@ -54,7 +54,7 @@ const ID_HEX_DIGITS: usize = 10;
 /// s; 0 for all) with the built-in components and saves them as found at `now` (unix s). Too few
 /// comments give no themes; themes of earlier runs that this one does not continue become
 /// inactive.
-pub fn run_themes(store: &Store, repo_id: i64, window_start: i64, now: i64) -> Result<ThemeRun> {
+pub fn run_themes(store: &Store, repo_id: RepoId, window_start: i64, now: i64) -> Result<ThemeRun> {
     let (corpus, previous) = load(store, repo_id, window_start)?;
     analyse(store, repo_id, now, corpus, previous, None, Vec::new())
 }
@@ -74,7 +74,7 @@ pub struct Models<'a> {
 /// models never mix). What fell back is said in [`ThemeRun::notes`].
 pub async fn run_themes_with(
     store: &Store,
-    repo_id: i64,
+    repo_id: RepoId,
     window_start: i64,
     now: i64,
     models: Models<'_>,
@@ -150,7 +150,7 @@ async fn relabel(
 /// The corpus and the earlier themes, from one snapshot.
 fn load(
     store: &Store,
-    repo_id: i64,
+    repo_id: RepoId,
     window_start: i64,
 ) -> Result<(Vec<CorpusComment>, Vec<StoredTheme>)> {
     let conn = store.reader()?;
@@ -170,7 +170,7 @@ fn prepared(comment: &CorpusComment) -> Prepared {
 /// identifies and saves the themes.
 fn analyse(
     store: &Store,
-    repo_id: i64,
+    repo_id: RepoId,
     now: i64,
     corpus: Vec<CorpusComment>,
     previous: Vec<StoredTheme>,
@@ -227,7 +227,7 @@ fn analyse(
         .map(|comment| comment.id)
         .collect();
     tracing::info!(
-        repo_id,
+        %repo_id,
         comments = corpus.len(),
         themes = themes.len(),
         singletons = singletons.len(),
@@ -275,7 +275,7 @@ struct Identity {
 /// takes its id and first-seen date; any other gets a new id, first seen `now`.
 fn identify(
     conn: &rusqlite::Connection,
-    repo_id: i64,
+    repo_id: RepoId,
     now: i64,
     previous: &[StoredTheme],
     corpus: &[CorpusComment],
@@ -308,7 +308,7 @@ fn identify(
 }
 
 /// Saves the run in one derived write: the themes can always be computed again.
-fn save(store: &Store, repo_id: i64, now: i64, themes: &[Theme]) -> Result<()> {
+fn save(store: &Store, repo_id: RepoId, now: i64, themes: &[Theme]) -> Result<()> {
     let saved: Vec<SavedTheme<'_>> = themes
         .iter()
         .map(|theme| SavedTheme {
@@ -354,7 +354,7 @@ fn continuations(
 /// comment, salted with a counter while the id is taken (in this run or in the store).
 fn new_id(
     conn: &rusqlite::Connection,
-    repo_id: i64,
+    repo_id: RepoId,
     medoid: &CorpusComment,
     assigned: &HashSet<String>,
 ) -> Result<String> {
@@ -486,9 +486,9 @@ mod tests {
             labels: Vec::new(),
         };
         let conn = store.reader().unwrap();
-        let plain = new_id(&conn, 5, &medoid, &HashSet::new()).unwrap();
+        let plain = new_id(&conn, RepoId(5), &medoid, &HashSet::new()).unwrap();
         assert!(plain.starts_with("t-") && plain.len() == 2 + ID_HEX_DIGITS);
-        let salted = new_id(&conn, 5, &medoid, &HashSet::from([plain.clone()])).unwrap();
+        let salted = new_id(&conn, RepoId(5), &medoid, &HashSet::from([plain.clone()])).unwrap();
         assert_ne!(salted, plain);
         // The same id held by another repository's theme in the store.
         store
@@ -504,9 +504,12 @@ mod tests {
                     first_seen: 0,
                     members: &[],
                 };
-                stored::save_run(tx, 9, 0, &[theme])
+                stored::save_run(tx, RepoId(9), 0, &[theme])
             })
             .unwrap();
-        assert_eq!(new_id(&conn, 5, &medoid, &HashSet::new()).unwrap(), salted);
+        assert_eq!(
+            new_id(&conn, RepoId(5), &medoid, &HashSet::new()).unwrap(),
+            salted
+        );
     }
 }

@@ -8,8 +8,8 @@ use anyhow::{Context, Result, bail};
 use crate::app;
 use crate::clock::{Clock, SystemClock};
 use crate::config::Settings;
-use crate::domain::RepoName;
 use crate::domain::Secret;
+use crate::domain::{RepoId, RepoName};
 use crate::github::backfill::{BackfillRequest, Backfiller};
 use crate::github::client::{As, GitHub, TokioPause};
 use crate::store::Store;
@@ -52,7 +52,7 @@ pub async fn backfill(
     repo: &RepoName,
     token: Secret,
     months: u32,
-) -> Result<i64> {
+) -> Result<RepoId> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let client = GitHub::with_token(
         &settings.github_api_url,

@@ -10,6 +10,7 @@ use std::time::Duration;
 use anyhow::Result;
 
 use crate::analysis::history;
+use crate::domain::RepoId;
 use crate::knowledge::history::{HistoryReport, log::Progress};
 use crate::store::Store;
 
@@ -17,7 +18,7 @@ use crate::store::Store;
 const PROGRESS_EVERY: Duration = Duration::from_secs(2);
 
 /// [`history::run`] for the command line.
-pub fn read(store: &Store, repo_id: i64, path: &Path) -> Result<HistoryReport> {
+pub fn read(store: &Store, repo_id: RepoId, path: &Path) -> Result<HistoryReport> {
     let progress = Progress::default();
     let (done, finished) = mpsc::channel::<()>();
     let report = std::thread::scope(|scope| {

@@ -29,8 +29,8 @@ use crate::analysis::{self, Request};
 use crate::app;
 use crate::clock::{Clock, SystemClock};
 use crate::config::Settings;
-use crate::domain::RepoName;
 use crate::domain::Secret;
+use crate::domain::{RepoName, UnixMs};
 use crate::export::{self, Format};
 use crate::ingest::{self, Memo};
 use crate::knowledge::embed::remote::RemoteEmbedder;
@@ -119,7 +119,7 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
     if let Some(months) = args.window_months {
         config.analysis.window_months = months;
     }
-    let now = SystemClock.now_ms() / 1000;
+    let now = SystemClock.now().as_secs();
     let newest_commit = repository::newest_commit_at(path)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -195,7 +195,7 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
         config: &config,
         history: &history,
         repo_path: Some(path),
-        now,
+        now: UnixMs::from_secs(now),
         window_end: newest_comment.max(newest_commit).unwrap_or(now),
         models: Models {
             llm: llm.as_ref(),
@@ -346,7 +346,14 @@ fn apply_reviews(settings: &Settings, store: &Store, reviews: &Reviews, now: i64
         .write_derived(|tx| {
             let mut memo = Memo::default();
             for event in &reviews.events {
-                ingest::apply_with_memo(tx, &rules, event, "reviews", now * 1000, &mut memo)?;
+                ingest::apply_with_memo(
+                    tx,
+                    &rules,
+                    event,
+                    "reviews",
+                    UnixMs::from_secs(now),
+                    &mut memo,
+                )?;
             }
             Ok(())
         })

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
-use crate::domain::{Author, Comment, CommentKind, PullRequest, Repo, RepoName};
+use crate::domain::{Author, Comment, CommentKind, PrNumber, PullRequest, Repo, RepoId, RepoName};
 use crate::events::{Event, Origin};
 
 /// One line of the file. Only `id`, `pr`, `author` and `body` are required; other fields
@@ -185,7 +185,7 @@ pub fn parse(bytes: &[u8], repo: &Repo) -> Result<Reviews> {
             html_url: line.url,
         };
         let pr = PullRequest {
-            number: line.pr,
+            number: PrNumber(line.pr),
             title: line.pr_title.unwrap_or_default(),
             state: "closed".to_string(),
             merged: true,
@@ -221,7 +221,7 @@ pub fn local_repo(name: &str) -> Repo {
     let name = RepoName::parse(&format!("local/{name}"))
         .unwrap_or_else(|| RepoName::parse("local/repository").expect("a valid name"));
     Repo {
-        id: 1,
+        id: RepoId(1),
         name,
         default_branch: None,
         private: true,

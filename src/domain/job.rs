@@ -7,6 +7,8 @@ use std::fmt;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
+use super::{PrNumber, RepoId};
+
 /// A command a maintainer can give in a pull-request comment (or with the check run's button).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(into = "String", from = "String")]
@@ -108,7 +110,7 @@ pub struct Backfill {
 /// The check run of pull request `pr`'s head commit `head_sha`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckRun {
-    pub pr: i64,
+    pub pr: PrNumber,
     pub head_sha: String,
 }
 
@@ -129,13 +131,13 @@ pub struct CommandJob {
 pub enum CommandSource {
     /// Comment `comment_id` on pull request `pr`: acknowledged with reactions, answered with
     /// replies.
-    Comment { comment_id: i64, pr: i64 },
+    Comment { comment_id: i64, pr: PrNumber },
     /// The Refresh button of check run `check_run_id` on `head_sha` (of the pull requests `prs`):
     /// no comment to react to or reply on.
     CheckRun {
         check_run_id: i64,
         head_sha: String,
-        prs: Vec<i64>,
+        prs: Vec<PrNumber>,
     },
 }
 
@@ -190,7 +192,7 @@ impl Job {
     }
 
     /// The key that keeps the job from being queued twice for repository `repo_id`.
-    pub fn dedupe_key(&self, repo_id: i64, occasion: Occasion<'_>) -> String {
+    pub fn dedupe_key(&self, repo_id: RepoId, occasion: Occasion<'_>) -> String {
         let base = match self {
             Job::Backfill(_) => format!("backfill:{repo_id}"),
             Job::CheckRun(job) => format!("check_run:{repo_id}:{}:{}", job.pr, job.head_sha),
@@ -235,7 +237,7 @@ impl Job {
 }
 
 /// The dedupe key of a repository's analysis: one queued at a time.
-pub fn analysis_key(repo_id: i64) -> String {
+pub fn analysis_key(repo_id: RepoId) -> String {
     format!("analysis:{repo_id}")
 }
 
@@ -285,16 +287,35 @@ mod tests {
     }
 
     #[test]
+    fn ids_in_rows_of_earlier_versions_read_back_typed() {
+        let check_run = Job::from_stored(JobKind::CheckRun, STORED[1].1).unwrap();
+        assert_eq!(
+            check_run,
+            Job::CheckRun(CheckRun {
+                pr: PrNumber(4),
+                head_sha: "abc".into()
+            })
+        );
+        let Job::Command(button) = Job::from_stored(JobKind::Command, STORED[4].1).unwrap() else {
+            panic!("a command job")
+        };
+        let CommandSource::CheckRun { prs, .. } = button.source else {
+            panic!("from the check run's button")
+        };
+        assert_eq!(prs, [PrNumber(4)]);
+    }
+
+    #[test]
     fn dedupe_keys_are_the_ones_earlier_versions_wrote() {
         let keys: Vec<String> = STORED
             .iter()
             .map(|(kind, fields)| Job::from_stored(*kind, fields).unwrap())
             .map(|job| match job.kind() {
-                JobKind::Dismissals => job.dedupe_key(7, Occasion::Delivery("d1")),
+                JobKind::Dismissals => job.dedupe_key(RepoId(7), Occasion::Delivery("d1")),
                 JobKind::Command if matches!(&job, Job::Command(c) if matches!(c.source, CommandSource::CheckRun { .. })) => {
-                    job.dedupe_key(7, Occasion::Delivery("d1"))
+                    job.dedupe_key(RepoId(7), Occasion::Delivery("d1"))
                 }
-                _ => job.dedupe_key(7, Occasion::Once),
+                _ => job.dedupe_key(RepoId(7), Occasion::Once),
             })
             .collect();
         assert_eq!(
@@ -312,7 +333,7 @@ mod tests {
         );
         let backfill = Job::from_stored(JobKind::Backfill, STORED[0].1).unwrap();
         assert_eq!(
-            backfill.dedupe_key(7, Occasion::Delivery("d2")),
+            backfill.dedupe_key(RepoId(7), Occasion::Delivery("d2")),
             "backfill:7:d2"
         );
     }

@@ -6,12 +6,16 @@ pub mod classification;
 pub mod findings;
 pub mod github_web;
 pub mod history;
+mod ids;
 pub mod job;
 pub mod markers;
 mod secret;
 pub mod themes;
+mod time;
 
+pub use ids::{InstallationId, PrNumber, RepoId};
 pub use secret::Secret;
+pub use time::UnixMs;
 
 use std::fmt;
 
@@ -70,8 +74,7 @@ impl CommentKind {
 /// A repository as an event names it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Repo {
-    /// GitHub's repository id: stable across renames and transfers.
-    pub id: i64,
+    pub id: RepoId,
     pub name: RepoName,
     pub default_branch: Option<String>,
     pub private: bool,
@@ -80,7 +83,7 @@ pub struct Repo {
 /// The pull request a comment or event belongs to, as the payload describes it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct PullRequest {
-    pub number: i64,
+    pub number: PrNumber,
     pub title: String,
     /// `open` or `closed`.
     pub state: String,

@@ -6,7 +6,9 @@ mod payload;
 use chrono::DateTime;
 use thiserror::Error;
 
-use crate::domain::{Author, Comment, CommentKind, PullRequest, Repo, RepoName};
+use crate::domain::{
+    Author, Comment, CommentKind, InstallationId, PrNumber, PullRequest, Repo, RepoName,
+};
 
 /// A delivery that cannot be read. Retrying will not help: the delivery fails for good.
 #[derive(Debug, Error)]
@@ -32,14 +34,14 @@ pub enum ParseError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Origin {
     /// Absent on deliveries of repository webhooks (not through an App installation).
-    pub installation_id: Option<i64>,
+    pub installation_id: Option<InstallationId>,
     pub repo: Repo,
 }
 
 /// An installation as an `installation*` event describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Installation {
-    pub id: i64,
+    pub id: InstallationId,
     pub account_login: Option<String>,
     pub account_type: Option<String>,
 }
@@ -113,7 +115,7 @@ pub enum Event {
         check_run_id: i64,
         app_id: Option<i64>,
         head_sha: String,
-        pr_numbers: Vec<i64>,
+        pr_numbers: Vec<PrNumber>,
         identifier: String,
         requester: String,
     },
@@ -127,7 +129,7 @@ pub enum Event {
 
 impl Event {
     /// The installation the event came through, when it names one.
-    pub fn installation_id(&self) -> Option<i64> {
+    pub fn installation_id(&self) -> Option<InstallationId> {
         match self {
             Event::Installation { installation, .. }
             | Event::ReposAdded { installation, .. }
@@ -369,7 +371,7 @@ impl Reader<'_> {
         };
         let origin = self.origin()?;
         let pr = PullRequest {
-            number: issue.number,
+            number: PrNumber(issue.number),
             title: issue.title,
             state: issue.state,
             merged: link.merged_at.is_some(),

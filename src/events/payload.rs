@@ -3,6 +3,8 @@
 
 use serde::Deserialize;
 
+use crate::domain::{InstallationId, PrNumber, RepoId};
+
 #[derive(Debug, Deserialize)]
 pub struct User {
     pub login: String,
@@ -17,13 +19,13 @@ pub struct AppRef {
 
 #[derive(Debug, Deserialize)]
 pub struct Installation {
-    pub id: i64,
+    pub id: InstallationId,
     pub account: Option<User>,
 }
 
 #[derive(Debug, Deserialize)]
 pub struct Repository {
-    pub id: i64,
+    pub id: RepoId,
     pub full_name: String,
     #[serde(default)]
     pub private: bool,
@@ -37,7 +39,7 @@ pub struct GitRef {
 
 #[derive(Debug, Deserialize)]
 pub struct PullRequest {
-    pub number: i64,
+    pub number: PrNumber,
     #[serde(default)]
     pub title: String,
     pub state: String,
@@ -117,7 +119,7 @@ pub struct Thread {
 
 #[derive(Debug, Deserialize)]
 pub struct CheckRunPullRequest {
-    pub number: i64,
+    pub number: PrNumber,
 }
 
 #[derive(Debug, Deserialize)]

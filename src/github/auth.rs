@@ -5,20 +5,21 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde::Serialize;
 
-use crate::domain::Secret;
+use crate::domain::{InstallationId, Secret, UnixMs};
 
 /// How far in the past the JWT's `iat` is, in seconds: GitHub's advice against clock drift.
 const JWT_BACKDATE_S: i64 = 60;
 /// How long the JWT lives, in seconds from now: under GitHub's 10-minute maximum.
 const JWT_LIFETIME_S: i64 = 9 * 60;
-/// A cached token is renewed this long before it expires, in ms, so that a request never
+/// A cached token is renewed this long before it expires, so that a request never
 /// starts with a token about to die.
-const RENEW_BEFORE_EXPIRY_MS: i64 = 5 * 60 * 1000;
+const RENEW_BEFORE_EXPIRY: Duration = Duration::from_secs(5 * 60);
 
 #[derive(Serialize)]
 struct Claims {
@@ -51,9 +52,9 @@ impl AppKey {
         self.app_id
     }
 
-    /// A JWT authenticating as the App at `now_ms`.
-    pub fn jwt(&self, now_ms: i64) -> Result<Secret> {
-        let now = now_ms / 1000;
+    /// A JWT authenticating as the App at `now`.
+    pub fn jwt(&self, now: UnixMs) -> Result<Secret> {
+        let now = now.as_secs();
         let claims = Claims {
             iat: now - JWT_BACKDATE_S,
             exp: now + JWT_LIFETIME_S,
@@ -65,36 +66,36 @@ impl AppKey {
     }
 }
 
-/// An installation token and when it expires (unix ms).
+/// An installation token and when it expires.
 #[derive(Debug, Clone)]
 pub struct InstallationToken {
     pub token: Secret,
-    pub expires_at_ms: i64,
+    pub expires_at: UnixMs,
 }
 
 /// Installation tokens by installation id. Each installation has its own; none is ever shared.
 #[derive(Debug, Default)]
 pub struct TokenCache {
-    tokens: Mutex<HashMap<i64, InstallationToken>>,
+    tokens: Mutex<HashMap<InstallationId, InstallationToken>>,
 }
 
 impl TokenCache {
     /// The cached token of `installation`, unless it expires within the renewal margin.
-    pub fn fresh(&self, installation: i64, now_ms: i64) -> Option<Secret> {
+    pub fn fresh(&self, installation: InstallationId, now: UnixMs) -> Option<Secret> {
         let tokens = self.tokens.lock().unwrap_or_else(|p| p.into_inner());
         tokens
             .get(&installation)
-            .filter(|t| t.expires_at_ms - RENEW_BEFORE_EXPIRY_MS > now_ms)
+            .filter(|t| t.expires_at - RENEW_BEFORE_EXPIRY > now)
             .map(|t| t.token.clone())
     }
 
-    pub fn store(&self, installation: i64, token: InstallationToken) {
+    pub fn store(&self, installation: InstallationId, token: InstallationToken) {
         let mut tokens = self.tokens.lock().unwrap_or_else(|p| p.into_inner());
         tokens.insert(installation, token);
     }
 
     /// Forgets an installation's token (GitHub refused it).
-    pub fn forget(&self, installation: i64) {
+    pub fn forget(&self, installation: InstallationId) {
         let mut tokens = self.tokens.lock().unwrap_or_else(|p| p.into_inner());
         tokens.remove(&installation);
     }
@@ -109,18 +110,25 @@ mod tests {
         let cache = TokenCache::default();
         let token = InstallationToken {
             token: Secret::new("t"),
-            expires_at_ms: 3_600_000,
+            expires_at: UnixMs(3_600_000),
         };
-        cache.store(7, token);
-        assert!(cache.fresh(7, 0).is_some());
+        cache.store(InstallationId(7), token);
+        assert!(cache.fresh(InstallationId(7), UnixMs(0)).is_some());
         assert!(
             cache
-                .fresh(7, 3_600_000 - RENEW_BEFORE_EXPIRY_MS - 1)
+                .fresh(
+                    InstallationId(7),
+                    UnixMs(3_600_000) - RENEW_BEFORE_EXPIRY - Duration::from_millis(1)
+                )
                 .is_some()
         );
-        assert!(cache.fresh(7, 3_600_000 - RENEW_BEFORE_EXPIRY_MS).is_none());
         assert!(
-            cache.fresh(8, 0).is_none(),
+            cache
+                .fresh(InstallationId(7), UnixMs(3_600_000) - RENEW_BEFORE_EXPIRY)
+                .is_none()
+        );
+        assert!(
+            cache.fresh(InstallationId(8), UnixMs(0)).is_none(),
             "never another installation's token"
         );
     }
@@ -130,7 +138,7 @@ mod tests {
         let pem = Secret::new(include_str!("../../tests/fixtures/test-app-key.pem"));
         let key = AppKey::new(12, &pem).unwrap();
         assert_eq!(format!("{key:?}"), "AppKey { app_id: 12, key: [redacted] }");
-        let jwt = key.jwt(1_700_000_000_000).unwrap();
+        let jwt = key.jwt(UnixMs(1_700_000_000_000)).unwrap();
         assert_eq!(jwt.expose().split('.').count(), 3);
         assert!(!format!("{jwt:?}").contains(jwt.expose()));
     }

@@ -28,7 +28,7 @@ use serde_json::Value;
 use super::auth::{AppKey, InstallationToken, TokenCache};
 use super::error::{Error, Result};
 use crate::clock::Clock;
-use crate::domain::Secret;
+use crate::domain::{InstallationId, Secret, UnixMs};
 
 /// Something that waits: real time in production, a recorder in tests.
 pub trait Pause: Send + Sync {
@@ -54,6 +54,8 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 const MAX_RATE_LIMIT_WAIT: Duration = Duration::from_secs(15 * 60);
 /// GitHub's guidance: at most 80 content-creating requests per minute.
 const CREATES_PER_MINUTE: usize = 80;
+/// The window of the content-creation cap.
+const MINUTE: Duration = Duration::from_secs(60);
 /// Per request, connect to last byte.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// Items per REST page: GitHub's maximum, fewest requests.
@@ -63,7 +65,7 @@ pub(super) const PER_PAGE: usize = 100;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum As {
     App,
-    Installation(i64),
+    Installation(InstallationId),
     /// The personal access token the client was made with (`GitHub::with_token`).
     Token,
     /// No credentials: the manifest conversion, which only the one-time code authorises.
@@ -181,8 +183,8 @@ pub struct GitHub {
     tokens: TokenCache,
     clock: Arc<dyn Clock>,
     pause: Arc<dyn Pause>,
-    /// When recent content-creating requests were sent (unix ms), oldest first.
-    creates: Mutex<VecDeque<i64>>,
+    /// When recent content-creating requests were sent, oldest first.
+    creates: Mutex<VecDeque<UnixMs>>,
 }
 
 impl GitHub {
@@ -253,26 +255,26 @@ impl GitHub {
     }
 
     /// The installation's token, from the cache or a fresh exchange.
-    pub async fn installation_token(&self, installation: i64) -> Result<Secret> {
-        if let Some(token) = self.tokens.fresh(installation, self.clock.now_ms()) {
+    pub async fn installation_token(&self, installation: InstallationId) -> Result<Secret> {
+        if let Some(token) = self.tokens.fresh(installation, self.clock.now()) {
             return Ok(token);
         }
         let path = format!("/app/installations/{installation}/access_tokens");
         let request = Request::write(Method::POST, &path, As::App, &NoFields {}, Retry::Safe)?;
         let reply = self.call(request).await?;
         let answer: AccessToken = reply.json()?;
-        let expires_at_ms = chrono::DateTime::parse_from_rfc3339(&answer.expires_at)
+        let expires_at = chrono::DateTime::parse_from_rfc3339(&answer.expires_at)
+            .map(|at| UnixMs(at.timestamp_millis()))
             .map_err(|e| Error::Unexpected {
                 url: reply.url.clone(),
                 reason: format!("expires_at is not a time: {e}"),
-            })?
-            .timestamp_millis();
+            })?;
         let token = Secret::new(answer.token);
         self.tokens.store(
             installation,
             InstallationToken {
                 token: token.clone(),
-                expires_at_ms,
+                expires_at,
             },
         );
         Ok(token)
@@ -369,7 +371,7 @@ impl GitHub {
             if (200..300).contains(&reply.status) && !graphql_limited {
                 return Ok(reply);
             }
-            if let Some(wait) = rate_limit_wait(&reply, graphql_limited, self.clock.now_ms()) {
+            if let Some(wait) = rate_limit_wait(&reply, graphql_limited, self.clock.now()) {
                 if wait > MAX_RATE_LIMIT_WAIT || attempt >= MAX_ATTEMPTS {
                     return Err(Error::RateLimited {
                         wait,
@@ -412,7 +414,7 @@ impl GitHub {
             As::App => {
                 let jwt = self
                     .app_key()?
-                    .jwt(self.clock.now_ms())
+                    .jwt(self.clock.now())
                     .map_err(|e| Error::Refused(format!("{e:#}")))?;
                 format!("Bearer {}", jwt.expose())
             }
@@ -500,7 +502,8 @@ impl GitHub {
         let base = FIRST_BACKOFF.saturating_mul(2u32.saturating_pow(attempt.saturating_sub(1)));
         let jitter_ms = self
             .clock
-            .now_ms()
+            .now()
+            .0
             .rem_euclid(base.as_millis().max(4) as i64 / 4);
         self.pause
             .pause(base + Duration::from_millis(jitter_ms as u64))
@@ -511,22 +514,20 @@ impl GitHub {
     async fn respect_create_limit(&self) {
         let wait = {
             let mut sent = self.creates.lock().unwrap_or_else(|p| p.into_inner());
-            let now = self.clock.now_ms();
-            while sent.front().is_some_and(|at| now - at >= 60_000) {
+            let now = self.clock.now();
+            while sent.front().is_some_and(|at| now.since(*at) >= MINUTE) {
                 sent.pop_front();
             }
             let wait = if sent.len() >= CREATES_PER_MINUTE {
-                sent.front().map(|oldest| oldest + 60_000 - now)
+                sent.front().map(|oldest| (*oldest + MINUTE).since(now))
             } else {
                 None
             };
-            sent.push_back(now + wait.unwrap_or(0));
+            sent.push_back(now + wait.unwrap_or(Duration::ZERO));
             wait
         };
-        if let Some(ms) = wait {
-            self.pause
-                .pause(Duration::from_millis(ms.max(0) as u64))
-                .await;
+        if let Some(wait) = wait {
+            self.pause.pause(wait).await;
         }
     }
 }
@@ -580,7 +581,7 @@ fn is_mutation(query: &str) -> bool {
 /// How long a rate-limited answer asks to wait: `Retry-After` on a secondary limit (403/429),
 /// or until `X-RateLimit-Reset` when the primary limit is spent (a 403, or GraphQL's 200 with a
 /// `RATE_LIMITED` error).
-fn rate_limit_wait(reply: &Reply, graphql_limited: bool, now_ms: i64) -> Option<Duration> {
+fn rate_limit_wait(reply: &Reply, graphql_limited: bool, now: UnixMs) -> Option<Duration> {
     if reply.status != 403 && reply.status != 429 && !graphql_limited {
         return None;
     }
@@ -599,9 +600,11 @@ fn rate_limit_wait(reply: &Reply, graphql_limited: bool, now_ms: i64) -> Option<
     }
     if header("x-ratelimit-remaining") == Some(0) {
         let reset = header("x-ratelimit-reset")?;
-        return Some(Duration::from_millis(
-            (reset * 1000 - now_ms).max(1000) as u64
-        ));
+        return Some(
+            UnixMs::from_secs(reset)
+                .since(now)
+                .max(Duration::from_secs(1)),
+        );
     }
     (reply.status == 429 || graphql_limited).then_some(Duration::from_secs(60))
 }

@@ -11,14 +11,13 @@ use serde_json::Value;
 
 use super::client::{As, GitHub, MAX_ATTEMPTS, PER_PAGE, Request, Retry};
 use super::error::Result;
-use crate::domain::RepoName;
-use crate::domain::Secret;
+use crate::domain::{InstallationId, RepoName, Secret};
 
 /// One repository, as one installation of the App. Cheap to make: borrow the `GitHub` client.
 #[derive(Clone)]
 pub struct RepoClient<'a> {
     github: &'a GitHub,
-    installation: i64,
+    installation: InstallationId,
     repo: RepoName,
 }
 
@@ -39,7 +38,7 @@ impl<T> Once<T> {
 
 impl GitHub {
     /// The client of `repo` as `installation`.
-    pub fn repo(&self, installation: i64, repo: &RepoName) -> RepoClient<'_> {
+    pub fn repo(&self, installation: InstallationId, repo: &RepoName) -> RepoClient<'_> {
         RepoClient {
             github: self,
             installation,

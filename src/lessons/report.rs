@@ -12,6 +12,7 @@ use anyhow::{Context, Result, bail};
 use rusqlite::Connection;
 
 use super::json::{CommentJson, CouplingJson, FindingJson, ReportJson, ThemeJson, noise_name};
+use crate::domain::RepoId;
 use crate::domain::findings::SourceComment;
 use crate::domain::findings::{Evidence, EvidenceKind, Finding, Status};
 use crate::domain::history::Coupling;
@@ -228,7 +229,7 @@ pub fn load(conn: &Connection, repo: &AnalysedRepo, web_base: Option<&str>) -> R
 /// The active themes of `repo_id`, the largest first, with the comments still stored.
 fn active_themes(
     conn: &Connection,
-    repo_id: i64,
+    repo_id: RepoId,
     sources: &BTreeMap<i64, SourceComment>,
     outside_id: &dyn Fn(i64) -> String,
 ) -> Result<Vec<Theme>> {

@@ -6,6 +6,7 @@ use anyhow::Result;
 use sha2::{Digest, Sha256};
 
 use crate::domain::findings::Finding;
+use crate::domain::{PrNumber, RepoId, UnixMs};
 use crate::github::ops::checks::{CheckAction, CheckAnnotation, CheckOutput, CheckRunFields};
 use crate::github::repo::RepoClient;
 use crate::render::check_run::{
@@ -17,7 +18,7 @@ use crate::store::publications::{self, PublishedCheckRun};
 
 /// What a check run is computed from.
 pub struct CheckRunInput<'a> {
-    pub pr_number: i64,
+    pub pr_number: PrNumber,
     pub head_sha: &'a str,
     pub findings: &'a [Finding],
     pub past_comments: &'a [PastComment],
@@ -38,9 +39,9 @@ pub enum CheckRunOutcome {
 pub async fn publish(
     github: &RepoClient<'_>,
     store: &Store,
-    repo_id: i64,
+    repo_id: RepoId,
     input: &CheckRunInput<'_>,
-    now_ms: i64,
+    now: UnixMs,
 ) -> Result<CheckRunOutcome> {
     let changed: Vec<String> = github
         .pull_request_files(input.pr_number)
@@ -91,14 +92,7 @@ pub async fn publish(
         output_hash: hash.published_over(known_hash).to_string(),
     };
     store.write_derived(|tx| {
-        publications::save_check_run(
-            tx,
-            repo_id,
-            input.head_sha,
-            input.pr_number,
-            &record,
-            now_ms,
-        )
+        publications::save_check_run(tx, repo_id, input.head_sha, input.pr_number, &record, now)
     })?;
     Ok(CheckRunOutcome::Published {
         id: published.id,

@@ -5,6 +5,7 @@
 use anyhow::Result;
 
 use crate::domain::markers::FINDINGS_MARKER;
+use crate::domain::{RepoId, UnixMs};
 use crate::github::ops::issues::{IssueUpdate, NewIssue, PinOutcome};
 use crate::github::repo::RepoClient;
 use crate::render::wording;
@@ -27,9 +28,9 @@ pub enum IssueOutcome {
 pub struct Target<'a> {
     pub github: &'a RepoClient<'a>,
     pub store: &'a Store,
-    pub repo_id: i64,
+    pub repo_id: RepoId,
     pub settings: &'a IssueSettings,
-    pub now_ms: i64,
+    pub now: UnixMs,
 }
 
 /// Publishes `body` as the findings issue. A body whose content is the one last published
@@ -196,7 +197,7 @@ fn save(
         pinned,
     };
     target.store.write_derived(|tx| {
-        publications::save_findings_issue(tx, target.repo_id, &issue, target.now_ms)
+        publications::save_findings_issue(tx, target.repo_id, &issue, target.now)
     })
 }
 

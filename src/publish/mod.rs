@@ -10,10 +10,10 @@ use std::collections::{BTreeSet, HashMap};
 use anyhow::Result;
 
 use crate::analysis::Outcome;
-use crate::domain::RepoName;
 use crate::domain::findings::SourceComment;
 use crate::domain::github_web::web_url;
 use crate::domain::job::JobKind;
+use crate::domain::{RepoId, RepoName};
 use crate::render::issue::{BackfillProgress, IssueView, Summary};
 use crate::render::links::LinkStyle;
 use crate::render::wording::ReviewWindow;
@@ -54,7 +54,7 @@ pub fn commit_link_base(links: &LinkStyle, repo: &RepoName) -> String {
 pub fn findings_issue_url(
     store: &Store,
     links: &LinkStyle,
-    repo_id: i64,
+    repo_id: RepoId,
     repo: &RepoName,
 ) -> Result<Option<String>> {
     let known = publications::findings_issue(&store.reader()?, repo_id)?;
@@ -75,7 +75,7 @@ pub fn comment_links(
 /// its first page yet).
 pub fn backfill_progress(
     store: &Store,
-    repo_id: i64,
+    repo_id: RepoId,
     repo: &RepoName,
 ) -> Result<Option<BackfillProgress>> {
     let reader = store.reader()?;

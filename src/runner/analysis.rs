@@ -50,7 +50,7 @@ impl RepoJob<'_> {
             }
         };
         tracing::info!(%repo, prs = summary.progress.prs_done, already_done = summary.already_done, "backfill finished");
-        let now = runner.clock.now_ms();
+        let now = runner.clock.now();
         runner.store.write_derived(|tx| {
             let job = Job::Analysis(Analysis {
                 reason: AnalysisReason::Backfill,
@@ -73,7 +73,7 @@ impl RepoJob<'_> {
         let resolved = self.repo_config().await?;
         let config = &resolved.config;
         let history = self.history().await;
-        let now = runner.now_secs();
+        let now = runner.clock.now();
         let request = Request {
             repo_id: self.repo_id,
             repo: self.repo.as_str(),
@@ -81,7 +81,7 @@ impl RepoJob<'_> {
             history: &history.report,
             repo_path: history.mirror.as_deref(),
             now,
-            window_end: now,
+            window_end: now.as_secs(),
             models: Models {
                 llm: runner.models.llm.as_ref(),
                 embedder: runner.models.embedder.as_ref(),
@@ -97,7 +97,7 @@ impl RepoJob<'_> {
             config,
             &resolved.problems,
             history.report.head.as_deref(),
-            now,
+            now.as_secs(),
         );
         runner
             .store
@@ -110,7 +110,7 @@ impl RepoJob<'_> {
                 head: history.report.head.as_deref(),
                 backfill: publish::backfill_progress(&runner.store, self.repo_id, &self.repo)?,
                 links: Some(&runner.links),
-                now,
+                now: now.as_secs(),
                 notes: Vec::new(),
             };
             let body = render_issue(&publish::issue_view(&outcome, &context));
@@ -119,7 +119,7 @@ impl RepoJob<'_> {
                 store: &runner.store,
                 repo_id: self.repo_id,
                 settings: &config.issue,
-                now_ms: runner.clock.now_ms(),
+                now,
             };
             let published = issue::publish(&target, &body, verify).await?;
             tracing::info!(repo = %self.repo, findings = outcome.listing.active.len(), ?published, "analysis published");

@@ -4,6 +4,7 @@ use anyhow::Result;
 
 use super::RepoJob;
 use crate::analysis::window_start;
+use crate::domain::PrNumber;
 use crate::domain::job::CheckRun;
 use crate::publish::check_run::{self, CheckRunInput, CheckRunOutcome};
 use crate::publish::{self, commit_link_base};
@@ -18,7 +19,7 @@ impl RepoJob<'_> {
         let (pr, sha) = (job.pr, job.head_sha.as_str());
         let stored = repos::pull_request_head(&self.runner.store.reader()?, self.repo_id, pr)?;
         if stored.as_deref().is_some_and(|head| head != sha) {
-            tracing::info!(repo = %self.repo, pr, sha, "not the pull request's head any more: no check run");
+            tracing::info!(repo = %self.repo, %pr, sha, "not the pull request's head any more: no check run");
             return Ok(());
         }
         let resolved = self.repo_config().await?;
@@ -29,7 +30,7 @@ impl RepoJob<'_> {
     pub(super) async fn publish_check_run(
         &self,
         config: &RepoConfig,
-        pr: i64,
+        pr: PrNumber,
         sha: &str,
     ) -> Result<()> {
         if !config.publish.check_run {
@@ -71,11 +72,11 @@ impl RepoJob<'_> {
             store,
             self.repo_id,
             &input,
-            runner.clock.now_ms(),
+            runner.clock.now(),
         )
         .await?;
         if let CheckRunOutcome::Published { id, applicable } = outcome {
-            tracing::info!(repo = %self.repo, pr, sha, check_run = id, applicable, "check run published");
+            tracing::info!(repo = %self.repo, %pr, sha, check_run = id, applicable, "check run published");
         }
         Ok(())
     }

@@ -4,9 +4,12 @@
 //! A reply carries a hidden marker with the command comment's id, so a retried job finds it
 //! instead of posting twice; reactions are idempotent on GitHub's side.
 
+use std::time::Duration;
+
 use anyhow::Result;
 
 use super::RepoJob;
+use crate::domain::PrNumber;
 use crate::domain::job::{Command, CommandJob, CommandSource};
 use crate::domain::markers::reply_marker;
 use crate::github::ops::comments::{Reaction, ReactionTarget};
@@ -57,8 +60,8 @@ impl RepoJob<'_> {
     /// it (the store remembers which job did, across restarts).
     fn take_refresh_slot(&self) -> Result<bool> {
         let runner = self.runner;
-        let now = runner.clock.now_ms();
-        let cooldown = runner.settings.refresh_cooldown_ms;
+        let now = runner.clock.now();
+        let cooldown = runner.settings.refresh_cooldown;
         runner.store.write_derived(|tx| {
             publications::take_refresh_slot(tx, self.repo_id, self.job.id, now, cooldown)
         })
@@ -68,16 +71,20 @@ impl RepoJob<'_> {
     fn cooldown_minutes_left(&self) -> Result<u64> {
         let runner = self.runner;
         let last = publications::last_refresh_at(&runner.store.reader()?, self.repo_id)?;
-        let left_ms = last.map_or(0, |at| {
-            at + runner.settings.refresh_cooldown_ms - runner.clock.now_ms()
+        let left = last.map_or(Duration::ZERO, |at| {
+            (at + runner.settings.refresh_cooldown).since(runner.clock.now())
         });
-        let minutes = (left_ms.max(0) + 59_999) / 60_000;
-        Ok(u64::try_from(minutes).unwrap_or(1).max(1))
+        Ok(left
+            .as_millis()
+            .div_ceil(60_000)
+            .try_into()
+            .unwrap_or(1)
+            .max(1))
     }
 
     /// The pull request and head commit whose check run a refresh updates: the stored head of
     /// the commented pull request, or the button's commit.
-    fn refreshed_head(&self, source: &CommandSource) -> Result<Option<(i64, String)>> {
+    fn refreshed_head(&self, source: &CommandSource) -> Result<Option<(PrNumber, String)>> {
         match source {
             CommandSource::Comment { pr, .. } => {
                 let stored =

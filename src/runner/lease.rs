@@ -23,24 +23,24 @@ pub struct LeaseKeeper {
 }
 
 impl LeaseKeeper {
-    /// Starts renewing the lease `owner` holds on job `id` for `lease_ms` at a time.
+    /// Starts renewing the lease `owner` holds on job `id` for `lease` at a time.
     pub fn start(
         store: Arc<Store>,
         clock: Arc<dyn Clock>,
         id: i64,
         owner: String,
-        lease_ms: i64,
+        lease: Duration,
     ) -> Result<LeaseKeeper> {
         let (stop, stopped) = mpsc::channel::<()>();
         let (lost_sender, lost) = watch::channel(false);
-        let period = Duration::from_millis(u64::try_from(lease_ms / 4).unwrap_or(1).max(1));
-        let mut held_until = clock.now_ms().saturating_add(lease_ms);
+        let period = (lease / 4).max(Duration::from_millis(1));
+        let mut held_until = clock.now() + lease;
         std::thread::Builder::new()
             .name(format!("lease-job-{id}"))
             .spawn(move || {
                 while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(period) {
-                    let now = clock.now_ms();
-                    let until = now.saturating_add(lease_ms);
+                    let now = clock.now();
+                    let until = now + lease;
                     let renewed = store.write_derived(|tx| jobs::extend_lease(tx, id, &owner, until));
                     let lost = match renewed {
                         Ok(true) => {
@@ -51,8 +51,7 @@ impl LeaseKeeper {
                         // Another try comes in one period: too late if the lease runs out first.
                         Err(error) => {
                             tracing::warn!(job = id, error = %format!("{error:#}"), "cannot renew the job's lease");
-                            now.saturating_add(i64::try_from(period.as_millis()).unwrap_or(i64::MAX))
-                                >= held_until
+                            now + period >= held_until
                         }
                     };
                     if lost {
@@ -79,16 +78,16 @@ mod tests {
     use super::*;
     use crate::clock::SystemClock;
     use crate::domain::job::{Analysis, AnalysisReason, Job, Occasion};
-    use crate::domain::{Repo, RepoName};
+    use crate::domain::{Repo, RepoId, RepoName, UnixMs};
     use crate::store::repos;
 
-    fn store_with_claimed_job(dir: &tempfile::TempDir, owner: &str, lease_ms: i64) -> Arc<Store> {
+    fn store_with_claimed_job(dir: &tempfile::TempDir, owner: &str, lease: Duration) -> Arc<Store> {
         let store = Arc::new(Store::open(&dir.path().join("gitlore.db")).unwrap());
-        let now = SystemClock.now_ms();
+        let now = SystemClock.now();
         store
             .write(|tx| {
                 let repo = Repo {
-                    id: 1,
+                    id: RepoId(1),
                     name: RepoName::parse("o/r").unwrap(),
                     default_branch: None,
                     private: false,
@@ -97,14 +96,14 @@ mod tests {
                 let job = Job::Analysis(Analysis {
                     reason: AnalysisReason::Schedule,
                 });
-                jobs::enqueue(tx, 1, &job, Occasion::Once, now)?;
-                jobs::claim(tx, owner, now, lease_ms).map(drop)
+                jobs::enqueue(tx, RepoId(1), &job, Occasion::Once, now)?;
+                jobs::claim(tx, owner, now, lease).map(drop)
             })
             .unwrap();
         store
     }
 
-    fn lease_expiry(store: &Store) -> i64 {
+    fn lease_expiry(store: &Store) -> UnixMs {
         store
             .reader()
             .unwrap()
@@ -115,15 +114,22 @@ mod tests {
     #[tokio::test]
     async fn a_running_job_keeps_its_short_lease_past_its_length() {
         let dir = tempfile::tempdir().unwrap();
-        let store = store_with_claimed_job(&dir, "a", 200);
-        let mut keeper =
-            LeaseKeeper::start(store.clone(), Arc::new(SystemClock), 1, "a".into(), 200).unwrap();
+        let store = store_with_claimed_job(&dir, "a", Duration::from_millis(200));
+        let mut keeper = LeaseKeeper::start(
+            store.clone(),
+            Arc::new(SystemClock),
+            1,
+            "a".into(),
+            Duration::from_millis(200),
+        )
+        .unwrap();
         let outlived = tokio::time::timeout(Duration::from_millis(700), keeper.lost()).await;
         assert!(outlived.is_err(), "the lease was held");
-        assert!(lease_expiry(&store) > SystemClock.now_ms());
+        assert!(lease_expiry(&store) > SystemClock.now());
         let id: Option<i64> = store
             .write(|tx| {
-                jobs::claim(tx, "b", SystemClock.now_ms(), 200).map(|job| job.map(|j| j.id))
+                jobs::claim(tx, "b", SystemClock.now(), Duration::from_millis(200))
+                    .map(|job| job.map(|j| j.id))
             })
             .unwrap();
         assert_eq!(id, None, "nobody else can claim it meanwhile");
@@ -132,9 +138,15 @@ mod tests {
     #[tokio::test]
     async fn a_lease_taken_over_is_reported_lost() {
         let dir = tempfile::tempdir().unwrap();
-        let store = store_with_claimed_job(&dir, "a", 200);
-        let mut keeper =
-            LeaseKeeper::start(store.clone(), Arc::new(SystemClock), 1, "a".into(), 200).unwrap();
+        let store = store_with_claimed_job(&dir, "a", Duration::from_millis(200));
+        let mut keeper = LeaseKeeper::start(
+            store.clone(),
+            Arc::new(SystemClock),
+            1,
+            "a".into(),
+            Duration::from_millis(200),
+        )
+        .unwrap();
         store
             .write(|tx| {
                 tx.execute("UPDATE jobs SET lease_owner = 'b'", [])?;

@@ -23,8 +23,8 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::clock::Clock;
-use crate::domain::RepoName;
 use crate::domain::job::Job;
+use crate::domain::{RepoId, RepoName, UnixMs};
 use crate::github::client::GitHub;
 use crate::github::repo::RepoClient;
 use crate::knowledge::embed::remote::RemoteEmbedder;
@@ -40,7 +40,7 @@ use lease::LeaseKeeper;
 use permissions::PermissionCache;
 
 /// A job's lease: a restart after a crash resumes its repository's work within this long.
-pub const DEFAULT_JOB_LEASE_MS: i64 = 60 * 1000;
+pub const DEFAULT_JOB_LEASE: Duration = Duration::from_secs(60);
 
 /// How the runner works.
 #[derive(Debug, Clone)]
@@ -49,17 +49,17 @@ pub struct RunnerSettings {
     pub workers: usize,
     /// How long a claimed job is leased at a time (renewed while it runs): a runner that dies
     /// releases its jobs after this.
-    pub lease_ms: i64,
+    pub lease: Duration,
     /// How often an idle worker looks for due jobs.
     pub poll: Duration,
     /// Attempts before a job fails for good.
     pub max_attempts: i64,
     /// The wait before the first retry; each further retry waits 4 times longer.
-    pub first_retry_ms: i64,
+    pub first_retry: Duration,
     /// One `/gitlore refresh` per repository per this long.
-    pub refresh_cooldown_ms: i64,
+    pub refresh_cooldown: Duration,
     /// How long a collaborator's permission is trusted without asking GitHub again.
-    pub permission_ttl_ms: i64,
+    pub permission_ttl: Duration,
     /// Where the git history comes from; `None` analyses review comments alone.
     pub history: Option<HistorySource>,
 }
@@ -68,25 +68,24 @@ impl Default for RunnerSettings {
     fn default() -> RunnerSettings {
         RunnerSettings {
             workers: 2,
-            lease_ms: DEFAULT_JOB_LEASE_MS,
+            lease: DEFAULT_JOB_LEASE,
             poll: Duration::from_secs(1),
             max_attempts: 5,
-            first_retry_ms: 30 * 1000,
-            refresh_cooldown_ms: 10 * 60 * 1000,
-            permission_ttl_ms: 5 * 60 * 1000,
+            first_retry: Duration::from_secs(30),
+            refresh_cooldown: Duration::from_secs(10 * 60),
+            permission_ttl: Duration::from_secs(5 * 60),
             history: None,
         }
     }
 }
 
 impl RunnerSettings {
-    /// When a job that failed its `attempts`-th attempt at `now_ms` runs again.
-    fn retry_at(&self, now_ms: i64, attempts: i64) -> i64 {
+    /// When a job that failed its `attempts`-th attempt at `now` runs again.
+    fn retry_at(&self, now: UnixMs, attempts: i64) -> UnixMs {
         let exponent = u32::try_from(attempts.clamp(1, 16) - 1).unwrap_or(0);
-        now_ms.saturating_add(
-            self.first_retry_ms
-                .saturating_mul(4_i64.saturating_pow(exponent)),
-        )
+        now + self
+            .first_retry
+            .saturating_mul(4_u32.saturating_pow(exponent))
     }
 }
 
@@ -120,7 +119,7 @@ struct Inner {
 struct RepoJob<'a> {
     runner: &'a Inner,
     job: &'a ClaimedJob,
-    repo_id: i64,
+    repo_id: RepoId,
     repo: RepoName,
     /// GitHub as the installation sees the repository.
     github: RepoClient<'a>,
@@ -139,8 +138,8 @@ impl Runner {
     ) -> Runner {
         // Unique per process life: a restarted process (in a container, often with the same pid)
         // never mistakes its previous life's leases for its own.
-        let owner = format!("runner-{}-{:x}", std::process::id(), clock.now_ms());
-        let permissions = PermissionCache::new(settings.permission_ttl_ms);
+        let owner = format!("runner-{}-{:x}", std::process::id(), clock.now().0);
+        let permissions = PermissionCache::new(settings.permission_ttl);
         Runner {
             inner: Arc::new(Inner {
                 store,
@@ -208,10 +207,10 @@ impl Runner {
     async fn run_one(&self, worker: usize) -> Result<bool> {
         let inner = &self.inner;
         let owner = format!("{}-{worker}", inner.owner);
-        let now = inner.clock.now_ms();
+        let now = inner.clock.now();
         let claimed = inner
             .store
-            .write_derived(|tx| jobs::claim(tx, &owner, now, inner.settings.lease_ms))?;
+            .write_derived(|tx| jobs::claim(tx, &owner, now, inner.settings.lease))?;
         let Some(job) = claimed else {
             return Ok(false);
         };
@@ -223,7 +222,7 @@ impl Runner {
             );
             return Ok(true);
         };
-        let now = inner.clock.now_ms();
+        let now = inner.clock.now();
         match outcome {
             Ok(()) => {
                 inner.store.write_derived(|tx| jobs::complete(tx, job.id))?;
@@ -259,7 +258,7 @@ impl Runner {
             inner.clock.clone(),
             job.id,
             owner.to_string(),
-            inner.settings.lease_ms,
+            inner.settings.lease,
         )?;
         tokio::select! {
             outcome = inner.handle(job) => Ok(Some(outcome)),
@@ -278,7 +277,7 @@ impl Inner {
         let Some(installed) = installed else {
             tracing::info!(
                 job = job.id,
-                repo_id,
+                %repo_id,
                 "the repository is no longer installed: job dropped"
             );
             return Ok(());
@@ -307,7 +306,7 @@ impl Inner {
     }
 
     fn now_secs(&self) -> i64 {
-        self.clock.now_ms().div_euclid(1000)
+        self.clock.now().as_secs()
     }
 }
 
@@ -318,8 +317,8 @@ mod tests {
     #[test]
     fn retries_back_off_by_four() {
         let settings = RunnerSettings::default();
-        assert_eq!(settings.retry_at(0, 1), 30_000);
-        assert_eq!(settings.retry_at(0, 2), 120_000);
-        assert_eq!(settings.retry_at(1_000, 3), 1_000 + 480_000);
+        assert_eq!(settings.retry_at(UnixMs(0), 1), UnixMs(30_000));
+        assert_eq!(settings.retry_at(UnixMs(0), 2), UnixMs(120_000));
+        assert_eq!(settings.retry_at(UnixMs(1_000), 3), UnixMs(481_000));
     }
 }

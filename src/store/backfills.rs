@@ -4,6 +4,8 @@
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::domain::{RepoId, UnixMs};
+
 /// Where a repository's backfill stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BackfillStatus {
@@ -33,7 +35,7 @@ impl BackfillStatus {
 /// A repository's backfill state as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BackfillState {
-    pub repo_id: i64,
+    pub repo_id: RepoId,
     /// Unix seconds: pull requests updated before are not read.
     pub window_start: i64,
     /// `endCursor` of the last committed pull-request page; `None` before the first.
@@ -42,8 +44,8 @@ pub struct BackfillState {
     pub comments_done: i64,
     pub status: BackfillStatus,
     pub last_error: Option<String>,
-    /// Unix ms of the last change.
-    pub updated_at: i64,
+    /// When it last changed.
+    pub updated_at: UnixMs,
 }
 
 /// The backfill state of the repository named `full_name` (`owner/name`), if it has one.
@@ -97,12 +99,12 @@ pub fn save(conn: &Connection, state: &BackfillState) -> Result<()> {
 }
 
 /// Records that a repository's backfill failed, keeping its cursor for the next attempt.
-pub fn mark_failed(conn: &Connection, repo_id: i64, error: &str, now_ms: i64) -> Result<()> {
+pub fn mark_failed(conn: &Connection, repo_id: RepoId, error: &str, now: UnixMs) -> Result<()> {
     conn.prepare_cached(
         "UPDATE backfills SET state = 'failed', last_error = ?2, updated_at = ?3
           WHERE repo_id = ?1",
     )?
-    .execute(params![repo_id, error, now_ms])?;
+    .execute(params![repo_id, error, now])?;
     Ok(())
 }
 
@@ -116,14 +118,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("gitlore.db")).unwrap();
         let state = BackfillState {
-            repo_id: 5,
+            repo_id: RepoId(5),
             window_start: 1_000,
             cursor: Some("c2".into()),
             prs_done: 50,
             comments_done: 700,
             status: BackfillStatus::Running,
             last_error: None,
-            updated_at: 9,
+            updated_at: UnixMs(9),
         };
         store
             .write(|tx| {
@@ -132,7 +134,7 @@ mod tests {
                     [],
                 )?;
                 save(tx, &state)?;
-                mark_failed(tx, 5, "GitHub answered 502", 10)
+                mark_failed(tx, RepoId(5), "GitHub answered 502", UnixMs(10))
             })
             .unwrap();
         let found = find_by_name(&store.reader().unwrap(), "Acme/Widgets")
@@ -143,7 +145,7 @@ mod tests {
             BackfillState {
                 status: BackfillStatus::Failed,
                 last_error: Some("GitHub answered 502".into()),
-                updated_at: 10,
+                updated_at: UnixMs(10),
                 ..state
             }
         );

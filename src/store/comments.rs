@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::domain::classification::BUILTIN_NAME;
-use crate::domain::{Comment, CommentKind, is_pr_author};
+use crate::domain::{Comment, CommentKind, PrNumber, RepoId, is_pr_author};
 
 /// What an upsert did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,8 +38,8 @@ pub struct Version<'a> {
 /// Inserts or updates a comment, unless the stored version is newer or a tombstone.
 pub fn upsert(
     conn: &Connection,
-    repo_id: i64,
-    pr_number: i64,
+    repo_id: RepoId,
+    pr_number: PrNumber,
     comment: &Comment,
     version: &Version<'_>,
 ) -> Result<Upserted> {
@@ -138,7 +138,12 @@ pub fn upsert(
 
 /// Marks a comment deleted, creating a tombstone if it was never seen. The body is dropped: a
 /// comment its author deleted is not kept.
-pub fn tombstone(conn: &Connection, repo_id: i64, pr_number: i64, comment: &Comment) -> Result<()> {
+pub fn tombstone(
+    conn: &Connection,
+    repo_id: RepoId,
+    pr_number: PrNumber,
+    comment: &Comment,
+) -> Result<()> {
     conn.prepare_cached(
         "INSERT INTO comments (repo_id, pr_number, kind, github_id, node_id, author_login,
             author_is_bot, updated_at, deleted, created_at, html_url)
@@ -170,7 +175,7 @@ pub fn tombstone(conn: &Connection, repo_id: i64, pr_number: i64, comment: &Comm
 /// Records a thread's resolution and applies it to the thread's comments already stored.
 pub fn set_thread_resolution(
     conn: &Connection,
-    repo_id: i64,
+    repo_id: RepoId,
     root_id: i64,
     node_id: Option<&str>,
     resolved: bool,
@@ -225,7 +230,7 @@ pub struct Unclassified {
 /// made for another key than `{version}:{body_hash}`.
 pub fn unclassified(
     conn: &Connection,
-    repo_id: i64,
+    repo_id: RepoId,
     classifier: &str,
     version: &str,
 ) -> Result<Vec<Unclassified>> {
@@ -267,7 +272,7 @@ pub fn set_noise(conn: &Connection, comment_id: i64, noise: Option<&str>) -> Res
 pub struct StoredComment {
     pub id: i64,
     pub repo: String,
-    pub pr_number: i64,
+    pub pr_number: PrNumber,
     pub kind: String,
     pub github_id: i64,
     pub author_login: String,
@@ -326,7 +331,7 @@ pub fn list_for_repo(conn: &Connection, repo: &str) -> Result<Vec<StoredComment>
 
 /// The newest comment id of repository `repo_id` (0 without comments): what an analysis has
 /// read, for the scheduler.
-pub fn newest_id(conn: &Connection, repo_id: i64) -> Result<i64> {
+pub fn newest_id(conn: &Connection, repo_id: RepoId) -> Result<i64> {
     Ok(conn.query_row(
         "SELECT coalesce(max(id), 0) FROM comments WHERE repo_id = ?1",
         [repo_id],
@@ -389,7 +394,7 @@ pub struct InlineComment {
 }
 
 /// The inline review comments of `repo_id` that are neither deleted nor noise and have a line.
-pub fn inline_comments(conn: &Connection, repo_id: i64) -> Result<Vec<InlineComment>> {
+pub fn inline_comments(conn: &Connection, repo_id: RepoId) -> Result<Vec<InlineComment>> {
     let mut stmt = conn.prepare_cached(
         "SELECT path, line, body FROM comments
           WHERE repo_id = ?1 AND kind = 'inline' AND deleted = 0 AND noise IS NULL

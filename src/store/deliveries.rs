@@ -1,7 +1,11 @@
 //! The `deliveries` table: the durable inbox of verified webhooks and its lease-based claiming.
 
+use std::time::Duration;
+
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::domain::{InstallationId, UnixMs};
 
 /// A verified webhook delivery as received, its body compressed for storage.
 #[derive(Debug, Clone)]
@@ -57,12 +61,12 @@ pub struct DeliveryRow {
     pub event: String,
     pub state: String,
     pub attempts: i64,
-    pub received_at: i64,
+    pub received_at: UnixMs,
     pub last_error: Option<String>,
 }
 
 /// Stores deliveries, ignoring ids already present. Call inside one transaction for group commit.
-pub fn insert(conn: &Connection, deliveries: &[NewDelivery], now_ms: i64) -> Result<Vec<Inserted>> {
+pub fn insert(conn: &Connection, deliveries: &[NewDelivery], now: UnixMs) -> Result<Vec<Inserted>> {
     let mut insert = conn.prepare_cached(
         "INSERT INTO deliveries (id, event, received_at, next_attempt_at)
          VALUES (?1, ?2, ?3, ?3) ON CONFLICT (id) DO NOTHING RETURNING seq",
@@ -73,7 +77,7 @@ pub fn insert(conn: &Connection, deliveries: &[NewDelivery], now_ms: i64) -> Res
         .iter()
         .map(|d| {
             let seq: Option<i64> = insert
-                .query_row(params![d.id, d.event, now_ms], |row| row.get(0))
+                .query_row(params![d.id, d.event, now], |row| row.get(0))
                 .optional()?;
             let Some(seq) = seq else {
                 return Ok(Inserted::Duplicate);
@@ -91,8 +95,8 @@ pub fn insert(conn: &Connection, deliveries: &[NewDelivery], now_ms: i64) -> Res
 pub fn claim(
     conn: &Connection,
     owner: &str,
-    now_ms: i64,
-    lease_ms: i64,
+    now: UnixMs,
+    lease: Duration,
     limit: usize,
 ) -> Result<Vec<Claimed>> {
     let mut stmt = conn.prepare_cached(
@@ -106,7 +110,7 @@ pub fn claim(
     )?;
     let limit = i64::try_from(limit).unwrap_or(i64::MAX);
     let mut claimed = stmt
-        .query_map(params![owner, now_ms + lease_ms, now_ms, limit], |row| {
+        .query_map(params![owner, now + lease, now, limit], |row| {
             Ok(Claimed {
                 seq: row.get(0)?,
                 id: row.get(1)?,
@@ -134,7 +138,11 @@ pub fn decompress(stored: &[u8]) -> Result<Vec<u8>, String> {
 }
 
 /// Records the installation a claimed delivery came through.
-pub fn record_installation(conn: &Connection, seq: i64, installation_id: i64) -> Result<()> {
+pub fn record_installation(
+    conn: &Connection,
+    seq: i64,
+    installation_id: InstallationId,
+) -> Result<()> {
     conn.prepare_cached("UPDATE deliveries SET installation_id = ?1 WHERE seq = ?2")?
         .execute(params![installation_id, seq])?;
     Ok(())
@@ -142,7 +150,10 @@ pub fn record_installation(conn: &Connection, seq: i64, installation_id: i64) ->
 
 /// Deletes the raw bodies of every delivery an installation sent (their rows stay, for the
 /// counts); returns how many.
-pub fn delete_installation_bodies(conn: &Connection, installation_id: i64) -> Result<usize> {
+pub fn delete_installation_bodies(
+    conn: &Connection,
+    installation_id: InstallationId,
+) -> Result<usize> {
     Ok(conn.execute(
         "DELETE FROM delivery_bodies WHERE seq IN (SELECT seq FROM deliveries
           WHERE installation_id = ?1)",
@@ -158,7 +169,7 @@ pub fn complete(
     owner: &str,
     ignored: bool,
     outcome: &str,
-    now_ms: i64,
+    now: UnixMs,
 ) -> Result<bool> {
     let state = if ignored { "ignored" } else { "done" };
     let changed = conn
@@ -168,23 +179,23 @@ pub fn complete(
                     lease_owner = NULL, lease_expires_at = NULL
               WHERE seq = ?4 AND lease_owner = ?5 AND state = 'pending'",
         )?
-        .execute(params![state, outcome, now_ms, seq, owner])?;
+        .execute(params![state, outcome, now, seq, owner])?;
     Ok(changed == 1)
 }
 
-/// Records a failed attempt: back to `pending` at `retry_at_ms`, or `failed` for good when
-/// `retry_at_ms` is `None`. The error text is kept either way.
+/// Records a failed attempt: back to `pending` at `retry_at`, or `failed` for good when
+/// `retry_at` is `None`. The error text is kept either way.
 pub fn fail(
     conn: &Connection,
     seq: i64,
     owner: &str,
     error: &str,
-    retry_at_ms: Option<i64>,
-    now_ms: i64,
+    retry_at: Option<UnixMs>,
+    now: UnixMs,
 ) -> Result<()> {
-    let (state, next) = match retry_at_ms {
+    let (state, next) = match retry_at {
         Some(at) => ("pending", at),
-        None => ("failed", now_ms),
+        None => ("failed", now),
     };
     conn.prepare_cached(
         "UPDATE deliveries
@@ -192,7 +203,7 @@ pub fn fail(
                 lease_owner = NULL, lease_expires_at = NULL
           WHERE seq = ?5 AND lease_owner = ?6",
     )?
-    .execute(params![state, next, error, now_ms, seq, owner])?;
+    .execute(params![state, next, error, now, seq, owner])?;
     Ok(())
 }
 
@@ -228,32 +239,32 @@ pub fn count_by_state(conn: &Connection) -> Result<[(&'static str, i64); 4]> {
 
 /// Puts failed deliveries back in the queue with a fresh attempt budget: the ones named, or all
 /// of them when `ids` is empty. Returns how many were re-queued.
-pub fn retry_failed(conn: &Connection, ids: &[String], now_ms: i64) -> Result<usize> {
+pub fn retry_failed(conn: &Connection, ids: &[String], now: UnixMs) -> Result<usize> {
     const REQUEUE: &str = "UPDATE deliveries
             SET state = 'pending', attempts = 0, next_attempt_at = ?1,
                 lease_owner = NULL, lease_expires_at = NULL
           WHERE state = 'failed'";
     if ids.is_empty() {
-        return Ok(conn.execute(REQUEUE, [now_ms])?);
+        return Ok(conn.execute(REQUEUE, [now])?);
     }
     let mut stmt = conn.prepare(&format!("{REQUEUE} AND id = ?2"))?;
     let mut total = 0;
     for id in ids {
-        total += stmt.execute(params![now_ms, id])?;
+        total += stmt.execute(params![now, id])?;
     }
     Ok(total)
 }
 
-/// Deletes deliveries processed (done or ignored) before `cutoff_ms`, with their bodies.
-pub fn prune(conn: &Connection, cutoff_ms: i64) -> Result<usize> {
+/// Deletes deliveries processed (done or ignored) before `cutoff`, with their bodies.
+pub fn prune(conn: &Connection, cutoff: UnixMs) -> Result<usize> {
     conn.execute(
         "DELETE FROM delivery_bodies WHERE seq IN (SELECT seq FROM deliveries
           WHERE state IN ('done', 'ignored') AND processed_at < ?1)",
-        [cutoff_ms],
+        [cutoff],
     )?;
     Ok(conn.execute(
         "DELETE FROM deliveries WHERE state IN ('done', 'ignored') AND processed_at < ?1",
-        [cutoff_ms],
+        [cutoff],
     )?)
 }
 

@@ -11,6 +11,7 @@ use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
+use crate::domain::RepoId;
 use crate::domain::classification::{BUILTIN_NAME, Classification};
 use crate::domain::findings::{
     Category, Evidence, EvidenceKind, Finding, Severity, SourceComment, Status,
@@ -20,7 +21,7 @@ use crate::domain::findings::{
 /// `since` (unix s), by store id.
 pub fn load_source_comments(
     conn: &Connection,
-    repo_id: i64,
+    repo_id: RepoId,
     since: i64,
 ) -> Result<BTreeMap<i64, SourceComment>> {
     let mut stmt = conn.prepare(&format!(
@@ -60,7 +61,11 @@ pub fn load_source_comments(
 
 /// Review comments of `repo_id` (not noise, not deleted) written before `before` (unix s): what
 /// a window starting there leaves out.
-pub fn count_source_comments_before(conn: &Connection, repo_id: i64, before: i64) -> Result<usize> {
+pub fn count_source_comments_before(
+    conn: &Connection,
+    repo_id: RepoId,
+    before: i64,
+) -> Result<usize> {
     let count: i64 = conn
         .query_row(
             "SELECT count(*) FROM comments
@@ -85,7 +90,7 @@ struct StoredEvidence {
 /// seen at its `first_seen`, an existing one keeps its own; a dismissed one stays dismissed, a
 /// resolved one is active again), resolves every active finding absent from the run, and records
 /// the run.
-pub fn save_run(conn: &Connection, repo_id: i64, now: i64, findings: &[Finding]) -> Result<()> {
+pub fn save_run(conn: &Connection, repo_id: RepoId, now: i64, findings: &[Finding]) -> Result<()> {
     let mut upsert = conn.prepare_cached(
         "INSERT INTO findings (repo_id, id, category, severity, title, insight, evidence, files,
                                first_seen, last_seen, status)
@@ -148,7 +153,7 @@ pub fn save_run(conn: &Connection, repo_id: i64, now: i64, findings: &[Finding])
 /// whether the finding exists; dismissing a dismissed finding keeps the first dismissal.
 pub fn dismiss(
     conn: &Connection,
-    repo_id: i64,
+    repo_id: RepoId,
     finding_id: &str,
     by: &str,
     now: i64,
@@ -188,7 +193,7 @@ pub struct Listing {
 }
 
 /// The findings of `repo_id`: active, resolved by the last run, and dismissed.
-pub fn load(conn: &Connection, repo_id: i64) -> Result<Listing> {
+pub fn load(conn: &Connection, repo_id: RepoId) -> Result<Listing> {
     let run_at: Option<i64> = conn
         .prepare_cached("SELECT run_at FROM finding_runs WHERE repo_id = ?1")?
         .query_row([repo_id], |row| row.get(0))

@@ -4,10 +4,11 @@
 use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::domain::RepoId;
 use crate::domain::history::{Commit, FileChange};
 
 /// The head the stored commits lead to, if any were stored.
-pub fn stored_head(conn: &Connection, repo_id: i64) -> Result<Option<String>> {
+pub fn stored_head(conn: &Connection, repo_id: RepoId) -> Result<Option<String>> {
     Ok(conn
         .prepare_cached("SELECT head FROM history_heads WHERE repo_id = ?1")?
         .query_row([repo_id], |row| row.get(0))
@@ -18,7 +19,7 @@ pub fn stored_head(conn: &Connection, repo_id: i64) -> Result<Option<String>> {
 /// With `replace`, the stored history is dropped first (the old head is gone: a force-push).
 pub fn append(
     conn: &Connection,
-    repo_id: i64,
+    repo_id: RepoId,
     commits: &[Commit],
     head: &str,
     replace: bool,
@@ -71,7 +72,7 @@ pub fn append(
 }
 
 /// Every stored commit of the repository with its files, oldest first.
-pub fn commits(conn: &Connection, repo_id: i64) -> Result<Vec<Commit>> {
+pub fn commits(conn: &Connection, repo_id: RepoId) -> Result<Vec<Commit>> {
     let mut commits: Vec<(i64, Commit)> = conn
         .prepare_cached(
             "SELECT seq, sha, parents, author_name, author_email, authored_at, committed_at,
@@ -123,7 +124,7 @@ pub fn commits(conn: &Connection, repo_id: i64) -> Result<Vec<Commit>> {
 }
 
 /// Forgets the repository's stored history (a force-push, or the repository's removal).
-pub fn delete(conn: &Connection, repo_id: i64) -> Result<()> {
+pub fn delete(conn: &Connection, repo_id: RepoId) -> Result<()> {
     for table in ["commit_files", "commits", "history_heads"] {
         conn.prepare_cached(&format!("DELETE FROM {table} WHERE repo_id = ?1"))?
             .execute([repo_id])?;
@@ -133,7 +134,7 @@ pub fn delete(conn: &Connection, repo_id: i64) -> Result<()> {
 
 /// Whether the repository's mirror was marked stale (a push to its default branch); clears the
 /// mark, so a push during the fetch that follows marks it again.
-pub fn take_mirror_stale(conn: &Connection, repo_id: i64) -> Result<bool> {
+pub fn take_mirror_stale(conn: &Connection, repo_id: RepoId) -> Result<bool> {
     Ok(conn
         .prepare_cached(
             "UPDATE repos SET mirror_stale = 0 WHERE id = ?1 AND mirror_stale

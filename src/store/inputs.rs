@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 use rusqlite::{Connection, params};
 
 use crate::domain::classification::{BUILTIN_NAME, Classification};
-use crate::domain::{CommentKind, is_pr_author};
+use crate::domain::{CommentKind, RepoId, is_pr_author};
 
 /// One stored comment of the input.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,7 +31,7 @@ impl InputComment {
 }
 
 /// The comments of `repo_id` that are not deleted, ordered by (created, GitHub id).
-pub fn list(conn: &Connection, repo_id: i64) -> Result<Vec<InputComment>> {
+pub fn list(conn: &Connection, repo_id: RepoId) -> Result<Vec<InputComment>> {
     let mut stmt = conn.prepare(
         "SELECT c.id, c.kind, c.github_id, c.noise, k.labels, c.author_login, p.author_login
            FROM comments c
@@ -77,7 +77,7 @@ pub fn list(conn: &Connection, repo_id: i64) -> Result<Vec<InputComment>> {
 }
 
 /// Unix seconds of the newest comment of `repo_id` (created, or updated when undated).
-pub fn newest_comment_at(conn: &Connection, repo_id: i64) -> Result<Option<i64>> {
+pub fn newest_comment_at(conn: &Connection, repo_id: RepoId) -> Result<Option<i64>> {
     conn.query_row(
         "SELECT max(coalesce(created_at, updated_at)) FROM comments
           WHERE repo_id = ?1 AND deleted = 0",

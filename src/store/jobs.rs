@@ -2,19 +2,22 @@
 //! deduplicated so that the same work is never queued twice, and claimed by runners with a lease
 //! (an owner and an expiry), so that several runners can share the queue.
 
+use std::time::Duration;
+
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::domain::job::{Job, JobKind, Occasion};
+use crate::domain::{RepoId, UnixMs};
 
 /// Queues `job` for repository `repo_id` unless the same work is queued already (the same
 /// [`Job::dedupe_key`]). Returns whether it was queued.
 pub fn enqueue(
     conn: &Connection,
-    repo_id: i64,
+    repo_id: RepoId,
     job: &Job,
     occasion: Occasion<'_>,
-    now_ms: i64,
+    now: UnixMs,
 ) -> Result<bool> {
     let changed = conn
         .prepare_cached(
@@ -26,7 +29,7 @@ pub fn enqueue(
             repo_id,
             job.dedupe_key(repo_id, occasion),
             job.fields_json()?,
-            now_ms
+            now
         ])?;
     Ok(changed == 1)
 }
@@ -35,7 +38,7 @@ pub fn enqueue(
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobRow {
     pub kind: String,
-    pub repo_id: Option<i64>,
+    pub repo_id: Option<RepoId>,
     pub dedupe_key: String,
     pub payload: serde_json::Value,
     pub state: String,
@@ -60,7 +63,12 @@ pub fn list(conn: &Connection) -> Result<Vec<JobRow>> {
 
 /// Queues `job`, or puts a finished one with the same dedupe key back in the queue: for
 /// recurring work such as a repository's analysis. A pending job keeps its place and payload.
-pub fn enqueue_again(conn: &Connection, repo_id: i64, job: &Job, run_after_ms: i64) -> Result<()> {
+pub fn enqueue_again(
+    conn: &Connection,
+    repo_id: RepoId,
+    job: &Job,
+    run_after: UnixMs,
+) -> Result<()> {
     conn.prepare_cached(
         "INSERT INTO jobs (kind, repo_id, dedupe_key, payload, run_after, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?5)
@@ -74,24 +82,24 @@ pub fn enqueue_again(conn: &Connection, repo_id: i64, job: &Job, run_after_ms: i
         repo_id,
         job.dedupe_key(repo_id, Occasion::Once),
         job.fields_json()?,
-        run_after_ms
+        run_after
     ])?;
     Ok(())
 }
 
-/// Makes the pending job with `dedupe_key` due by `run_after_ms` at the latest (a scheduled
+/// Makes the pending job with `dedupe_key` due by `run_after` at the latest (a scheduled
 /// analysis waiting out its jitter runs as soon as a finished backfill wants it).
-pub fn hasten(conn: &Connection, dedupe_key: &str, run_after_ms: i64) -> Result<()> {
+pub fn hasten(conn: &Connection, dedupe_key: &str, run_after: UnixMs) -> Result<()> {
     conn.prepare_cached(
         "UPDATE jobs SET run_after = min(run_after, ?2)
           WHERE dedupe_key = ?1 AND state = 'pending'",
     )?
-    .execute(params![dedupe_key, run_after_ms])?;
+    .execute(params![dedupe_key, run_after])?;
     Ok(())
 }
 
 /// Whether a job of `kind` for `repo_id` is queued or running.
-pub fn has_pending(conn: &Connection, kind: JobKind, repo_id: i64) -> Result<bool> {
+pub fn has_pending(conn: &Connection, kind: JobKind, repo_id: RepoId) -> Result<bool> {
     Ok(conn
         .prepare_cached(
             "SELECT 1 FROM jobs WHERE kind = ?1 AND repo_id = ?2 AND state = 'pending' LIMIT 1",
@@ -105,20 +113,20 @@ pub fn has_pending(conn: &Connection, kind: JobKind, repo_id: i64) -> Result<boo
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClaimedJob {
     pub id: i64,
-    pub repo_id: Option<i64>,
+    pub repo_id: Option<RepoId>,
     pub job: Job,
     /// Including this one.
     pub attempts: i64,
 }
 
-/// Leases the oldest due job to `owner` until `now_ms + lease_ms`. A repository runs one job at
+/// Leases the oldest due job to `owner` until `now + lease`. A repository runs one job at
 /// a time: a job is not claimed while another job of its repository is leased. A job whose
 /// stored kind or fields do not read fails for good, with why, and the next one is claimed.
 pub fn claim(
     conn: &Connection,
     owner: &str,
-    now_ms: i64,
-    lease_ms: i64,
+    now: UnixMs,
+    lease: Duration,
 ) -> Result<Option<ClaimedJob>> {
     loop {
         let claimed = conn
@@ -134,11 +142,11 @@ pub fn claim(
                                ORDER BY j.run_after, j.id LIMIT 1)
               RETURNING id, kind, repo_id, payload, attempts",
             )?
-            .query_row(params![owner, now_ms + lease_ms, now_ms], |row| {
+            .query_row(params![owner, now + lease, now], |row| {
                 Ok((
                     row.get::<_, i64>(0)?,
                     row.get::<_, String>(1)?,
-                    row.get::<_, Option<i64>>(2)?,
+                    row.get::<_, Option<RepoId>>(2)?,
                     row.get::<_, String>(3)?,
                     row.get::<_, i64>(4)?,
                 ))
@@ -161,14 +169,14 @@ pub fn claim(
     }
 }
 
-/// Extends the lease `owner` holds on job `id` to `until_ms`. Returns whether it still held it.
-pub fn extend_lease(conn: &Connection, id: i64, owner: &str, until_ms: i64) -> Result<bool> {
+/// Extends the lease `owner` holds on job `id` to `until`. Returns whether it still held it.
+pub fn extend_lease(conn: &Connection, id: i64, owner: &str, until: UnixMs) -> Result<bool> {
     let changed = conn
         .prepare_cached(
             "UPDATE jobs SET lease_expires_at = ?3
               WHERE id = ?1 AND lease_owner = ?2 AND state = 'pending'",
         )?
-        .execute(params![id, owner, until_ms])?;
+        .execute(params![id, owner, until])?;
     Ok(changed == 1)
 }
 
@@ -182,13 +190,13 @@ pub fn complete(conn: &Connection, id: i64) -> Result<()> {
     Ok(())
 }
 
-/// Releases a leased job to run again at `run_after_ms`, keeping `error`.
-pub fn retry_later(conn: &Connection, id: i64, error: &str, run_after_ms: i64) -> Result<()> {
+/// Releases a leased job to run again at `run_after`, keeping `error`.
+pub fn retry_later(conn: &Connection, id: i64, error: &str, run_after: UnixMs) -> Result<()> {
     conn.prepare_cached(
         "UPDATE jobs SET run_after = ?2, last_error = ?3, lease_owner = NULL,
                 lease_expires_at = NULL WHERE id = ?1",
     )?
-    .execute(params![id, run_after_ms, error])?;
+    .execute(params![id, run_after, error])?;
     Ok(())
 }
 

@@ -21,6 +21,7 @@ pub mod publications;
 pub mod report;
 pub mod repos;
 pub mod run_reports;
+mod sql_types;
 pub mod themes;
 
 use std::path::{Path, PathBuf};

@@ -6,15 +6,17 @@ use std::collections::HashMap;
 use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::domain::{PrNumber, RepoId, UnixMs};
+
 /// An installed repository as the pages list it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RepoEntry {
-    pub id: i64,
+    pub id: RepoId,
     /// `owner/name`, lower-cased.
     pub full_name: String,
     pub private: bool,
-    /// Unix ms of the last analysis, if any.
-    pub last_run_at: Option<i64>,
+    /// When it was last analysed, if ever.
+    pub last_run_at: Option<UnixMs>,
     /// Active findings.
     pub findings: i64,
 }
@@ -57,7 +59,7 @@ pub fn repo(conn: &Connection, full_name: &str) -> Result<Option<RepoEntry>> {
 pub struct ThemeComment {
     pub author: String,
     pub body: String,
-    pub pr_number: i64,
+    pub pr_number: PrNumber,
     pub path: Option<String>,
     /// Its page on GitHub, when stored.
     pub url: Option<String>,
@@ -66,7 +68,7 @@ pub struct ThemeComment {
 /// Up to `per_theme` comments of each active theme of `repo_id` (newest first), by theme id.
 pub fn theme_comments(
     conn: &Connection,
-    repo_id: i64,
+    repo_id: RepoId,
     per_theme: usize,
 ) -> Result<HashMap<String, Vec<ThemeComment>>> {
     let mut stmt = conn.prepare_cached(
@@ -108,7 +110,7 @@ pub struct HistoryFigures {
 }
 
 /// The figures of `repo_id`'s stored history.
-pub fn history_figures(conn: &Connection, repo_id: i64) -> Result<HistoryFigures> {
+pub fn history_figures(conn: &Connection, repo_id: RepoId) -> Result<HistoryFigures> {
     let (commits, authors, first_commit_at, last_commit_at) = conn
         .prepare_cached(
             "SELECT count(*), count(DISTINCT author_email), min(committed_at), max(committed_at)
@@ -130,7 +132,11 @@ pub fn history_figures(conn: &Connection, repo_id: i64) -> Result<HistoryFigures
 }
 
 /// The GitHub page of each of `ids` (store ids of `repo_id`'s comments) that has one.
-pub fn comment_urls(conn: &Connection, repo_id: i64, ids: &[i64]) -> Result<HashMap<i64, String>> {
+pub fn comment_urls(
+    conn: &Connection,
+    repo_id: RepoId,
+    ids: &[i64],
+) -> Result<HashMap<i64, String>> {
     let mut stmt = conn.prepare_cached(
         "SELECT html_url FROM comments WHERE id = ?1 AND repo_id = ?2 AND html_url IS NOT NULL",
     )?;

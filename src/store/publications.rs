@@ -1,10 +1,13 @@
 //! The `findings_issues`, `check_runs`, `analysis_runs` and `couplings` tables: what was published where, and
 //! when each repository was last analysed or refreshed, and the couplings that analysis found.
 
+use std::time::Duration;
+
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::domain::history::Coupling;
+use crate::domain::{PrNumber, RepoId, UnixMs};
 use crate::repo_config::Schedule;
 
 /// A repository's findings issue as last published.
@@ -18,7 +21,7 @@ pub struct PublishedIssue {
 }
 
 /// The findings issue of `repo_id`, if one is known.
-pub fn findings_issue(conn: &Connection, repo_id: i64) -> Result<Option<PublishedIssue>> {
+pub fn findings_issue(conn: &Connection, repo_id: RepoId) -> Result<Option<PublishedIssue>> {
     Ok(conn
         .prepare_cached(
             "SELECT number, node_id, body, pinned FROM findings_issues WHERE repo_id = ?1",
@@ -34,12 +37,12 @@ pub fn findings_issue(conn: &Connection, repo_id: i64) -> Result<Option<Publishe
         .optional()?)
 }
 
-/// Records the findings issue of `repo_id` as published at `now_ms`.
+/// Records the findings issue of `repo_id` as published at `now`.
 pub fn save_findings_issue(
     conn: &Connection,
-    repo_id: i64,
+    repo_id: RepoId,
     issue: &PublishedIssue,
-    now_ms: i64,
+    now: UnixMs,
 ) -> Result<()> {
     conn.prepare_cached(
         "INSERT INTO findings_issues (repo_id, number, node_id, body, pinned, updated_at)
@@ -53,13 +56,13 @@ pub fn save_findings_issue(
         issue.node_id,
         issue.body,
         issue.pinned,
-        now_ms
+        now
     ])?;
     Ok(())
 }
 
 /// Forgets the findings issue of `repo_id` (it was deleted on GitHub).
-pub fn forget_findings_issue(conn: &Connection, repo_id: i64) -> Result<()> {
+pub fn forget_findings_issue(conn: &Connection, repo_id: RepoId) -> Result<()> {
     conn.prepare_cached("DELETE FROM findings_issues WHERE repo_id = ?1")?
         .execute([repo_id])?;
     Ok(())
@@ -75,7 +78,7 @@ pub struct PublishedCheckRun {
 /// The check run of `head_sha` in `repo_id`, if one was published.
 pub fn check_run(
     conn: &Connection,
-    repo_id: i64,
+    repo_id: RepoId,
     head_sha: &str,
 ) -> Result<Option<PublishedCheckRun>> {
     Ok(conn
@@ -91,14 +94,14 @@ pub fn check_run(
         .optional()?)
 }
 
-/// Records the check run of `head_sha` (pull request `pr_number`) as published at `now_ms`.
+/// Records the check run of `head_sha` (pull request `pr_number`) as published at `now`.
 pub fn save_check_run(
     conn: &Connection,
-    repo_id: i64,
+    repo_id: RepoId,
     head_sha: &str,
-    pr_number: i64,
+    pr_number: PrNumber,
     published: &PublishedCheckRun,
-    now_ms: i64,
+    now: UnixMs,
 ) -> Result<()> {
     conn.prepare_cached(
         "INSERT INTO check_runs (repo_id, head_sha, pr_number, check_run_id, output_hash, updated_at)
@@ -112,7 +115,7 @@ pub fn save_check_run(
         pr_number,
         published.check_run_id,
         published.output_hash,
-        now_ms
+        now
     ])?;
     Ok(())
 }
@@ -120,9 +123,9 @@ pub fn save_check_run(
 /// What the scheduler knows of a repository's activity since its last analysis.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RepoActivity {
-    pub repo_id: i64,
-    /// Unix ms; `None` before the first analysis.
-    pub last_run_at: Option<i64>,
+    pub repo_id: RepoId,
+    /// `None` before the first analysis.
+    pub last_run_at: Option<UnixMs>,
     /// Analysable comments stored since the last analysis.
     pub new_comments: i64,
     /// Whether any comment was stored, edited or deleted, or the default branch pushed to,
@@ -163,12 +166,12 @@ pub fn activity(conn: &Connection) -> Result<Vec<RepoActivity>> {
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
-/// Records an analysis of `repo_id` at `now_ms` that read the comments up to store id
+/// Records an analysis of `repo_id` at `now` that read the comments up to store id
 /// `last_comment_id`, under the repo config's `schedule`.
 pub fn record_analysis(
     conn: &Connection,
-    repo_id: i64,
-    now_ms: i64,
+    repo_id: RepoId,
+    now: UnixMs,
     last_comment_id: i64,
     schedule: &Schedule,
 ) -> Result<()> {
@@ -182,7 +185,7 @@ pub fn record_analysis(
     )?
     .execute(params![
         repo_id,
-        now_ms,
+        now,
         last_comment_id,
         schedule.interval_hours,
         schedule.min_new_comments
@@ -190,15 +193,15 @@ pub fn record_analysis(
     Ok(())
 }
 
-/// Takes the refresh slot of `repo_id` for job `job_id` at `now_ms`, unless another job took it
-/// less than `cooldown_ms` ago. The job that holds the slot keeps it when retried (its time is
+/// Takes the refresh slot of `repo_id` for job `job_id` at `now`, unless another job took it
+/// less than `cooldown` ago. The job that holds the slot keeps it when retried (its time is
 /// not moved). Returns whether the job has the slot.
 pub fn take_refresh_slot(
     conn: &Connection,
-    repo_id: i64,
+    repo_id: RepoId,
     job_id: i64,
-    now_ms: i64,
-    cooldown_ms: i64,
+    now: UnixMs,
+    cooldown: Duration,
 ) -> Result<bool> {
     let changed = conn
         .prepare_cached(
@@ -210,14 +213,14 @@ pub fn take_refresh_slot(
                     refresh_job_id = excluded.refresh_job_id
               WHERE analysis_runs.refresh_job_id IS excluded.refresh_job_id
                  OR analysis_runs.last_refresh_at IS NULL
-                 OR analysis_runs.last_refresh_at <= ?2 - ?3",
+                 OR analysis_runs.last_refresh_at <= ?3",
         )?
-        .execute(params![repo_id, now_ms, cooldown_ms, job_id])?;
+        .execute(params![repo_id, now, now - cooldown, job_id])?;
     Ok(changed == 1)
 }
 
 /// Replaces the couplings of `repo_id` with those of its latest analysis.
-pub fn save_couplings(conn: &Connection, repo_id: i64, couplings: &[Coupling]) -> Result<()> {
+pub fn save_couplings(conn: &Connection, repo_id: RepoId, couplings: &[Coupling]) -> Result<()> {
     conn.prepare_cached("DELETE FROM couplings WHERE repo_id = ?1")?
         .execute([repo_id])?;
     let mut insert = conn.prepare_cached(
@@ -241,7 +244,7 @@ pub fn save_couplings(conn: &Connection, repo_id: i64, couplings: &[Coupling]) -
 
 /// The couplings of `repo_id`'s latest analysis, strongest first (as the analysis ranks them:
 /// weighted support times confidence).
-pub fn couplings(conn: &Connection, repo_id: i64) -> Result<Vec<Coupling>> {
+pub fn couplings(conn: &Connection, repo_id: RepoId) -> Result<Vec<Coupling>> {
     let mut stmt = conn.prepare_cached(
         "SELECT a, b, support, confidence, lift, commits FROM couplings
           WHERE repo_id = ?1 ORDER BY support * confidence DESC, lift DESC, a, b",
@@ -260,7 +263,7 @@ pub fn couplings(conn: &Connection, repo_id: i64) -> Result<Vec<Coupling>> {
 }
 
 /// When the refresh slot of `repo_id` was last taken (unix ms), if ever.
-pub fn last_refresh_at(conn: &Connection, repo_id: i64) -> Result<Option<i64>> {
+pub fn last_refresh_at(conn: &Connection, repo_id: RepoId) -> Result<Option<UnixMs>> {
     Ok(conn
         .prepare_cached("SELECT last_refresh_at FROM analysis_runs WHERE repo_id = ?1")?
         .query_row([repo_id], |row| row.get(0))

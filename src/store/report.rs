@@ -4,10 +4,12 @@
 use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension};
 
+use crate::domain::RepoId;
+
 /// A repository with at least one findings run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AnalysedRepo {
-    pub id: i64,
+    pub id: RepoId,
     /// `owner/name`, lower-cased.
     pub full_name: String,
     /// Unix seconds of its last findings run.
@@ -35,7 +37,7 @@ pub fn analysed_repos(conn: &Connection) -> Result<Vec<AnalysedRepo>> {
 /// cite them), by store id.
 pub fn comment_github_ids(
     conn: &Connection,
-    repo_id: i64,
+    repo_id: RepoId,
 ) -> Result<std::collections::HashMap<i64, i64>> {
     let mut stmt = conn.prepare_cached("SELECT id, github_id FROM comments WHERE repo_id = ?1")?;
     let rows = stmt.query_map([repo_id], |row| Ok((row.get(0)?, row.get(1)?)))?;
@@ -44,7 +46,7 @@ pub fn comment_github_ids(
 }
 
 /// Unix seconds of the last findings run of `repo_id`, if any.
-pub fn last_run_at(conn: &Connection, repo_id: i64) -> Result<Option<i64>> {
+pub fn last_run_at(conn: &Connection, repo_id: RepoId) -> Result<Option<i64>> {
     Ok(conn
         .prepare_cached("SELECT run_at FROM finding_runs WHERE repo_id = ?1")?
         .query_row([repo_id], |row| row.get(0))
@@ -75,12 +77,12 @@ mod tests {
         assert_eq!(
             repos,
             [AnalysedRepo {
-                id: 1,
+                id: RepoId(1),
                 full_name: "o/b".into(),
                 run_at: 10
             }]
         );
-        assert_eq!(last_run_at(&conn, 1).unwrap(), Some(10));
-        assert_eq!(last_run_at(&conn, 3).unwrap(), None);
+        assert_eq!(last_run_at(&conn, RepoId(1)).unwrap(), Some(10));
+        assert_eq!(last_run_at(&conn, RepoId(3)).unwrap(), None);
     }
 }

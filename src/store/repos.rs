@@ -3,7 +3,7 @@
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::domain::{PullRequest, Repo};
+use crate::domain::{InstallationId, PrNumber, PullRequest, Repo, RepoId, UnixMs};
 use crate::events::Installation;
 
 /// Registers (or updates) an installation and clears any earlier uninstall tombstone.
@@ -30,8 +30,8 @@ pub fn upsert_installation(
 }
 
 /// Removes every repository of an installation with its data, and leaves tombstones.
-pub fn delete_installation(conn: &Connection, installation_id: i64) -> Result<usize> {
-    let repo_ids: Vec<i64> = conn
+pub fn delete_installation(conn: &Connection, installation_id: InstallationId) -> Result<usize> {
+    let repo_ids: Vec<RepoId> = conn
         .prepare("SELECT id FROM repos WHERE installation_id = ?1")?
         .query_map([installation_id], |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?;
@@ -50,8 +50,8 @@ pub fn delete_installation(conn: &Connection, installation_id: i64) -> Result<us
 /// repository removed. One query, as it runs for every delivery.
 pub fn origin_status(
     conn: &Connection,
-    installation_id: Option<i64>,
-    repo_id: i64,
+    installation_id: Option<InstallationId>,
+    repo_id: RepoId,
 ) -> Result<(bool, RepoStatus)> {
     let (deleted, removed): (Option<bool>, Option<bool>) = conn
         .prepare_cached(
@@ -86,7 +86,7 @@ fn status(removed: Option<bool>) -> RepoStatus {
 pub fn upsert_repo(
     conn: &Connection,
     repo: &Repo,
-    installation_id: Option<i64>,
+    installation_id: Option<InstallationId>,
     revive: bool,
 ) -> Result<()> {
     if let Some(id) = installation_id {
@@ -121,7 +121,7 @@ pub fn upsert_repo(
 /// Deletes a repository's data (comments with their classifications and theme memberships,
 /// threads, pull requests, jobs, themes, backfill state, findings, publication state) and marks
 /// it removed.
-pub fn remove_repo(conn: &Connection, repo_id: i64) -> Result<()> {
+pub fn remove_repo(conn: &Connection, repo_id: RepoId) -> Result<()> {
     for table in [
         "comments",
         "review_threads",
@@ -147,7 +147,7 @@ pub fn remove_repo(conn: &Connection, repo_id: i64) -> Result<()> {
 }
 
 /// The ids of the repositories that are installed and not removed.
-pub fn live_repo_ids(conn: &Connection) -> Result<std::collections::HashSet<i64>> {
+pub fn live_repo_ids(conn: &Connection) -> Result<std::collections::HashSet<RepoId>> {
     let mut stmt = conn.prepare_cached(
         "SELECT r.id FROM repos r JOIN installations i ON i.id = r.installation_id
           WHERE r.removed = 0 AND i.deleted = 0",
@@ -157,7 +157,7 @@ pub fn live_repo_ids(conn: &Connection) -> Result<std::collections::HashSet<i64>
 }
 
 /// The repository's default branch, when known.
-pub fn default_branch(conn: &Connection, repo_id: i64) -> Result<Option<String>> {
+pub fn default_branch(conn: &Connection, repo_id: RepoId) -> Result<Option<String>> {
     Ok(conn
         .prepare_cached("SELECT default_branch FROM repos WHERE id = ?1")?
         .query_row([repo_id], |row| row.get(0))
@@ -166,15 +166,15 @@ pub fn default_branch(conn: &Connection, repo_id: i64) -> Result<Option<String>>
 }
 
 /// Marks the repository's git mirror as needing a fetch before the next analysis.
-/// Records a push to the repository's default branch at `now_ms`: its mirror is stale, and the
+/// Records a push to the repository's default branch at `now`: its mirror is stale, and the
 /// scheduler counts it as a change.
-pub fn record_default_branch_push(conn: &Connection, repo_id: i64, now_ms: i64) -> Result<()> {
+pub fn record_default_branch_push(conn: &Connection, repo_id: RepoId, now: UnixMs) -> Result<()> {
     conn.prepare_cached("UPDATE repos SET mirror_stale = 1, pushed_at = ?2 WHERE id = ?1")?
-        .execute(params![repo_id, now_ms])?;
+        .execute(params![repo_id, now])?;
     Ok(())
 }
 
-pub fn mark_mirror_stale(conn: &Connection, repo_id: i64) -> Result<()> {
+pub fn mark_mirror_stale(conn: &Connection, repo_id: RepoId) -> Result<()> {
     conn.prepare_cached("UPDATE repos SET mirror_stale = 1 WHERE id = ?1")?
         .execute([repo_id])?;
     Ok(())
@@ -184,7 +184,7 @@ pub fn mark_mirror_stale(conn: &Connection, repo_id: i64) -> Result<()> {
 /// head sha (from an issue comment) keeps the stored one, and one without an author keeps the
 /// stored author. Who opened a pull request never changes, so even an older snapshot fills an
 /// author the row lacks (a row stored before authors were recorded).
-pub fn upsert_pull_request(conn: &Connection, repo_id: i64, pr: &PullRequest) -> Result<()> {
+pub fn upsert_pull_request(conn: &Connection, repo_id: RepoId, pr: &PullRequest) -> Result<()> {
     let changed = conn
         .prepare_cached(
             "INSERT INTO pull_requests
@@ -225,7 +225,11 @@ pub fn upsert_pull_request(conn: &Connection, repo_id: i64, pr: &PullRequest) ->
 }
 
 /// The login of who opened pull request `number`, when known.
-pub fn pull_request_author(conn: &Connection, repo_id: i64, number: i64) -> Result<Option<String>> {
+pub fn pull_request_author(
+    conn: &Connection,
+    repo_id: RepoId,
+    number: PrNumber,
+) -> Result<Option<String>> {
     Ok(conn
         .prepare_cached(
             "SELECT author_login FROM pull_requests WHERE repo_id = ?1 AND number = ?2",
@@ -238,13 +242,13 @@ pub fn pull_request_author(conn: &Connection, repo_id: i64, number: i64) -> Resu
 /// An installed repository as the job runner needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstalledRepo {
-    pub installation_id: i64,
+    pub installation_id: InstallationId,
     /// `owner/name`, lower-cased.
     pub full_name: String,
 }
 
 /// The installation and name of `repo_id`, unless it is removed, uninstalled or unknown.
-pub fn installed_repo(conn: &Connection, repo_id: i64) -> Result<Option<InstalledRepo>> {
+pub fn installed_repo(conn: &Connection, repo_id: RepoId) -> Result<Option<InstalledRepo>> {
     Ok(conn
         .prepare_cached(
             "SELECT r.installation_id, r.full_name FROM repos r
@@ -261,7 +265,11 @@ pub fn installed_repo(conn: &Connection, repo_id: i64) -> Result<Option<Installe
 }
 
 /// The stored head commit of pull request `number`, when known.
-pub fn pull_request_head(conn: &Connection, repo_id: i64, number: i64) -> Result<Option<String>> {
+pub fn pull_request_head(
+    conn: &Connection,
+    repo_id: RepoId,
+    number: PrNumber,
+) -> Result<Option<String>> {
     Ok(conn
         .prepare_cached("SELECT head_sha FROM pull_requests WHERE repo_id = ?1 AND number = ?2")?
         .query_row(params![repo_id, number], |row| row.get(0))
@@ -276,7 +284,7 @@ mod tests {
 
     fn snapshot(updated_at: i64, title: &str, author: Option<&str>) -> PullRequest {
         PullRequest {
-            number: 7,
+            number: PrNumber(7),
             title: title.into(),
             state: "open".into(),
             merged: false,
@@ -295,14 +303,17 @@ mod tests {
                 tx.execute("INSERT INTO repos (id, full_name) VALUES (5, 'o/r')", [])?;
                 snapshots
                     .iter()
-                    .try_for_each(|pr| upsert_pull_request(tx, 5, pr))
+                    .try_for_each(|pr| upsert_pull_request(tx, RepoId(5), pr))
             })
             .unwrap();
         let conn = store.reader().unwrap();
         let title = conn
             .query_row("SELECT title FROM pull_requests", [], |row| row.get(0))
             .unwrap();
-        (title, pull_request_author(&conn, 5, 7).unwrap())
+        (
+            title,
+            pull_request_author(&conn, RepoId(5), PrNumber(7)).unwrap(),
+        )
     }
 
     #[test]

@@ -5,6 +5,8 @@ use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
+use crate::domain::RepoId;
+
 /// What the last analysis reported besides its findings.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct RunReport {
@@ -24,7 +26,7 @@ pub struct RunReport {
 }
 
 /// Saves the report of `repo_id`'s last analysis.
-pub fn save(conn: &Connection, repo_id: i64, report: &RunReport) -> Result<()> {
+pub fn save(conn: &Connection, repo_id: RepoId, report: &RunReport) -> Result<()> {
     conn.prepare_cached(
         "INSERT INTO analysis_runs (repo_id, report) VALUES (?1, ?2)
          ON CONFLICT (repo_id) DO UPDATE SET report = excluded.report",
@@ -35,7 +37,7 @@ pub fn save(conn: &Connection, repo_id: i64, report: &RunReport) -> Result<()> {
 }
 
 /// The report of `repo_id`'s last analysis, if one was saved.
-pub fn load(conn: &Connection, repo_id: i64) -> Result<Option<RunReport>> {
+pub fn load(conn: &Connection, repo_id: RepoId) -> Result<Option<RunReport>> {
     let text: Option<String> = conn
         .prepare_cached("SELECT report FROM analysis_runs WHERE repo_id = ?1")?
         .query_row([repo_id], |row| row.get(0))
@@ -63,14 +65,17 @@ mod tests {
                 Ok(())
             })
             .unwrap();
-        assert_eq!(load(&store.reader().unwrap(), 1).unwrap(), None);
+        assert_eq!(load(&store.reader().unwrap(), RepoId(1)).unwrap(), None);
         let report = RunReport {
             run_at: 1_700_000_000,
             comments: 12,
             config_problems: vec!["o/a:.github/gitlore.toml line 3: unknown key `x`".into()],
             ..RunReport::default()
         };
-        store.write(|tx| save(tx, 1, &report)).unwrap();
-        assert_eq!(load(&store.reader().unwrap(), 1).unwrap(), Some(report));
+        store.write(|tx| save(tx, RepoId(1), &report)).unwrap();
+        assert_eq!(
+            load(&store.reader().unwrap(), RepoId(1)).unwrap(),
+            Some(report)
+        );
     }
 }

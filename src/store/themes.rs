@@ -12,7 +12,7 @@ use anyhow::{Context, Result, ensure};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::domain::classification::{BUILTIN_NAME, Classification};
-use crate::domain::is_pr_author;
+use crate::domain::{RepoId, is_pr_author};
 
 /// A comment as theme analysis sees it.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,7 +47,7 @@ impl CorpusComment {
 /// The comments of `repo_id` to analyse: not deleted, not noise, created at or after `since`
 /// (unix s), ordered by kind and GitHub id (an order that does not depend on insertion order).
 /// Labels count when they were made for the current body (the key ends with its hash).
-pub fn load_corpus(conn: &Connection, repo_id: i64, since: i64) -> Result<Vec<CorpusComment>> {
+pub fn load_corpus(conn: &Connection, repo_id: RepoId, since: i64) -> Result<Vec<CorpusComment>> {
     let mut stmt = conn.prepare(&format!(
         "SELECT c.id, c.kind, c.github_id, c.pr_number, c.author_login, c.path, c.body,
                 coalesce(c.created_at, c.updated_at), c.resolved, cl.labels, p.author_login
@@ -101,7 +101,7 @@ pub struct StoredTheme {
 }
 
 /// Every theme of `repo_id`, active or not, by id.
-pub fn load_themes(conn: &Connection, repo_id: i64) -> Result<Vec<StoredTheme>> {
+pub fn load_themes(conn: &Connection, repo_id: RepoId) -> Result<Vec<StoredTheme>> {
     let mut members: HashMap<String, Vec<i64>> = HashMap::new();
     let mut stmt = conn.prepare(
         "SELECT m.theme_id, m.comment_id FROM theme_members m JOIN themes t ON t.id = m.theme_id
@@ -160,7 +160,7 @@ pub struct SavedTheme<'a> {
 /// comment was purged since the run read it are skipped.
 pub fn save_run(
     conn: &Connection,
-    repo_id: i64,
+    repo_id: RepoId,
     now: i64,
     themes: &[SavedTheme<'_>],
 ) -> Result<()> {
@@ -224,16 +224,16 @@ mod tests {
                 "INSERT INTO repos (id, full_name) VALUES (1, 'o/a'), (2, 'o/b')",
                 [],
             )?;
-            save_run(tx, 1, 100, &[theme])
+            save_run(tx, RepoId(1), 100, &[theme])
         });
         assert!(saved.is_ok(), "{saved:?}");
-        let stolen = store.write(|tx| save_run(tx, 2, 200, &[theme]));
+        let stolen = store.write(|tx| save_run(tx, RepoId(2), 200, &[theme]));
         assert!(stolen.is_err());
         let conn = store.reader().unwrap();
-        let kept = load_themes(&conn, 1).unwrap();
+        let kept = load_themes(&conn, RepoId(1)).unwrap();
         assert_eq!(kept.len(), 1);
         assert_eq!((kept[0].last_seen, kept[0].active), (100, true));
         assert_eq!(kept[0].terms, ["unwrap", "panic"]);
-        assert!(load_themes(&conn, 2).unwrap().is_empty());
+        assert!(load_themes(&conn, RepoId(2)).unwrap().is_empty());
     }
 }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::clock::Clock;
-use crate::domain::RepoName;
+use crate::domain::{RepoId, RepoName};
 use crate::github::client::{GitHub, TokioPause};
 use crate::store::pages::RepoEntry;
 
@@ -42,7 +42,7 @@ pub struct Access {
     api_url: String,
     clock: Arc<dyn Clock>,
     public_repos_anonymous: bool,
-    answers: Mutex<HashMap<(String, i64), (bool, Instant)>>,
+    answers: Mutex<HashMap<(String, RepoId), (bool, Instant)>>,
 }
 
 impl Access {
@@ -129,7 +129,7 @@ impl Access {
             .map_err(anyhow::Error::from)
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<(String, i64), (bool, Instant)>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<(String, RepoId), (bool, Instant)>> {
         self.answers
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())

@@ -92,7 +92,7 @@ pub fn index(frame: &Frame<'_>, repos: &[RepoEntry]) -> Markup {
                                 @if repo.private { " " span.badge { "private" } }
                             }
                             td.num { (repo.findings) }
-                            td { (repo.last_run_at.map_or("never".to_string(), |ms| date(ms / 1000))) }
+                            td { (repo.last_run_at.map_or("never".to_string(), |at| date(at.as_secs()))) }
                         }
                     }
                 }
@@ -390,6 +390,7 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
+    use crate::domain::RepoId;
     use crate::domain::findings::{Category, Severity, Status};
     use crate::store::findings::Listing;
     use crate::store::pages::HistoryFigures;
@@ -423,7 +424,7 @@ mod tests {
         };
         let view = RepoView {
             repo: RepoEntry {
-                id: 1,
+                id: RepoId(1),
                 full_name: "acme/widgets".into(),
                 private: true,
                 last_run_at: None,

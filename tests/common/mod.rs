@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use tower::ServiceExt;
 
 use gitlore::clock::{Clock, ManualClock};
-use gitlore::domain::Secret;
+use gitlore::domain::{Secret, UnixMs};
 use gitlore::health::Health;
 use gitlore::ingress::Ingress;
 use gitlore::knowledge::filter::NoiseRules;
@@ -56,7 +56,7 @@ impl TestApp {
     pub fn with_settings(settings: WorkerSettings) -> TestApp {
         let dir = tempfile::tempdir().unwrap();
         let store = Arc::new(Store::open(&dir.path().join("gitlore.db")).unwrap());
-        let clock = Arc::new(ManualClock::new(START_MS));
+        let clock = Arc::new(ManualClock::new(UnixMs(START_MS)));
         let signal = Arc::new(Signal::default());
         let health = Arc::new(Health::default());
         let vigil = health.watch("ingress writer");

@@ -42,8 +42,7 @@ impl Recorder {
 impl Pause for Recorder {
     fn pause(&self, duration: Duration) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
         self.waits.lock().unwrap().push(duration);
-        self.clock
-            .advance_ms(i64::try_from(duration.as_millis()).unwrap());
+        self.clock.advance(duration);
         Box::pin(async {})
     }
 }

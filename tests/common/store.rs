@@ -1,7 +1,7 @@
 //! A store on a temporary database with repositories in it, for tests of the store's own
 //! functions: `write` and `read` unwrap, so a test reads as the calls it makes.
 
-use gitlore::domain::{Repo, RepoName};
+use gitlore::domain::{InstallationId, Repo, RepoId, RepoName};
 use gitlore::store::{Store, repos};
 
 pub struct TestStore {
@@ -19,12 +19,12 @@ impl TestStore {
             .write(|tx| {
                 for (id, name) in repos {
                     let repo = Repo {
-                        id: *id,
+                        id: RepoId(*id),
                         name: RepoName::parse(name).unwrap(),
                         default_branch: Some("main".into()),
                         private: false,
                     };
-                    repos::upsert_repo(tx, &repo, installation, true)?;
+                    repos::upsert_repo(tx, &repo, installation.map(InstallationId), true)?;
                 }
                 Ok(())
             })

@@ -16,9 +16,9 @@ use crate::common::{APP_ID, START_MS, TestApp};
 use crate::fake_github::webhooks::Webhook;
 use crate::fake_github::{self, FakeGitHub, Fault, Role, Target};
 use gitlore::clock::Clock;
-use gitlore::domain::Secret;
 use gitlore::domain::findings::Finding;
 use gitlore::domain::markers;
+use gitlore::domain::{RepoId, Secret};
 use gitlore::github::auth::AppKey;
 use gitlore::github::client::GitHub;
 use gitlore::knowledge::filter::NoiseRules;
@@ -185,8 +185,9 @@ impl Story {
 
     /// Moves the app's clock and the fake's together.
     pub fn advance(&self, ms: i64) {
-        self.app.clock.advance_ms(ms);
-        self.gh.advance(Duration::from_millis(ms as u64));
+        let span = Duration::from_millis(ms as u64);
+        self.app.clock.advance(span);
+        self.gh.advance(span);
     }
 
     /// Delivers a webhook signed as GitHub signs it and lets the worker apply it.
@@ -202,8 +203,8 @@ impl Story {
 
     /// What the scheduler does each minute, then the runner once the jitter is over.
     pub async fn scheduled_run(&self) -> usize {
-        let queued = scheduler::tick(&self.app.store, self.app.clock.now_ms()).unwrap();
-        self.advance(scheduler::MAX_JITTER_MS);
+        let queued = scheduler::tick(&self.app.store, self.app.clock.now()).unwrap();
+        self.advance(scheduler::MAX_JITTER.as_millis() as i64);
         self.run_jobs().await;
         queued
     }
@@ -468,13 +469,15 @@ impl Story {
         publications::activity(&self.app.db())
             .unwrap()
             .into_iter()
-            .find(|a| a.repo_id == self.repo_id)
+            .find(|a| a.repo_id == RepoId(self.repo_id))
             .and_then(|a| a.last_run_at)
-            .unwrap_or(0)
+            .map_or(0, |at| at.0)
     }
 
     pub fn active_findings(&self) -> Vec<Finding> {
-        findings::load(&self.app.db(), self.repo_id).unwrap().active
+        findings::load(&self.app.db(), RepoId(self.repo_id))
+            .unwrap()
+            .active
     }
 
     /// How many active findings touch a file under `prefix`.
@@ -514,7 +517,7 @@ impl Story {
 
     /// The stored findings issue.
     pub fn known_issue(&self) -> publications::PublishedIssue {
-        publications::findings_issue(&self.app.db(), self.repo_id)
+        publications::findings_issue(&self.app.db(), RepoId(self.repo_id))
             .unwrap()
             .expect("a findings issue is stored")
     }

@@ -12,7 +12,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 
 use gitlore::analysis::history;
-use gitlore::domain::{Repo, RepoName};
+use gitlore::domain::{Repo, RepoId, RepoName};
 use gitlore::knowledge::history::HistoryReport;
 use gitlore::store::{self, Store};
 
@@ -105,7 +105,7 @@ pub fn run(args: HistoryArgs) -> Result<()> {
 
     let store = Store::open(&store::database_path(&temp.path().join("data")))?;
     let repo = Repo {
-        id: 1,
+        id: RepoId(1),
         name: RepoName::parse("bench/history").context("A valid repository name")?,
         default_branch: Some("main".into()),
         private: false,
@@ -113,7 +113,7 @@ pub fn run(args: HistoryArgs) -> Result<()> {
     store.write_derived(|tx| store::repos::upsert_repo(tx, &repo, None, false))?;
 
     let start = Instant::now();
-    let full = history::run(&store, 1, &repo_dir)?;
+    let full = history::run(&store, RepoId(1), &repo_dir)?;
     let full_secs = start.elapsed().as_secs_f64();
     print_run("full", &full, full_secs);
     summarize(&full);
@@ -122,7 +122,7 @@ pub fn run(args: HistoryArgs) -> Result<()> {
         generator.stream(NEW_COMMITS, Some("refs/heads/main^0"), out)
     })?;
     let start = Instant::now();
-    let incremental = history::run(&store, 1, &repo_dir)?;
+    let incremental = history::run(&store, RepoId(1), &repo_dir)?;
     print_run("incremental", &incremental, start.elapsed().as_secs_f64());
     Ok(())
 }

@@ -57,7 +57,7 @@ pub fn run(args: IngestArgs) -> Result<()> {
             .unzip();
         bytes += sizes.iter().sum::<usize>();
         stored += chunk.iter().map(NewDelivery::stored_size).sum::<usize>();
-        let now = clock.now_ms();
+        let now = clock.now();
         store.write(|tx| deliveries::insert(tx, &chunk, now))?;
     }
     let settings = WorkerSettings {

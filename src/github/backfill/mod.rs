@@ -16,7 +16,7 @@ use anyhow::{Result, anyhow, bail};
 use chrono::{DateTime, Months};
 
 use crate::clock::Clock;
-use crate::domain::RepoName;
+use crate::domain::{InstallationId, RepoId, RepoName, UnixMs};
 use crate::events::{Event, Origin};
 use crate::github::client::{As, GitHub};
 use crate::ingest::{self, Applied, Memo};
@@ -85,7 +85,7 @@ impl Backfiller {
                 move |store| backfills::find_by_name(&store.reader()?, &name)
             })
             .await?;
-        let window_start = window_start(self.clock.now_ms(), request.window_months)?;
+        let window_start = window_start(self.clock.now(), request.window_months)?;
         let mut state = match stored {
             // A finished backfill of a shorter window is read again over the longer one.
             Some(state)
@@ -107,14 +107,14 @@ impl Backfiller {
                 state
             }
             _ => BackfillState {
-                repo_id: 0,
+                repo_id: RepoId(0),
                 window_start,
                 cursor: None,
                 prs_done: 0,
                 comments_done: 0,
                 status: BackfillStatus::Running,
                 last_error: None,
-                updated_at: self.clock.now_ms(),
+                updated_at: self.clock.now(),
             },
         };
         let mut fetcher = Fetcher::new(&self.client, request.who);
@@ -128,9 +128,9 @@ impl Backfiller {
                 progress,
             }),
             Err(error) => {
-                if state.repo_id != 0 {
+                if state.repo_id != RepoId(0) {
                     let (repo_id, message, now) =
-                        (state.repo_id, format!("{error:#}"), self.clock.now_ms());
+                        (state.repo_id, format!("{error:#}"), self.clock.now());
                     let recorded = self
                         .blocking(move |store| {
                             store.write_derived(|tx| {
@@ -174,7 +174,7 @@ impl Backfiller {
                 BackfillStatus::Done
             };
             next.last_error = None;
-            next.updated_at = self.clock.now_ms();
+            next.updated_at = self.clock.now();
             let rules = self.rules.clone();
             *state = self
                 .blocking(move |store| write_page(&store, &rules, installation_id, page, next))
@@ -216,12 +216,12 @@ fn progress(state: &BackfillState, fetcher: &Fetcher<'_>) -> Progress {
     }
 }
 
-/// Unix seconds `months` before `now_ms`; 0 (the whole history) when `months` is 0.
-fn window_start(now_ms: i64, months: u32) -> Result<i64> {
+/// Unix seconds `months` before `now`; 0 (the whole history) when `months` is 0.
+fn window_start(now: UnixMs, months: u32) -> Result<i64> {
     if months == 0 {
         return Ok(0);
     }
-    DateTime::from_timestamp_millis(now_ms)
+    DateTime::from_timestamp_millis(now.0)
         .and_then(|now| now.checked_sub_months(Months::new(months)))
         .map(|start| start.timestamp())
         .ok_or_else(|| anyhow!("a window of {months} months is out of range"))
@@ -232,7 +232,7 @@ fn window_start(now_ms: i64, months: u32) -> Result<i64> {
 fn write_page(
     store: &Store,
     rules: &NoiseRules,
-    installation_id: Option<i64>,
+    installation_id: Option<InstallationId>,
     page: PullRequestPage,
     mut state: BackfillState,
 ) -> Result<BackfillState> {
@@ -250,10 +250,10 @@ fn write_page(
             );
         }
         repos::upsert_repo(tx, &origin.repo, installation_id, false)?;
-        let now_ms = state.updated_at;
+        let now = state.updated_at;
         let mut memo = Memo::default();
         let mut apply = |event: Event| -> Result<bool> {
-            let applied = ingest::apply_backfilled(tx, rules, &event, now_ms, &mut memo)?;
+            let applied = ingest::apply_backfilled(tx, rules, &event, now, &mut memo)?;
             Ok(matches!(applied, Applied::Done(_)))
         };
         let mut written = 0i64;
@@ -306,7 +306,7 @@ mod tests {
     #[test]
     fn the_window_starts_calendar_months_back() {
         // 2024-03-31T00:00:00Z minus one month is 2024-02-29 (clamped to the month's end).
-        let start = window_start(1_711_843_200_000, 1).unwrap();
+        let start = window_start(UnixMs(1_711_843_200_000), 1).unwrap();
         assert_eq!(start, 1_709_164_800);
     }
 }

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use chrono::DateTime;
 use serde::Deserialize;
 
-use crate::domain::{Author, Comment, CommentKind, PullRequest};
+use crate::domain::{Author, Comment, CommentKind, PrNumber, PullRequest, RepoId};
 
 /// A connection page: its nodes and whether more follow.
 #[derive(Debug, Deserialize)]
@@ -60,7 +60,7 @@ pub struct DatabaseRef {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Repository {
-    pub database_id: i64,
+    pub database_id: RepoId,
     pub name_with_owner: String,
     pub is_private: bool,
     pub pull_requests: Page<PullRequestNode>,
@@ -70,7 +70,7 @@ pub struct Repository {
 #[serde(rename_all = "camelCase")]
 pub struct PullRequestNode {
     pub id: String,
-    pub number: i64,
+    pub number: PrNumber,
     pub title: String,
     pub state: String,
     pub merged: bool,

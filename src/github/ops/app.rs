@@ -6,8 +6,8 @@ use serde::Deserialize;
 
 use super::super::client::{As, GitHub, NoFields, Request, Retry};
 use super::super::error::{Error, Result};
-use crate::domain::RepoName;
 use crate::domain::Secret;
+use crate::domain::{InstallationId, RepoName};
 
 /// What GitHub hands over once, when a manifest becomes an App (`Debug` shows no secret).
 #[derive(Debug)]
@@ -27,7 +27,7 @@ pub struct NewApp {
 /// An installation as GitHub answers it.
 #[derive(Deserialize)]
 struct Installation {
-    id: i64,
+    id: InstallationId,
 }
 
 /// The answer of a manifest conversion (no `Debug`: it holds the App's secrets).
@@ -45,7 +45,7 @@ struct Conversion {
 impl GitHub {
     /// The id of the installation of this App that covers `repo`, or `None` when the App is not
     /// installed there. Asked as the App; a GET: retried.
-    pub async fn repo_installation(&self, repo: &RepoName) -> Result<Option<i64>> {
+    pub async fn repo_installation(&self, repo: &RepoName) -> Result<Option<InstallationId>> {
         let path = format!("/repos/{repo}/installation");
         match self.call(Request::get(&path, As::App)).await {
             Ok(reply) => Ok(Some(reply.json::<Installation>()?.id)),

@@ -9,6 +9,8 @@ use super::super::error::Result;
 use super::super::repo::RepoClient;
 use super::{MadeBy, null_as_default};
 
+use crate::domain::PrNumber;
+
 /// A conversation comment the bot wrote.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct CommentRef {
@@ -85,13 +87,13 @@ pub enum ReactionTarget {
 }
 
 impl RepoClient<'_> {
-    /// Posts a comment whose `body` contains `marker` on issue or pull request `number`, exactly
+    /// Posts a comment whose `body` contains `marker` on pull request `number`, exactly
     /// once (`create_once`): before each attempt the issue's comments are searched for a bot
     /// comment carrying the marker. Comments by people are ignored, so nobody can silence the
     /// bot by quoting a marker.
     pub async fn create_issue_comment(
         &self,
-        number: i64,
+        number: PrNumber,
         body: &str,
         marker: &str,
     ) -> Result<CommentRef> {

@@ -5,6 +5,8 @@ use serde::Deserialize;
 use super::super::error::Result;
 use super::super::repo::RepoClient;
 
+use crate::domain::PrNumber;
+
 /// A file a pull request changes.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct PullFile {
@@ -20,7 +22,7 @@ pub struct PullFile {
 impl RepoClient<'_> {
     /// Every file pull request `number` changes, following every `Link` page with the token
     /// (GitHub lists at most 3,000). GETs: retried.
-    pub async fn pull_request_files(&self, number: i64) -> Result<Vec<PullFile>> {
+    pub async fn pull_request_files(&self, number: PrNumber) -> Result<Vec<PullFile>> {
         self.all_pages(&format!("/pulls/{number}/files"), |page| page)
             .await
     }

@@ -12,7 +12,7 @@ use anyhow::{Context, Result, bail};
 use base64::Engine;
 
 use super::git::Git;
-use crate::domain::Secret;
+use crate::domain::{RepoId, Secret};
 
 /// The longest a first clone may take.
 pub const CLONE_TIMEOUT: Duration = Duration::from_secs(60 * 60);
@@ -42,7 +42,7 @@ pub enum Update {
 }
 
 /// The mirror of a repository.
-pub fn path(data_dir: &Path, repo_id: i64) -> PathBuf {
+pub fn path(data_dir: &Path, repo_id: RepoId) -> PathBuf {
     data_dir.join("mirrors").join(format!("{repo_id}.git"))
 }
 
@@ -50,7 +50,7 @@ pub fn path(data_dir: &Path, repo_id: i64) -> PathBuf {
 /// than [`MAX_AGE_SECS`] at `now` (unix seconds).
 pub fn update(
     data_dir: &Path,
-    repo_id: i64,
+    repo_id: RepoId,
     remote: &Remote,
     stale: bool,
     now: i64,

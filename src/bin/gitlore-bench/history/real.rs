@@ -14,7 +14,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 
 use gitlore::analysis::history;
-use gitlore::domain::{Repo, RepoName};
+use gitlore::domain::{Repo, RepoId, RepoName};
 use gitlore::knowledge::history::HistoryReport;
 use gitlore::store::{self, Store};
 
@@ -25,7 +25,7 @@ pub fn run(repo: &Path, new: usize) -> Result<()> {
     let temp = tempfile::tempdir().context("Cannot create a temporary directory")?;
     let cold_store = open_store(&temp.path().join("cold"))?;
     let start = Instant::now();
-    let cold = history::run(&cold_store, 1, repo)?;
+    let cold = history::run(&cold_store, RepoId(1), repo)?;
     print_run("cold", &cold, start.elapsed().as_secs_f64());
     summarize(&cold);
     print_reverts(repo, &cold)?;
@@ -41,10 +41,10 @@ pub fn run(repo: &Path, new: usize) -> Result<()> {
     };
     git(&scratch, &["update-ref", "refs/heads/main", older])?;
     let store = open_store(&temp.path().join("incremental"))?;
-    history::run(&store, 1, &scratch)?;
+    history::run(&store, RepoId(1), &scratch)?;
     git(&scratch, &["update-ref", "refs/heads/main", &line[0]])?;
     let start = Instant::now();
-    let incremental = history::run(&store, 1, &scratch)?;
+    let incremental = history::run(&store, RepoId(1), &scratch)?;
     print_run("incremental", &incremental, start.elapsed().as_secs_f64());
     let same = HistoryReport {
         commits_read: cold.commits_read,
@@ -60,7 +60,7 @@ pub fn run(repo: &Path, new: usize) -> Result<()> {
 fn open_store(dir: &Path) -> Result<Store> {
     let store = Store::open(&store::database_path(dir))?;
     let repo = Repo {
-        id: 1,
+        id: RepoId(1),
         name: RepoName::parse("bench/real").context("A valid repository name")?,
         default_branch: Some("main".into()),
         private: false,
