@@ -19,24 +19,14 @@ fn widgets() -> TestStore {
 
 /// ana's conversation comment `github_id` on PR 1, last updated at `updated_at`; its store id.
 fn add_comment(db: &TestStore, github_id: i64, updated_at: i64) {
+    let ana = Author {
+        login: "ana".into(),
+        ..Author::default()
+    };
+    let body = format!("Please wrap this error with context ({github_id}).");
     let comment = Comment {
-        kind: CommentKind::Conversation,
-        github_id,
-        node_id: None,
-        author: Author {
-            login: "ana".into(),
-            ..Author::default()
-        },
-        body: format!("Please wrap this error with context ({github_id})."),
-        path: None,
-        line: None,
-        diff_hunk: None,
-        in_reply_to: None,
-        review_id: None,
-        review_state: None,
         created_at: Some(updated_at),
-        updated_at,
-        html_url: None,
+        ..Comment::new(CommentKind::Conversation, github_id, ana, body, updated_at)
     };
     let version = comments::Version {
         body_hash: "h",

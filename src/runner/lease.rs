@@ -111,18 +111,23 @@ mod tests {
             .unwrap()
     }
 
-    #[tokio::test]
-    async fn a_running_job_keeps_its_short_lease_past_its_length() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = store_with_claimed_job(&dir, "a", Duration::from_millis(200));
-        let mut keeper = LeaseKeeper::start(
+    /// `a`'s keeper of job 1's 200 ms lease.
+    fn keeper_of(store: &Arc<Store>) -> LeaseKeeper {
+        LeaseKeeper::start(
             store.clone(),
             Arc::new(SystemClock),
             1,
             "a".into(),
             Duration::from_millis(200),
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_running_job_keeps_its_short_lease_past_its_length() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_with_claimed_job(&dir, "a", Duration::from_millis(200));
+        let mut keeper = keeper_of(&store);
         let outlived = tokio::time::timeout(Duration::from_millis(700), keeper.lost()).await;
         assert!(outlived.is_err(), "the lease was held");
         assert!(lease_expiry(&store) > SystemClock.now());
@@ -139,14 +144,7 @@ mod tests {
     async fn a_lease_taken_over_is_reported_lost() {
         let dir = tempfile::tempdir().unwrap();
         let store = store_with_claimed_job(&dir, "a", Duration::from_millis(200));
-        let mut keeper = LeaseKeeper::start(
-            store.clone(),
-            Arc::new(SystemClock),
-            1,
-            "a".into(),
-            Duration::from_millis(200),
-        )
-        .unwrap();
+        let mut keeper = keeper_of(&store);
         store
             .write(|tx| {
                 tx.execute("UPDATE jobs SET lease_owner = 'b'", [])?;
