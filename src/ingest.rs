@@ -517,6 +517,6 @@ pub fn refresh_classifications(
 }
 
 /// The stored key of a built-in classification: the classifier's version and the body's hash.
-fn classification_key(body_hash: &str) -> String {
+pub fn classification_key(body_hash: &str) -> String {
     format!("{}:{body_hash}", classify::builtin::version())
 }

@@ -17,14 +17,16 @@ use serde_json::json;
 use crate::analysis::theme_run::Models;
 use crate::analysis::{self, Request};
 use crate::analyze::reviews;
-use crate::domain::UnixMs;
+use crate::domain::classification::BUILTIN_NAME;
 use crate::domain::findings::{EvidenceKind, Finding};
+use crate::domain::{RepoId, UnixMs, body_hash};
 use crate::ingest::{self, Memo};
 use crate::knowledge::corpus::{GoldTheme, Record};
-use crate::knowledge::filter::NoiseRules;
+use crate::knowledge::filter::{Noise, NoiseRules};
 use crate::knowledge::history::HistoryReport;
+use crate::knowledge::quality;
 use crate::repo_config::RepoConfig;
-use crate::store::{self, Store, inputs, repos};
+use crate::store::{self, Store, comments, inputs, repos};
 
 /// What one repository's analysis got right and wrong.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -107,7 +109,13 @@ pub struct Published {
 }
 
 /// Runs the App's ingestion and analysis on `records` (one repository's) in a throw-away store.
-pub fn publish(records: &[&Record], rules: &NoiseRules) -> Result<Published> {
+/// With `classifier`, the comments are read by those models instead of the shipped ones (models
+/// trained without the repository, to score it as an unseen one).
+pub fn publish(
+    records: &[&Record],
+    rules: &NoiseRules,
+    classifier: Option<quality::Models>,
+) -> Result<Published> {
     let dir = tempfile::tempdir().context("Cannot create a temporary directory")?;
     let store = Store::open(&store::database_path(dir.path()))?;
     let name = records.first().map_or("corpus", |r| r.repo.as_str());
@@ -130,6 +138,9 @@ pub fn publish(records: &[&Record], rules: &NoiseRules) -> Result<Published> {
         }
         Ok(())
     })?;
+    if let Some(models) = classifier {
+        reread(&store, repo.id, &parsed, records, rules, models)?;
+    }
     let mut config = RepoConfig::default();
     config.analysis.window_months = 0;
     let history = HistoryReport::default();
@@ -177,6 +188,35 @@ pub fn publish(records: &[&Record], rules: &NoiseRules) -> Result<Published> {
                 (finding, cited)
             })
             .collect(),
+    })
+}
+
+/// Replaces the stored noise and labels of the ingested `records` by what `models` make of them.
+fn reread(
+    store: &Store,
+    repo_id: RepoId,
+    parsed: &reviews::Reviews,
+    records: &[&Record],
+    rules: &NoiseRules,
+    models: quality::Models,
+) -> Result<()> {
+    let by_id: HashMap<&str, &Record> = records.iter().map(|r| (r.id.as_str(), *r)).collect();
+    let stored = inputs::list(&store.reader()?, repo_id)?;
+    store.write_derived(|tx| {
+        for comment in &stored {
+            let Some(record) = parsed
+                .input_id(comment.kind, comment.github_id)
+                .and_then(|id| by_id.get(id))
+            else {
+                continue;
+            };
+            let (noise, labels) = quality::judge(rules, models, record);
+            comments::set_noise(tx, comment.id, noise.map(Noise::as_str))?;
+            let key = ingest::classification_key(&body_hash(&record.body));
+            let labels = serde_json::to_string(&labels)?;
+            comments::set_classification(tx, comment.id, BUILTIN_NAME, &key, &labels)?;
+        }
+        Ok(())
     })
 }
 

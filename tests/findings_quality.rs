@@ -65,7 +65,7 @@ fn one_lesson_on_five_prs_among_unrelated_remarks_is_exactly_one_finding() {
         .collect();
     records.extend(unrelated);
 
-    let published = scorecard::publish(&records, &rules()).expect("the analysis runs");
+    let published = scorecard::publish(&records, &rules(), None).expect("the analysis runs");
     assert_eq!(published.findings.len(), 1, "{:#?}", published.findings);
     let (finding, cited) = &published.findings[0];
     let cited: Vec<&str> = cited
@@ -92,7 +92,7 @@ fn findings_on_the_test_split_recover_gold_themes_with_precise_evidence() {
         }
         let records: Vec<&Record> = corpus.records.iter().filter(|r| r.repo == repo).collect();
         let gold: Vec<_> = corpus.themes.iter().filter(|t| t.repo == repo).collect();
-        let published = scorecard::publish(&records, &rules).expect("the analysis runs");
+        let published = scorecard::publish(&records, &rules, None).expect("the analysis runs");
         total.add(&scorecard::score(repo, &records, &gold, &published));
     }
     // The targets are 0.75 recovered, 0.9 precision and no finding citing noise.
@@ -114,7 +114,7 @@ fn a_theme_whose_comments_state_no_lesson_gives_no_finding() {
         .collect();
     assert_eq!(records.len(), 2);
 
-    let published = scorecard::publish(&records, &rules()).expect("the analysis runs");
+    let published = scorecard::publish(&records, &rules(), None).expect("the analysis runs");
     assert_eq!(published.themes.len(), 1, "{:?}", published.themes);
     assert!(published.findings.is_empty(), "{:#?}", published.findings);
 }
@@ -137,7 +137,7 @@ fn a_lesson_of_one_reviewer_is_one_finding_not_also_their_focus() {
         .collect();
     assert_eq!(records.len(), ids.len());
 
-    let published = scorecard::publish(&records, &rules()).expect("the analysis runs");
+    let published = scorecard::publish(&records, &rules(), None).expect("the analysis runs");
     let categories: Vec<&str> = published
         .findings
         .iter()

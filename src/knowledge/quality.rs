@@ -3,12 +3,12 @@
 //! comments that get a label, and leave-one-repository-out figures. Printed by
 //! `gitlore-bench quality`, asserted by `tests/quality.rs`.
 
-use crate::domain::classification::Label;
+use crate::domain::classification::{Classification, Label};
 use crate::knowledge::classify::builtin::model::{self, Model, NOISE_OUTPUT, label_names};
 use crate::knowledge::classify::builtin::train::{self, Example, Options};
 use crate::knowledge::classify::builtin::{Reading, read_with};
 use crate::knowledge::corpus::Record;
-use crate::knowledge::filter::{self, NoiseRules};
+use crate::knowledge::filter::{self, Noise, NoiseRules};
 
 /// The noise model's threshold favours precision: a substantive comment set aside is lost
 /// evidence, while the rules already catch the plainest chatter.
@@ -136,6 +136,20 @@ impl Models<'static> {
 /// What the default noise filter and the classifier, with `models`, make of `record`, as
 /// ingestion does: whether it is noise, and its labels.
 pub fn predict(rules: &NoiseRules, models: Models, record: &Record) -> (bool, Vec<Label>) {
+    let (noise, labels) = judge(rules, models, record);
+    (
+        noise.is_some(),
+        labels.into_iter().map(|s| s.label).collect(),
+    )
+}
+
+/// What `rules` and the classifier, with `models`, make of `record`, as ingestion stores it:
+/// the kind of noise it is, if any, and its scored labels.
+pub fn judge(
+    rules: &NoiseRules,
+    models: Models,
+    record: &Record,
+) -> (Option<Noise>, Classification) {
     let body = filter::analysable_text(&record.body);
     let text = crate::knowledge::classify::CommentText {
         body: &body,
@@ -151,10 +165,7 @@ pub fn predict(rules: &NoiseRules, models: Models, record: &Record) -> (bool, Ve
         record.by_pr_author(),
         content_free,
     );
-    (
-        noise.is_some(),
-        labels.into_iter().map(|s| s.label).collect(),
-    )
+    (noise, labels)
 }
 
 /// Figures of the filter and classifier with `models` on `records`.
