@@ -158,7 +158,10 @@ impl NoiseRules {
             Some(Noise::Own)
         } else if self.is_bot(author) {
             Some(Noise::Bot)
-        } else if content_free || is_trivial(text, by_pr_author, &[]) {
+        } else if content_free
+            || is_trivial(text, by_pr_author, &[])
+            || process::is_agreement_notice(text)
+        {
             Some(Noise::Trivial)
         } else {
             None

@@ -127,9 +127,40 @@ fn is_notice(lower: &str) -> bool {
         && !words.iter().any(|word| CONTENT_MARKERS.contains(word))
 }
 
+/// Whether `text` is about a contributor license agreement: the notices CLA bots post on a
+/// first pull request ("Please sign the [Contributor License Agreement](…)", "CLAs are signed"),
+/// or a request to sign one. Paperwork, not a lesson about the code.
+pub fn is_agreement_notice(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    lower.contains("contributor license agreement")
+        || lower.contains("contribution license agreement")
+        || text
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|word| word == "CLA" || word == "CLAs")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn agreement_notices_of_cla_bots_but_not_dco_sign_offs() {
+        // Verbatim openings of spring-boot's, googlebot's and facebook-github-bot's notices.
+        for text in [
+            "@GH-xingGe Please sign the [Contributor License Agreement](https://cla.pivotal.io/sign/spring)!",
+            "All (the pull request submitter and all commit authors) CLAs are signed, **but** one or more commits were authored",
+            "Thank you for your pull request and welcome to our community. We require contributors to sign our Contributor License Agreement",
+        ] {
+            assert!(is_agreement_notice(text), "{text:?}");
+        }
+        for text in [
+            "Would you mind signing off on the commit for the DCO?",
+            "The clause here is wrong: `cla` is not a flag.",
+            "This closes the handle twice.",
+        ] {
+            assert!(!is_agreement_notice(text), "{text:?}");
+        }
+    }
 
     #[test]
     fn status_lines_and_notices() {
