@@ -2,7 +2,8 @@
 //! analysed, folded into a dense vector by signed feature hashing.
 //!
 //! Terms are lower-cased words (identifiers split at `_`, `-` and camelCase humps, the whole
-//! identifier kept as a term too), a crude plural folding, English and review stopwords removed,
+//! identifier kept as a term too), a crude plural folding, review vocabulary folded onto concepts
+//! ([`super::concepts`]), English and review stopwords removed,
 //! plus bigrams of neighbouring words and, for inline comments, the directory at reduced weight.
 //! Terms seen in a single comment are dropped: they cannot make two comments alike.
 //! Each term adds `(1 + ln tf) · idf` to dimension `fnv1a(term) mod DIMENSION` with a sign from
@@ -14,6 +15,7 @@
 
 use std::collections::HashMap;
 
+use super::concepts::concept_of;
 use super::{Prepared, Vector};
 
 /// Dimension (number of f32 components) of built-in vectors: 256 keeps hashing collisions rare
@@ -33,17 +35,18 @@ const DIRECTORY_PREFIX: &str = "dir:";
 const STOPWORDS: &[&str] = &[
     "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as",
     "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by",
-    "can", "could", "did", "do", "does", "doing", "don't", "down", "during", "each", "either",
-    "else", "etc", "even", "ever", "every", "few", "for", "from", "further", "get", "gets", "got",
-    "had", "has", "have", "having", "he", "her", "here", "him", "his", "how", "i", "i'd", "i'm",
-    "if", "in", "into", "is", "isn't", "it", "it's", "its", "itself", "just", "let", "let's",
-    "like", "maybe", "me", "might", "more", "most", "much", "must", "my", "no", "nor", "not",
-    "now", "of", "off", "on", "once", "one", "only", "or", "other", "our", "out", "over", "own",
-    "please", "quite", "rather", "really", "same", "see", "she", "should", "so", "some", "still",
-    "such", "than", "that", "that's", "the", "their", "them", "then", "there", "these", "they",
-    "think", "this", "those", "though", "through", "to", "too", "under", "until", "up", "us",
-    "very", "was", "we", "we're", "were", "what", "when", "where", "which", "while", "who", "why",
-    "will", "with", "would", "yes", "yet", "you", "your",
+    "can", "cc", "could", "did", "do", "does", "doing", "don't", "down", "during", "each",
+    "either", "else", "etc", "even", "ever", "every", "few", "for", "from", "further", "get",
+    "gets", "got", "had", "has", "have", "having", "he", "hello", "her", "here", "hey", "hi",
+    "him", "his", "how", "i", "i'd", "i'm", "if", "in", "into", "is", "isn't", "it", "it's", "its",
+    "itself", "just", "let", "let's", "lgtm", "like", "maybe", "me", "might", "more", "most",
+    "much", "must", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "one", "only",
+    "or", "other", "our", "out", "over", "own", "please", "quite", "rather", "really", "same",
+    "see", "she", "should", "so", "some", "sorry", "still", "such", "than", "thank", "thanks",
+    "that", "that's", "the", "their", "them", "then", "there", "these", "they", "think", "this",
+    "those", "though", "through", "thx", "to", "too", "under", "until", "up", "us", "very", "was",
+    "we", "we're", "were", "what", "when", "where", "which", "while", "who", "why", "will", "with",
+    "would", "yes", "yet", "you", "your",
 ];
 
 /// A comment's terms: vocabulary index and weighted term frequency.
@@ -185,6 +188,9 @@ fn terms(document: &Prepared, scratch: &mut String, mut emit: impl FnMut(&str, f
         for part in parts {
             let mut word = part.to_ascii_lowercase();
             fold_plural(&mut word);
+            if let Some(concept) = concept_of(&word) {
+                word = concept.to_string();
+            }
             if word.len() < 2 || STOPWORDS.binary_search(&word.as_str()).is_ok() || is_number(&word)
             {
                 continue;

@@ -2,6 +2,7 @@
 //! vector type every embedder produces. The built-in embedder is [`builtin`].
 
 pub mod builtin;
+mod concepts;
 pub mod remote;
 
 /// A dense embedding. Built-in vectors are L2-normalised, so cosine similarity is a dot product.
@@ -52,13 +53,19 @@ pub fn prepare(body: &str, path: Option<&str>) -> Prepared {
     }
 }
 
-/// Copies one line without URLs, link targets, HTML tags and emphasis or code markers.
+/// Copies one line without URLs, link targets, HTML tags, `@mentions` (who is addressed says
+/// nothing about the topic) and emphasis or code markers.
 fn strip_inline(line: &str, out: &mut String) {
     let mut rest = line;
     let mut in_code = false;
+    let mut after_word = false;
     while let Some(c) = rest.chars().next() {
         let skip = if !in_code && (rest.starts_with("http://") || rest.starts_with("https://")) {
             rest.find(char::is_whitespace).unwrap_or(rest.len())
+        } else if !in_code && c == '@' && !after_word {
+            1 + rest[1..]
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+                .unwrap_or(rest.len() - 1)
         } else if !in_code && rest.starts_with("](") {
             rest.find(')').map_or(2, |end| end + 1)
         } else if !in_code && c == '<' && is_tag(rest) {
@@ -75,6 +82,7 @@ fn strip_inline(line: &str, out: &mut String) {
         if skip > c.len_utf8() || matches!(c, '*' | '~' | '[' | ']' | '|' | '<' | '`') {
             out.push(' ');
         }
+        after_word = skip == c.len_utf8() && c.is_alphanumeric();
         rest = &rest[skip..];
     }
 }
@@ -88,6 +96,13 @@ fn is_tag(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn drops_mentions_but_not_email_addresses() {
+        let prepared = prepare("@alice thanks, cc @bob-2: see a@b.io", None);
+        let words: Vec<&str> = prepared.text.split_whitespace().collect();
+        assert_eq!(words, ["thanks,", "cc", ":", "see", "a@b.io"]);
+    }
 
     #[test]
     fn strips_markdown_urls_and_tags_but_keeps_code_words() {
