@@ -84,7 +84,9 @@ pub fn run(args: FindingsArgs) -> Result<()> {
                     println!("    - {} [{}]", finding.title, ids.join(" "));
                     print_citations(&records, &gold, finding, cited);
                 }
-                print_themes(&records, &gold, &published);
+                let models = classifier.unwrap_or(Models::shipped());
+                let set_aside = |record: &Record| quality::predict(&rules, models, record).0;
+                print_themes(&records, &gold, &published, set_aside);
             }
             total.add(&score);
         }
@@ -174,7 +176,14 @@ fn mark(record: &Record, best: Option<&GoldTheme>, on_files: bool) -> &'static s
 }
 
 /// Each theme's members, marked as in [`print_citations`] against the theme's best gold theme.
-fn print_themes(records: &[&Record], gold: &[&GoldTheme], published: &scorecard::Published) {
+/// A missed gold theme's comments are marked with the theme they went to, `n` when the filter set
+/// them aside (`set_aside`), or `·`.
+fn print_themes(
+    records: &[&Record],
+    gold: &[&GoldTheme],
+    published: &scorecard::Published,
+    set_aside: impl Fn(&Record) -> bool,
+) {
     for (i, members) in published.themes.iter().enumerate() {
         let ids: Vec<&str> = members.iter().map(String::as_str).collect();
         let best = best_gold(gold, &ids);
@@ -200,11 +209,12 @@ fn print_themes(records: &[&Record], gold: &[&GoldTheme], published: &scorecard:
             for id in &theme.comment_ids {
                 if let Some(record) = records.iter().find(|r| r.id == *id) {
                     let placed = published.themes.iter().position(|t| t.contains(id));
-                    println!(
-                        "      {} {}",
-                        placed.map_or("·".to_string(), |p| p.to_string()),
-                        describe(record)
-                    );
+                    let mark = match placed {
+                        Some(theme) => theme.to_string(),
+                        None if set_aside(record) => "n".to_string(),
+                        None => "·".to_string(),
+                    };
+                    println!("      {mark} {}", describe(record));
                 }
             }
         }
