@@ -146,3 +146,36 @@ fn a_lesson_of_one_reviewer_is_one_finding_not_also_their_focus() {
     assert_eq!(categories.len(), 1, "{:#?}", published.findings);
     assert_ne!(categories[0], "reviewer_focus");
 }
+
+#[test]
+fn a_finding_says_mostly_on_a_file_only_when_that_file_holds_most_of_its_comments() {
+    let corpus = corpus();
+    // bat's syntax-test lesson: four comments, one of them on `CHANGELOG.md`.
+    let mut listing_files = 0;
+    for repo in ["sharkdp/bat", "BurntSushi/ripgrep"] {
+        let records: Vec<&Record> = corpus.records.iter().filter(|r| r.repo == repo).collect();
+        let published = scorecard::publish(&records, &rules(), None).expect("the analysis runs");
+        for (finding, _) in &published.findings {
+            listing_files += usize::from(finding.insight.contains(" on `"));
+            let Some((_, after)) = finding.insight.split_once("Mostly on `") else {
+                continue;
+            };
+            let held: usize = after
+                .split_once("` (")
+                .and_then(|(_, rest)| rest.split_once(')'))
+                .and_then(|(n, _)| n.parse().ok())
+                .expect("a count after the file");
+            let comments: usize = finding
+                .insight
+                .split_whitespace()
+                .next()
+                .and_then(|n| n.parse().ok())
+                .expect("the insight opens with its number of comments");
+            assert!(2 * held > comments, "{}", finding.insight);
+        }
+    }
+    assert!(
+        listing_files >= 2,
+        "findings that list their files were checked"
+    );
+}

@@ -171,7 +171,7 @@ fn five_themes_come_out_with_their_comments_and_terms() {
         "noise is left out: 40 themed + 8 unrelated"
     );
     assert_eq!(run.themes.len(), 5, "{run:#?}");
-    for (t, term) in ["unwrap", "test", "query", "snake_case", "doc"]
+    for (t, term) in ["unwrap", "test", "query", "snake_case", "document"]
         .iter()
         .enumerate()
     {

@@ -226,13 +226,19 @@ impl<'a> Context<'a> {
             }
             None => {}
         }
-        if !theme.paths.is_empty() {
+        if let Some((_, most)) = theme.paths.first() {
             let listed: Vec<String> = theme
                 .paths
                 .iter()
                 .map(|(path, n)| format!("`{path}` ({n})"))
                 .collect();
-            insight.push_str(&format!(" Mostly on {}.", listed.join(", ")));
+            // "Mostly" only when one file holds most of the theme's comments.
+            let lead = if 2 * most > theme.members.len() {
+                "Mostly on"
+            } else {
+                "Comments on"
+            };
+            insight.push_str(&format!(" {lead} {}.", listed.join(", ")));
         }
         for signal in signals.iter().filter(|s| s.kind == EvidenceKind::Stat) {
             insight.push_str(&format!(" History: {}.", signal.text));
