@@ -275,6 +275,11 @@ const PROCESS_WORDS: &[&str] = &[
     "approval",
     "approvals",
     "review",
+    "workflow",
+    "workflows",
+    "presubmit",
+    "rerun",
+    "resolved",
 ];
 
 /// Words that make a request of a remark about the process ("Would you mind …", "Any …").
@@ -282,7 +287,7 @@ const REQUEST_WORDS: &[&str] = &[
     "friendly", "can", "could", "would", "please", "kindly", "mind", "take", "another", "resolve",
     "needs", "need", "any", "when", "are", "still", "working", "willing", "on", "get", "got",
     "chance", "someone", "anyone", "else", "more", "time", "once", "after", "round", "latest",
-    "main",
+    "main", "appears", "seems", "will",
 ];
 
 /// The longest content-free remark, in words ("Thanks a lot for the review, looks good to me!").
@@ -540,6 +545,8 @@ mod tests {
             "Reviewed 2 of 2 files at r1.\nReview status: all files reviewed at latest revision.\n\n---\n\nComments from the [review on Reviewable.io](https://reviewable.io/reviews/a/b/1)",
             "Released in [bat v0.12](https://github.com/sharkdp/bat/releases/tag/v0.12.0).",
             "CI failure is unrelated.",
+            "Will take a look after the workflow failures are resolved.",
+            "The failure seems unrelated, rerun please",
             "@eps1lon could you review?",
             "@x many thanks for your contribution here!",
         ] {
@@ -560,6 +567,7 @@ mod tests {
             "Removed the lock since the caller already holds one for the whole batch.",
             "Could you add a test for the empty input?",
             "Why does CI fail on Windows here?",
+            "The workflow seems to skip the integration tests on macOS.",
             "Could you fix this?",
             "Reviewed 3 of 5 files at r2.\n\nThis unwrap panics when the file is empty.",
         ] {
