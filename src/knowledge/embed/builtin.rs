@@ -189,7 +189,8 @@ fn terms(document: &Prepared, scratch: &mut String, mut emit: impl FnMut(&str, f
             let mut word = part.to_ascii_lowercase();
             fold_plural(&mut word);
             if let Some(concept) = concept_of(&word) {
-                word = concept.to_string();
+                word.clear();
+                word.push_str(concept);
             }
             if word.len() < 2 || STOPWORDS.binary_search(&word.as_str()).is_ok() || is_number(&word)
             {
