@@ -8,6 +8,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::port::spare_port;
 use common::{SECRET, review_comment, scalar};
 use gitlore::server::signature;
 
@@ -22,11 +23,7 @@ struct Server {
 
 impl Server {
     fn start(data_dir: &Path) -> Server {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = spare_port();
         let key = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/test-app-key.pem");
         let child = Command::new(env!("CARGO_BIN_EXE_gitlore"))
             .arg("serve")

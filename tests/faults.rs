@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::port::spare_port;
 use common::{SECRET, review_comment, scalar};
 use gitlore::domain::job::{CheckRun, Job, Occasion};
 use gitlore::domain::{InstallationId, PrNumber, Repo, RepoId, RepoName, UnixMs};
@@ -74,7 +75,7 @@ struct Server {
 impl Server {
     /// Starts the server and waits until it listens; Err if it exits or never listens.
     fn start(launch: &Launch<'_>) -> Result<Server, String> {
-        let port = free_port();
+        let port = spare_port();
         let key = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/test-app-key.pem");
         let binary = env!("CARGO_BIN_EXE_gitlore");
         let mut command = match launch.open_files {
@@ -226,14 +227,6 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// A connection to the server, unless it takes longer than `within` (a full accept queue).

@@ -2,7 +2,8 @@
 //! webhooks signed as GitHub signs them and payloads built from real fixtures ([`TestApp`]).
 //! `story.rs` builds the end-to-end stories on it with the fake GitHub (declared by the test
 //! file, as it needs `mod fake_github`); `store.rs` is a bare store, `snapshot.rs` helps inline
-//! snapshots, `pause.rs` and `logs.rs` stand in for sleeping and logging.
+//! snapshots, `pause.rs` and `logs.rs` stand in for sleeping and logging, `port.rs` hands out
+//! ports for server processes.
 #![allow(dead_code)] // each test file uses a different part of the harness
 
 pub mod cli;
@@ -11,6 +12,7 @@ pub mod findings;
 pub mod git;
 pub mod logs;
 pub mod pause;
+pub mod port;
 pub mod snapshot;
 pub mod store;
 
