@@ -132,8 +132,11 @@ const OPENERS: &[&str] = &[
     "could you",
     "can you",
     "would you mind",
+    "do you mind",
+    "do you feel up to",
     "would you",
     "can we",
+    "could we",
     "maybe",
     "perhaps",
     "i think",
@@ -583,7 +586,15 @@ fn clean(sentence: &str) -> (String, bool) {
         };
         request |= matches!(
             *opener,
-            "please" | "could you" | "can you" | "would you" | "would you mind" | "can we"
+            "please"
+                | "could you"
+                | "can you"
+                | "would you"
+                | "would you mind"
+                | "do you mind"
+                | "do you feel up to"
+                | "can we"
+                | "could we"
         );
         let mut rest = &text[opener.len()..];
         if matches!(*opener, "thanks" | "thank you") {
@@ -595,7 +606,10 @@ fn clean(sentence: &str) -> (String, bool) {
         text = rest
             .trim_start_matches([' ', ',', ':', '!', '.'])
             .to_string();
-        if *opener == "would you mind" {
+        if matches!(
+            *opener,
+            "would you mind" | "do you mind" | "do you feel up to"
+        ) {
             text = imperative(&text);
         }
     }
@@ -642,7 +656,8 @@ fn is_reply(sentence: &str) -> bool {
 }
 
 /// A suggestion asked as a question, as the advice it is: "Should this use `x`?" → "Use `x`",
-/// "Can't we just do `y`?" and "Why not use `y`?" → "Do `y`", "Use `y`". `None` for any other
+/// "Can't we just do `y`?" and "Why not use `y`?" → "Do `y`", "Use `y`", "`z` instead?" → "Use
+/// `z` instead", "It's a component, so we can use `z`?" → "Use `z`". `None` for any other
 /// sentence.
 fn suggestion(sentence: &str) -> Option<String> {
     const ASKING: &[&str] = &[
@@ -661,6 +676,22 @@ fn suggestion(sentence: &str) -> Option<String> {
         return None;
     }
     let lower = sentence.to_lowercase();
+    if let Some(alternative) = sentence.strip_suffix(" instead?")
+        && alternative.starts_with('`')
+        && alternative.ends_with('`')
+        && !alternative[1..alternative.len() - 1].contains('`')
+    {
+        return Some(format!("Use {alternative} instead"));
+    }
+    if let Some(at) = lower.find(" so we can ") {
+        let rest = sentence[at + " so we can ".len()..]
+            .trim_end_matches('?')
+            .trim();
+        let verb = rest.split_whitespace().next()?.to_lowercase();
+        return ADVICE_VERBS
+            .contains(&verb.as_str())
+            .then(|| capitalise(rest));
+    }
     let asking = ASKING.iter().find(|a| lower.starts_with(*a))?;
     let rest = sentence[asking.len()..].trim_end_matches('?').trim();
     let verb = rest.split_whitespace().next()?.to_lowercase();
@@ -850,6 +881,31 @@ mod tests {
             .as_deref(),
             Some("Don't forget `[ci skip]` too")
         );
+        // Grafana's and matplotlib's reviewers, verbatim.
+        for (body, advice) in [
+            (
+                "`useStyles2` instead? It's a function component :)",
+                "Use `useStyles2` instead",
+            ),
+            (
+                "SpanBar is functional component so we can use `useStyles2` and remove theme passed from `SpanBarRow`?",
+                "Use `useStyles2` and remove theme passed from `SpanBarRow`",
+            ),
+            (
+                "@beckja Do you feel up to adding a test for this?",
+                "Add a test for this",
+            ),
+        ] {
+            assert_eq!(lesson(&[body], &[], TITLE_CHARS).as_deref(), Some(advice));
+        }
+        // Questions that suggest no change stay questions.
+        for body in [
+            "`useStyles2` or `useTheme2` instead?",
+            "Is this slow, so we can measure it?",
+            "Do you feel up to it?",
+        ] {
+            assert_eq!(lesson(&[body], &[], TITLE_CHARS), None, "{body:?}");
+        }
     }
 
     #[test]
