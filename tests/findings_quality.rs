@@ -9,16 +9,18 @@ use gitlore::knowledge::corpus::{Corpus, Record, Split};
 use gitlore::knowledge::filter::NoiseRules;
 use gitlore::scorecard::{self, RepoScore};
 
-/// Floors below the figures measured on the test split: 10 of 23 gold themes recovered (0.435),
-/// evidence precision 0.719, 2 findings citing noise, theme purity 0.816. The
-/// targets are not met. History of the recovery floor, lowered twice and said so: 0.45 with the
-/// model trained on twelve repositories (11 of 23), 0.43 after retraining on twenty-one (10 of
-/// 23), 0.39 since a theme whose comments state no lesson gives no finding — the tenth was such a
-/// theme, titled "Reviewers keep raising `…` and `…`", which no maintainer would sign. Folding
-/// review vocabulary onto concepts in the embedder brought it back to 10 of 23; the floor stays.
+/// Floors below the figures measured on the test split: 9 of 23 gold themes recovered (0.391),
+/// evidence precision 0.723, no finding citing noise, theme purity 0.816. The recovery and
+/// precision targets are not met. History of the recovery floor, lowered twice and said so: 0.45
+/// with the model trained on twelve repositories (11 of 23), 0.43 after retraining on twenty-one
+/// (10 of 23), 0.39 since a theme whose comments state no lesson gives no finding — the tenth was
+/// such a theme, titled "Reviewers keep raising `…` and `…`", which no maintainer would sign.
+/// Folding review vocabulary onto concepts in the embedder brought it back to 10 of 23; a remark
+/// without a file that states no lesson no longer makes a lesson with one other PR, and 9 of 23
+/// remain (the two findings that cited noise went with it). The noise ceiling was 3 before.
 const RECOVERED_FLOOR: f64 = 0.39;
 const PRECISION_FLOOR: f64 = 0.7;
-const NOISY_CEILING: usize = 3;
+const NOISY_CEILING: usize = 1;
 const PURITY_FLOOR: f64 = 0.7;
 
 fn corpus() -> Corpus {
@@ -179,4 +181,32 @@ fn a_finding_says_mostly_on_a_file_only_when_that_file_holds_most_of_its_comment
         listing_files >= 2,
         "findings that list their files were checked"
     );
+}
+
+#[test]
+fn a_remark_off_the_files_that_states_no_lesson_cannot_make_a_lesson_with_one_other_pr() {
+    let corpus = corpus();
+    let records: Vec<&Record> = corpus
+        .records
+        .iter()
+        .filter(|r| r.repo == "helm/helm")
+        .collect();
+    let published = scorecard::publish(&records, &rules(), None).expect("the analysis runs");
+    // "tossing into 2.10 to fix a regression" shares a word with "Per policy, this needs a
+    // regression test." (another PR) and reports, without a file: it backs no lesson.
+    let report = "helm-0045";
+    assert!(
+        published
+            .themes
+            .iter()
+            .any(|t| t.iter().any(|id| id == report)),
+        "the report is in a theme"
+    );
+    for (finding, cited) in &published.findings {
+        assert!(
+            !cited.iter().flatten().any(|id| id == report),
+            "{}",
+            finding.title
+        );
+    }
 }

@@ -8,7 +8,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::figures::{self, coupling_id, coupling_text, hotspot_id, hotspot_text};
-use super::wording::{TITLE_CHARS, cut, excerpt, lesson, says_something};
+use super::wording::{TITLE_CHARS, cut, excerpt, lesson, says_something, states_lesson};
 use super::{Input, Synthesis, finalize, subject_id, theme_finding_id};
 use crate::domain::classification::Label;
 use crate::domain::findings::SourceComment;
@@ -275,18 +275,26 @@ impl<'a> Context<'a> {
     }
 
     /// The members that can back the theme's lesson: those on one of its files, and those
-    /// elsewhere (conversation, review bodies) that state a lesson themselves — a remark without
-    /// a file that only muses, asks or reports is about nothing the finding can show.
+    /// elsewhere (conversation, review bodies) that state a lesson themselves. When these come
+    /// from two pull requests or more, remarks elsewhere that state a fact about the code join
+    /// them; a remark without a file that only muses, asks or reports cannot make a lesson of
+    /// its own.
     fn citable(&self, theme: &Theme, members: &[&'a SourceComment]) -> Vec<&'a SourceComment> {
+        let anchored = |c: &SourceComment| {
+            c.path
+                .as_deref()
+                .is_some_and(|p| theme.paths.iter().any(|(path, _)| path == p))
+                || states_lesson(&c.body)
+        };
+        let prs: HashSet<i64> = members
+            .iter()
+            .filter(|c| anchored(c))
+            .map(|c| c.pr_number)
+            .collect();
         members
             .iter()
             .copied()
-            .filter(|c| {
-                c.path
-                    .as_deref()
-                    .is_some_and(|p| theme.paths.iter().any(|(path, _)| path == p))
-                    || says_something(&c.body)
-            })
+            .filter(|c| anchored(c) || (prs.len() >= 2 && says_something(&c.body)))
             .collect()
     }
 

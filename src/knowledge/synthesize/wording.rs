@@ -94,6 +94,8 @@ const ADVICE_PHRASES: &[&str] = &[
     "safer to ",
     " we want to ",
     "rather than",
+    " would rather ",
+    "'d rather ",
     " please ",
     " could you ",
     " can you ",
@@ -150,6 +152,10 @@ const OPENERS: &[&str] = &[
     "hmm",
     "btw",
     "fyi",
+    "tbh",
+    "imho",
+    "imo",
+    "honestly",
     "thanks",
     "thank you",
     "hi",
@@ -579,8 +585,11 @@ fn clean(sentence: &str) -> (String, bool) {
     let mut request = false;
     loop {
         let lower = text.to_lowercase();
+        // "I would rather …" states a preference: its "I would" is no opener.
         let Some(opener) = OPENERS.iter().find(|o| {
-            lower.starts_with(*o) && lower[o.len()..].starts_with([' ', ',', ':', '!', '.'])
+            lower.starts_with(*o)
+                && lower[o.len()..].starts_with([' ', ',', ':', '!', '.'])
+                && !lower[o.len()..].trim_start().starts_with("rather ")
         }) else {
             break;
         };
@@ -831,9 +840,15 @@ mod tests {
             assert!(!states_lesson(body), "{body:?}");
             assert_eq!(lesson(&[body], &[], TITLE_CHARS), None, "{body:?}");
         }
-        let musing = "I suspect we don't mention it in the man page.";
-        assert!(states_lesson(musing));
-        assert_eq!(lesson(&[musing], &[], TITLE_CHARS), None);
+        // A preference is a norm; said of the writer it backs a lesson but titles none.
+        for musing in [
+            "I suspect we don't mention it in the man page.",
+            "TBH I would rather people not even send draft PRs (besides us)",
+            "I'd rather not include this by default.",
+        ] {
+            assert!(states_lesson(musing), "{musing:?}");
+            assert_eq!(lesson(&[musing], &[], TITLE_CHARS), None, "{musing:?}");
+        }
         for body in [
             "Thanks, don't forget `[ci skip]` too :)",
             "Would you mind signing off on the commit for the DCO?",
