@@ -140,6 +140,7 @@ const OPENERS: &[&str] = &[
     "can we",
     "could we",
     "maybe",
+    "may be",
     "perhaps",
     "i think",
     "i would",
@@ -166,6 +167,7 @@ const OPENERS: &[&str] = &[
     "however",
     "then",
     "yes",
+    "yup",
     "yeah",
     "yea",
     "right",
@@ -175,6 +177,23 @@ const OPENERS: &[&str] = &[
 const CHATTER_WORDS: &[&str] = &[
     "thanks", "thank", "sorry", "lgtm", "congrats", "hi", "hello", "hey", "ping", "rebase",
     "merged", "merging", "released", "ci", "welcome",
+];
+/// Phrases of a sentence about the review rather than the code ("Note that this comment applies
+/// to the following places", "Same here"), checked lower-case.
+const ABOUT_THE_REVIEW: &[&str] = &[
+    "comment applies",
+    "comments apply",
+    "same applies",
+    "same here",
+    "as above",
+    "see above",
+];
+/// Phrases that reproach the writer's reader ("you should know better than …"): they back a
+/// lesson but cannot title one.
+const REPROACHES: &[&str] = &["know better"];
+/// Words that point at something the reader of a title cannot see ("Remove this").
+const DEICTIC: &[&str] = &[
+    "this", "that", "these", "those", "it", "them", "here", "there", "one",
 ];
 /// Words that open a sentence about the writer rather than the code.
 const FIRST_PERSON: &[&str] = &["i", "i'm", "i've", "i'll", "i'd", "we've", "we'll", "my"];
@@ -279,10 +298,12 @@ pub fn cut(text: &str, max: usize) -> String {
         .rfind(' ')
         .filter(|&i| i > max / 2)
         .unwrap_or(head.len());
-    format!(
-        "{}…",
-        head[..at_word].trim_end_matches([',', ';', ':', ' '])
-    )
+    let mut kept = &head[..at_word];
+    if kept.matches('`').count() % 2 == 1 {
+        // Cut inside `code`: the code span goes whole.
+        kept = kept.rsplit_once('`').map_or(kept, |(before, _)| before);
+    }
+    format!("{}…", kept.trim_end_matches([',', ';', ':', ' ']))
 }
 
 /// The sentence of `bodies` that best states a lesson in at most `max` characters: advice or a
@@ -358,6 +379,8 @@ fn lesson_sentences(body: &str) -> Vec<(String, bool)> {
         .into_iter()
         .filter(|sentence| !is_reply(sentence))
         .filter_map(|sentence| {
+            // "You can I think find …": a hedge inside the sentence is no part of the lesson.
+            let sentence = sentence.replace(" I think ", " ");
             let (cleaned, request) = clean(main_clause(&sentence));
             let (mut cleaned, request) = match suggestion(&cleaned) {
                 Some(imperative) => (imperative, true),
@@ -378,15 +401,23 @@ fn lesson_sentences(body: &str) -> Vec<(String, bool)> {
                 .next()
                 .is_some_and(|w| ADVICE_VERBS.contains(&w.to_lowercase().as_str()));
             let words = cleaned.split_whitespace().count();
-            (words >= MIN_LESSON_WORDS || (imperative && words >= 2)).then_some((cleaned, request))
+            // "Remove this", "Change to": the verb's object is out of sight.
+            let object = cleaned.split_whitespace().skip(1).any(|w| {
+                let w = w.to_lowercase();
+                let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '`');
+                !w.is_empty() && !DEICTIC.contains(&w) && !DANGLING.contains(&w)
+            });
+            let enough = words >= MIN_LESSON_WORDS || (imperative && words >= 2);
+            (enough && (object || !imperative)).then_some((cleaned, request))
         })
         .collect()
 }
 
 /// How well a cleaned sentence states a lesson in `max` characters, naming `terms`; `None` when
 /// it states none: no advice or norm, a question, or code. A sentence about the writer ("I
-/// suspect we don't …", "My concern is …") or a request for anything but a change backs a
-/// lesson but cannot be a title: `None` unless `musing` allows it.
+/// suspect we don't …", "My concern is …"), about the review ("this comment applies to …"), a
+/// reproach, or a request for anything but a change backs a lesson but cannot be a title:
+/// `None` unless `musing` allows it.
 fn score(sentence: &str, request: bool, terms: &[String], max: usize, musing: bool) -> Option<i64> {
     let lower = sentence.to_lowercase();
     let words = words_of(&lower);
@@ -414,7 +445,12 @@ fn score(sentence: &str, request: bool, terms: &[String], max: usize, musing: bo
         .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_alphabetic() || c == '\''))
         .count();
     let code_like = 3 * prose < 2 * unquoted.len();
-    if !advice || question || code_like || (about_writer && !musing) {
+    // About the review or the reader: it may back a lesson, never title one.
+    let aside = ABOUT_THE_REVIEW
+        .iter()
+        .chain(REPROACHES)
+        .any(|p| lower.contains(p));
+    if !advice || question || code_like || ((about_writer || aside) && !musing) {
         return None;
     }
     let named = terms.iter().filter(|t| lower.contains(t.as_str())).count() as i64;
@@ -453,6 +489,12 @@ fn plain(text: &str) -> String {
             && bare[1..].chars().all(|c| c.is_ascii_digit());
         let mention = bare.len() > 1 && bare.starts_with('@');
         let url = bare.starts_with("http://") || bare.starts_with("https://");
+        if url && let Some(name) = linked_name(bare) {
+            // "done in https://github.com/o/r/blob/main/src/checker.ts instead" → "done in
+            // `checker.ts` instead": the file or repository it names, never the link.
+            words.push(word.replace(bare, &format!("`{name}`")));
+            continue;
+        }
         if reference || mention || url || EMOJI_CODES.contains(&bare) {
             // "described in #12." → "described."
             if words.last().is_some_and(|w| {
@@ -478,6 +520,29 @@ fn plain(text: &str) -> String {
         .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The file or repository a URL names, when it names one: the last path segment when it is a
+/// file name (`checker.ts`), or a GitHub repository's name. Nothing for anything else (a pull
+/// request, a commit, a page): a title shows no link.
+fn linked_name(url: &str) -> Option<&str> {
+    let rest = url.split_once("://")?.1;
+    let rest = rest.split(['#', '?']).next().unwrap_or_default();
+    let mut segments = rest.split('/').filter(|s| !s.is_empty());
+    let host = segments.next()?;
+    let path: Vec<&str> = segments.collect();
+    let last = *path.last()?;
+    if !last
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+    {
+        return None;
+    }
+    let file = last
+        .rsplit_once('.')
+        .is_some_and(|(stem, ext)| !stem.is_empty() && (1..=5).contains(&ext.len()));
+    let repository = host == "github.com" && path.len() == 2;
+    (file || repository).then_some(last)
 }
 
 /// Markdown links `[text](url)` and `[text][n]` as their text; images dropped.
@@ -934,6 +999,92 @@ mod tests {
         assert_eq!(
             lesson(&[body], &[], TITLE_CHARS).as_deref(),
             Some("The test should fail without the fix")
+        );
+    }
+
+    #[test]
+    fn a_link_becomes_the_file_or_repository_it_names() {
+        // microsoft/TypeScript's reviewers, verbatim (#… of ts-0006 and ts-0060 in the corpus).
+        let moved = "thanks @brennanMKE for the PR. This file is a generated file from build. the change should be done in https://github.com/Microsoft/TypeScript/blob/master/src/compiler/checker.ts#L2898 instead.";
+        assert_eq!(
+            lesson(&[moved], &[], TITLE_CHARS).as_deref(),
+            Some("The change should be done in `checker.ts` instead")
+        );
+        let generated =
+            "Changes should be done in https://github.com/Microsoft/TSJS-lib-generator instead.";
+        assert_eq!(
+            lesson(&[generated], &[], TITLE_CHARS).as_deref(),
+            Some("Changes should be done in `TSJS-lib-generator` instead")
+        );
+        for (url, name) in [
+            (
+                "https://github.com/o/r/blob/main/CONTRIBUTING.md#tests",
+                Some("CONTRIBUTING.md"),
+            ),
+            ("https://github.com/o/r", Some("r")),
+            ("https://github.com/o/r/pull/12", None),
+            ("https://example.org/guide", None),
+            ("https://example.org/a%60b.md", None),
+        ] {
+            assert_eq!(linked_name(url), name, "{url}");
+        }
+    }
+
+    #[test]
+    fn remarks_about_the_review_or_the_person_and_out_of_sight_objects_are_no_lesson() {
+        // etcd's, angular's and TypeScript's reviewers, verbatim (etcd-0034, ng-0018, ts-0053).
+        for body in [
+            "Note that this comment applies to the following couple of places.",
+            "@vsavkin you should know better than doing a PR like this: no message, no test, and a bad commit message! :-/",
+            "Please change \n```\nif err != nil {\n}\n```\nto\n```\nrequire.NoError(t, err)\n```",
+            "so please remove this.",
+        ] {
+            assert_eq!(lesson(&[body], &[], TITLE_CHARS), None, "{body:?}");
+        }
+        // They back a lesson, as the review's own words.
+        assert!(states_lesson(
+            "@vsavkin you should know better than doing a PR like this: no message, no test, and a bad commit message! :-/"
+        ));
+        assert_eq!(
+            lesson(&["Please remove this import."], &[], TITLE_CHARS).as_deref(),
+            Some("Remove this import")
+        );
+    }
+
+    #[test]
+    fn hedges_inside_a_sentence_and_misspelt_openers_go() {
+        // zulip's and angular's reviewers, verbatim (zulip-0068, ng-0074).
+        let zulip = "You can I think find all the instances using `git grep '\"%}'` and I think it should be an easy sed job to fix them all.";
+        assert_eq!(
+            lesson(&[zulip], &[], 120).as_deref(),
+            Some(
+                "You can find all the instances using `git grep '\"%}'` and it should be an easy sed job to fix them all"
+            )
+        );
+        // TypeScript's reviewer, verbatim (ts-0005): "Yup" opens, and is no reply.
+        let yup = "Yup, please check out the relevant part of our [`CONTRIBUTING.md`](https://github.com/Microsoft/TypeScript/blob/master/CONTRIBUTING.md#housekeeping).";
+        assert_eq!(
+            lesson(&[yup], &[], TITLE_CHARS).as_deref(),
+            Some("Check out the relevant part of our `CONTRIBUTING.md`")
+        );
+        let angular = "Minor comment: may be add a comma at the end of last line - the code should be auto re-formatted to have each error code on its own line.";
+        assert!(
+            lesson(&[angular], &[], 60)
+                .as_deref()
+                .is_some_and(|title| title.starts_with("Add a comma at the end of last line")),
+            "{:?}",
+            lesson(&[angular], &[], 60)
+        );
+    }
+
+    #[test]
+    fn a_cut_never_splits_a_code_span() {
+        assert_eq!(
+            cut(
+                "Use a temporary variable for `\"{{ realm_uri }}/#settings`",
+                40
+            ),
+            "Use a temporary variable for…"
         );
     }
 
