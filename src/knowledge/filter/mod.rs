@@ -3,6 +3,7 @@
 //! AI reviewers address to coding agents, which is never learned from.
 
 mod commands;
+mod norms;
 mod process;
 mod trivial;
 
@@ -146,7 +147,8 @@ impl NoiseRules {
 
     /// The noise class of a comment by `author` whose analysable text is `text`.
     /// `by_pr_author`: the author opened the pull request; `content_free`: the noise model's
-    /// verdict on the text ([`crate::knowledge::classify::builtin::Reading`]).
+    /// verdict on the text ([`crate::knowledge::classify::builtin::Reading`]). A statement of
+    /// the project's norms ("we don't accept cosmetic changes") is never content-free.
     pub fn classify(
         &self,
         author: &Author,
@@ -158,9 +160,9 @@ impl NoiseRules {
             Some(Noise::Own)
         } else if self.is_bot(author) {
             Some(Noise::Bot)
-        } else if content_free
-            || is_trivial(text, by_pr_author, &[])
-            || process::is_agreement_notice(text)
+        } else if process::is_agreement_notice(text)
+            || ((content_free || is_trivial(text, by_pr_author, &[]))
+                && !norms::states_a_norm(text))
         {
             Some(Noise::Trivial)
         } else {
