@@ -1,4 +1,4 @@
-//! Commands addressed to bots and CI rather than to people: `@bors r+ rollup=never`,
+//! Commands addressed to bots and CI rather than to people: `@bors r+ rollup=never`, `r? @jdm`,
 //! `/assign @x`, `/retest`, `@dependabot rebase`, `buildbot, test on oracle.`,
 //! `retest this please`. A line that is one of them says nothing a reviewer could learn from.
 
@@ -105,6 +105,18 @@ const SLASH_COMMANDS: &[&str] = &[
     "review",
     "ready",
     "override",
+    "lifecycle",
+    "remove-lifecycle",
+    "remove-sig",
+    "remove-area",
+    "remove-triage",
+    "remove-help",
+    "good-first-issue",
+    "retitle",
+    "skip",
+    "shrug",
+    "unshrug",
+    "pony",
 ];
 
 /// Whole-line phrases CI systems listen for.
@@ -152,6 +164,11 @@ pub fn is_command_line(line: &str, extra: &[String]) -> bool {
     let Some(first) = words.next() else {
         return false;
     };
+    if first == "r?" {
+        // A reviewer request: "r? @jdm", "r? compiler".
+        let rest: Vec<&str> = words.collect();
+        return !rest.is_empty() && rest.len() <= 2 && rest.iter().all(|w| is_command_argument(w));
+    }
     if let Some(command) = first.strip_prefix('/') {
         let is_path = command.contains('/') || command.contains('.');
         return !is_path && (SLASH_COMMANDS.contains(&command) || words.next().is_none());
@@ -241,6 +258,16 @@ fn is_command_word(word: &str) -> bool {
         "benchmark",
         "with",
         "upgrade",
+        "add",
+        "remove",
+        "author",
+        "claim",
+        "reviewed",
+        "fcp",
+        "concern",
+        "resolve",
+        "postpone",
+        "blocked",
     ];
     let issue = word
         .strip_prefix('#')
@@ -252,9 +279,14 @@ fn is_command_word(word: &str) -> bool {
         || VERBS.contains(&word)
 }
 
-/// What a command's arguments look like: `linux`, `elasticsearch-ci/bwc`, `clickbench-mode`.
+/// What a command's arguments look like: `linux`, `elasticsearch-ci/bwc`, `clickbench-mode`,
+/// `@alice`, label toggles (`+T-compiler`, `-S-waiting-on-review`), quoted names (`"buddy`).
 fn is_command_argument(word: &str) -> bool {
-    word.len() <= 32
+    let word = word
+        .trim_start_matches(['+', '@'])
+        .trim_matches(['"', '\'']);
+    !word.is_empty()
+        && word.len() <= 32
         && word
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_/.".contains(c))
@@ -288,6 +320,15 @@ mod tests {
             "@bors-servo try=linux",
             "@typescript-bot perf test this",
             "@typescript-bot cherry-pick this to release-5.5",
+            // servo's and zulip's reviewers, verbatim (servo-0013, zulip-0021).
+            "r? @metajack",
+            "@zulipbot remove \"buddy review\"",
+            // From the bots' documentation: rustbot's labels and states, prow's lifecycle.
+            "@rustbot label +T-compiler -S-waiting-on-review",
+            "@rustbot author",
+            "r? compiler",
+            "/lifecycle frozen",
+            "/remove-lifecycle stale",
         ] {
             assert!(is_command_line(line, &[]), "{line:?} is a command");
         }
@@ -299,6 +340,8 @@ mod tests {
             "Please rebase onto main.",
             "@alice can you take a look at the locking here?",
             "@typescript-bot is down again, so the perf numbers are missing from this run",
+            "r? what does this mean",
+            "r?",
         ] {
             assert!(!is_command_line(line, &[]), "{line:?} is not a command");
         }
