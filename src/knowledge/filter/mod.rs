@@ -160,9 +160,9 @@ impl NoiseRules {
             Some(Noise::Own)
         } else if self.is_bot(author) {
             Some(Noise::Bot)
-        } else if process::is_agreement_notice(text)
-            || ((content_free || is_trivial(text, by_pr_author, &[]))
-                && !norms::states_a_norm(text))
+        } else if ((content_free || is_trivial(text, by_pr_author, &[]))
+            && !norms::states_a_norm(text))
+            || process::is_agreement_notice(text)
         {
             Some(Noise::Trivial)
         } else {
