@@ -31,6 +31,9 @@ pub struct QualityArgs {
     /// then stop.
     #[arg(long)]
     noise_errors: bool,
+    /// Print only the speed of the noise filter and the classifier, then stop.
+    #[arg(long)]
+    throughput_only: bool,
     /// Hyperparameters of the leave-one-out training (defaults: those `train` uses).
     #[command(flatten)]
     options: OptionArgs,
@@ -140,6 +143,10 @@ pub fn train(args: TrainArgs) -> Result<()> {
 /// Prints the scorecard.
 pub fn run(args: QualityArgs) -> Result<()> {
     let corpus = Corpus::load(Path::new(&args.corpus))?;
+    if args.throughput_only {
+        throughput(&corpus);
+        return Ok(());
+    }
     if args.noise_errors {
         // Models trained without the comment's repository, as for a repository never seen.
         let train_records = corpus.split(Split::Train);

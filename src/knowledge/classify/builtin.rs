@@ -84,8 +84,9 @@ pub fn read_with(labels: &Model, noise: &Model, text: &CommentText) -> Reading {
             .zip(noise.thresholds.first())
             .is_some_and(|(p, threshold)| p >= threshold);
     if let Some(path) = text.path {
+        let body_features = features.0.len();
         features::place(path, text.diff_hunk, &mut features);
-        features.dedup();
+        features.dedup_from(body_features);
     }
     Reading {
         content_free,

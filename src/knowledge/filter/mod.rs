@@ -174,6 +174,9 @@ impl NoiseRules {
 /// The part of a comment to learn from: HTML comments and `<details>` blocks addressed to AI
 /// agents ("Prompt for AI Agents" and the like) removed.
 pub fn analysable_text(body: &str) -> String {
+    if !body.contains("<!--") && !body.contains("<details") {
+        return body.trim().to_string();
+    }
     let without_html_comments = remove_between(body, "<!--", "-->", |_| true);
     remove_between(&without_html_comments, "<details", "</details>", |block| {
         let lower = block.to_lowercase();

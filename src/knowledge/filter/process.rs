@@ -6,6 +6,9 @@
 //! pointers to other pull requests ("Superseded by #12", "Closing in favour of #99").
 //! A line that is one of them says nothing a reviewer could learn from.
 
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
 /// Openings of the status lines review tools and merge bots write (lower-cased).
 const STATUS_OPENINGS: &[&str] = &[
     "review status:",
@@ -57,6 +60,17 @@ const STATUS_OPENINGS: &[&str] = &[
     "related issue:",
 ];
 
+/// [`STATUS_OPENINGS`] by their first word (each has a space after it), so that a line is
+/// compared only with the openings that can start it.
+static OPENINGS_BY_FIRST_WORD: LazyLock<HashMap<&str, Vec<&str>>> = LazyLock::new(|| {
+    let mut by_first: HashMap<&str, Vec<&str>> = HashMap::new();
+    for opening in STATUS_OPENINGS {
+        let first = opening.split(' ').next().unwrap_or_default();
+        by_first.entry(first).or_default().push(opening);
+    }
+    by_first
+});
+
 /// Words that turn a notice into a remark with content ("Released in 1.2, but the fix is
 /// incomplete because …").
 const CONTENT_MARKERS: &[&str] = &[
@@ -105,9 +119,10 @@ fn is_label_toggle(lower: &str) -> bool {
 
 /// A status opening, or a short merge, backport or release notice without a reason or request.
 fn is_notice(lower: &str) -> bool {
-    let Some(opening) = STATUS_OPENINGS
-        .iter()
-        .find(|opening| lower.starts_with(*opening))
+    let first_word = lower.split(' ').next().unwrap_or_default();
+    let Some(opening) = OPENINGS_BY_FIRST_WORD
+        .get(first_word)
+        .and_then(|openings| openings.iter().find(|opening| lower.starts_with(*opening)))
     else {
         return false;
     };
@@ -131,12 +146,17 @@ fn is_notice(lower: &str) -> bool {
 /// first pull request ("Please sign the [Contributor License Agreement](…)", "CLAs are signed"),
 /// or a request to sign one. Paperwork, not a lesson about the code.
 pub fn is_agreement_notice(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    lower.contains("contributor license agreement")
-        || lower.contains("contribution license agreement")
-        || text
-            .split(|c: char| !c.is_ascii_alphanumeric())
-            .any(|word| word == "CLA" || word == "CLAs")
+    // Lower-casing is dear; most comments do not say "agreement" in any common casing.
+    let names_agreement = (text.contains("greement") || text.contains("GREEMENT")) && {
+        let lower = text.to_lowercase();
+        lower.contains("contributor license agreement")
+            || lower.contains("contribution license agreement")
+    };
+    names_agreement
+        || text.contains("CLA")
+            && text
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|word| word == "CLA" || word == "CLAs")
 }
 
 #[cfg(test)]
@@ -159,6 +179,17 @@ mod tests {
             "This closes the handle twice.",
         ] {
             assert!(!is_agreement_notice(text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn every_status_opening_is_found_by_its_first_word() {
+        for opening in STATUS_OPENINGS {
+            assert!(
+                opening.contains(' '),
+                "{opening:?} needs a word after its first"
+            );
+            assert!(is_process_line(opening), "{opening:?}");
         }
     }
 

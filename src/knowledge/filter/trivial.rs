@@ -381,8 +381,10 @@ const MAX_AUTHOR_ACK_WORDS: usize = 10;
 /// `by_pr_author`: it is the pull request author's own reply. `extra_commands`: a repository's
 /// own bot commands, lower-cased.
 pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> bool {
+    let longest = MAX_CONTENT_FREE_WORDS.max(MAX_AUTHOR_ACK_WORDS);
     let mut had_command = false;
     let mut kept = Vec::new();
+    let mut rough_words = 0;
     for line in text.lines() {
         let trimmed = line.trim_start();
         if trimmed.starts_with('>') || is_separator(trimmed) {
@@ -391,19 +393,15 @@ pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> 
         if is_command_line(trimmed, extra_commands) || is_process_line(trimmed) {
             had_command = true;
         } else {
+            rough_words += trimmed.split_whitespace().count();
+            if rough_words > 2 * longest {
+                return false;
+            }
             kept.push(trimmed);
         }
     }
     if kept.is_empty() {
         return true;
-    }
-    let longest = MAX_CONTENT_FREE_WORDS.max(MAX_AUTHOR_ACK_WORDS);
-    let rough_words: usize = kept
-        .iter()
-        .map(|line| line.split_whitespace().count())
-        .sum();
-    if rough_words > 2 * longest {
-        return false;
     }
     let prose = kept.join("\n");
     if prose.contains('`') {

@@ -52,9 +52,24 @@ impl Sink for Hashed {
 impl Hashed {
     /// Sorts by hash and keeps the larger value of a feature added twice.
     pub fn dedup(&mut self) {
-        self.0
-            .sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
-        self.0.dedup_by_key(|(hash, _)| *hash);
+        self.dedup_from(0);
+    }
+
+    /// [`Hashed::dedup`] for the features from index `start` on, which must be of other kinds
+    /// than those before it (as where a comment sits is to its body's features).
+    pub fn dedup_from(&mut self, start: usize) {
+        self.0[start..].sort_unstable_by_key(|(hash, _)| *hash);
+        let mut kept = start;
+        for at in start..self.0.len() {
+            let (hash, value) = self.0[at];
+            if kept > start && self.0[kept - 1].0 == hash {
+                self.0[kept - 1].1 = self.0[kept - 1].1.max(value);
+            } else {
+                self.0[kept] = (hash, value);
+                kept += 1;
+            }
+        }
+        self.0.truncate(kept);
     }
 }
 
@@ -141,13 +156,19 @@ fn words(parsed: &Text, sink: &mut impl Sink) {
 /// A word without its commonest English inflection (`tests`, `testing`, `tested` → `test`), so
 /// that one project's "documenting" teaches about the next one's "documented".
 fn stem(word: &str) -> &str {
+    let bytes = word.as_bytes();
     for (suffix, shortest) in [("ing", 6), ("ed", 5), ("es", 5), ("s", 4), ("ly", 5)] {
-        if word.len() >= shortest
-            && let Some(base) = word.strip_suffix(suffix)
-            && !base.ends_with('s')
-            && base.is_ascii()
+        // Byte by byte: a call to compare two or three bytes costs more than comparing them.
+        let cut = bytes.len().saturating_sub(suffix.len());
+        if bytes.len() >= shortest
+            && bytes[cut..]
+                .iter()
+                .zip(suffix.as_bytes())
+                .all(|(a, b)| a == b)
+            && bytes[cut - 1] != b's'
+            && bytes[..cut].is_ascii()
         {
-            return base;
+            return &word[..cut];
         }
     }
     word

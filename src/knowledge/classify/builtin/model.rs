@@ -31,8 +31,10 @@ pub struct Model {
     pub thresholds: Vec<f32>,
     /// Feature name and its weight per output, sorted by name (what the file lists).
     pub features: Vec<(String, Vec<f32>)>,
-    /// Feature hash to index in `features`.
+    /// Feature hash to the offset of its weights in `weights`.
     index: HashMap<u64, usize, BuildHasherDefault<PassThrough>>,
+    /// The weights of `features`, one row of `outputs.len()` after another, for fast reading.
+    weights: Vec<f32>,
 }
 
 /// The shipped label model's text.
@@ -65,10 +67,15 @@ impl Model {
         mut features: Vec<(String, Vec<f32>)>,
     ) -> Model {
         features.sort_by(|a, b| a.0.cmp(&b.0));
+        let width = outputs.len();
         let index = features
             .iter()
             .enumerate()
-            .map(|(at, (name, _))| (hash_name(name), at))
+            .map(|(at, (name, _))| (hash_name(name), at * width))
+            .collect();
+        let weights = features
+            .iter()
+            .flat_map(|(_, row)| (0..width).map(|output| row.get(output).copied().unwrap_or(0.0)))
             .collect();
         Model {
             outputs,
@@ -76,6 +83,7 @@ impl Model {
             thresholds,
             features,
             index,
+            weights,
         }
     }
 
@@ -89,9 +97,10 @@ impl Model {
     /// The probability of each output for a comment's (deduplicated) features.
     pub fn probabilities(&self, features: &Hashed) -> Vec<f32> {
         let mut scores = self.bias.clone();
+        let width = self.outputs.len();
         for (hash, value) in &features.0 {
             if let Some(&at) = self.index.get(hash) {
-                for (score, weight) in scores.iter_mut().zip(&self.features[at].1) {
+                for (score, weight) in scores.iter_mut().zip(&self.weights[at..at + width]) {
                     *score += weight * value;
                 }
             }
