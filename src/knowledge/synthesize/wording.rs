@@ -303,8 +303,22 @@ pub fn cut(text: &str, max: usize) -> String {
         // Cut inside `code`: the code span goes whole.
         kept = kept.rsplit_once('`').map_or(kept, |(before, _)| before);
     }
-    format!("{}…", kept.trim_end_matches([',', ';', ':', ' ']))
+    kept = kept.trim_end_matches([',', ';', ':', ' ']);
+    // A cut after "for" or "the" leaves a dangling word: end on the last word that says something.
+    while let Some((before, last)) = kept.rsplit_once(' ')
+        && FUNCTION_WORDS.contains(&last.to_lowercase().as_str())
+        && before.contains(' ')
+    {
+        kept = before.trim_end_matches([',', ';', ':', ' ']);
+    }
+    format!("{kept}…")
 }
+
+/// Words that cannot end a cut text: articles, prepositions and conjunctions.
+const FUNCTION_WORDS: &[&str] = &[
+    "a", "an", "the", "and", "or", "but", "for", "to", "of", "in", "on", "at", "by", "with",
+    "from", "into", "as", "than", "that", "which", "is", "are",
+];
 
 /// The sentence of `bodies` that best states a lesson in at most `max` characters: advice or a
 /// norm (not a question, the writer's musing or chatter), naming the most of `terms`; earlier
@@ -1078,13 +1092,17 @@ mod tests {
     }
 
     #[test]
-    fn a_cut_never_splits_a_code_span() {
+    fn a_cut_never_splits_a_code_span_nor_ends_on_a_dangling_word() {
         assert_eq!(
             cut(
                 "Use a temporary variable for `\"{{ realm_uri }}/#settings`",
                 40
             ),
-            "Use a temporary variable for…"
+            "Use a temporary variable…"
+        );
+        assert_eq!(
+            cut("Please add a test for the case of an empty list", 30),
+            "Please add a test…"
         );
     }
 
