@@ -13,7 +13,7 @@
 //! here, so vectors do not change with the Rust release. A vector depends only on its comment
 //! and on the multiset of comments, never on their order.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::concepts::concept_of;
 use super::{Prepared, Vector};
@@ -168,6 +168,22 @@ impl TfIdf {
     pub fn is_empty(&self) -> bool {
         self.documents.is_empty()
     }
+}
+
+/// The distinct words `text` is compared by: the single-word terms of [`TfIdf`] (lower-cased,
+/// plurals and review vocabulary folded, stopwords and numbers left out), without bigrams.
+pub fn words(text: &str) -> HashSet<String> {
+    let document = Prepared {
+        text: text.to_string(),
+        directory: None,
+    };
+    let mut found = HashSet::new();
+    terms(&document, &mut String::new(), |term, _| {
+        if !term.contains(' ') {
+            found.insert(term.to_string());
+        }
+    });
+    found
 }
 
 /// Calls `emit(term, weight)` for every term of a comment; `scratch` is reused for bigrams.

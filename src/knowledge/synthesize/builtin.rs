@@ -8,12 +8,15 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::figures::{self, coupling_id, coupling_text, hotspot_id, hotspot_text};
-use super::wording::{TITLE_CHARS, cut, excerpt, lesson, says_something, states_lesson};
+use super::wording::{TITLE_CHARS, cut, excerpt, lesson, lessons, says_something, states_lesson};
 use super::{Input, Synthesis, finalize, subject_id, theme_finding_id};
 use crate::domain::classification::Label;
 use crate::domain::findings::SourceComment;
 use crate::domain::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
 use crate::domain::themes::Theme;
+use crate::knowledge::embed::builtin::words;
+use crate::knowledge::embed::prepare;
+use crate::knowledge::filter::analysable_text;
 use crate::knowledge::history::{Hotspot, Revert};
 
 /// Hotspots (count, by score) that count as a git signal.
@@ -46,6 +49,58 @@ const LESSON_CANDIDATES: usize = 25;
 /// Characters of a reviewer-focus title before its lesson.
 const FOCUS_PREFIX_CHARS: usize = 60;
 
+/// Words too common in review comments of every project to show that a comment makes a theme's
+/// claim ("add", "change", "code"): the most frequent words of the training split's comments
+/// that name no topic.
+const GENERIC_WORDS: &[&str] = &[
+    "add",
+    "already",
+    "better",
+    "bit",
+    "case",
+    "change",
+    "code",
+    "comment",
+    "example",
+    "file",
+    "find",
+    "fix",
+    "go",
+    "going",
+    "good",
+    "idea",
+    "instead",
+    "know",
+    "line",
+    "look",
+    "make",
+    "may",
+    "need",
+    "new",
+    "note",
+    "part",
+    "pr",
+    "remove",
+    "right",
+    "seem",
+    "since",
+    "something",
+    "suggestion",
+    "sure",
+    "thing",
+    "time",
+    "try",
+    "two",
+    "update",
+    "use",
+    "used",
+    "using",
+    "want",
+    "way",
+    "well",
+    "work",
+];
+
 /// Runs the built-in synthesizer.
 pub fn synthesize(input: &Input<'_>) -> Synthesis {
     let context = Context::new(input);
@@ -56,8 +111,13 @@ pub fn synthesize(input: &Input<'_>) -> Synthesis {
         if 2 * teaching.len() < theme.members.len() {
             continue;
         }
-        let members = context.citable(theme, &teaching);
-        findings.extend(context.theme_finding(theme, &members));
+        let citable = context.citable(theme, &teaching);
+        // A theme none of whose sentences states a lesson that comments of two pull requests
+        // echo has nothing a maintainer could sign.
+        let Some((lesson, members)) = context.echoing(theme, &citable) else {
+            continue;
+        };
+        findings.extend(context.theme_finding(theme, &lesson, &members));
         findings.extend(context.focus_findings(theme, &members));
     }
     findings.extend(context.hotspot_findings());
@@ -169,7 +229,12 @@ impl<'a> Context<'a> {
     }
 
     /// One finding per strong theme: a lesson-bearing label and comments from two PRs or more.
-    fn theme_finding(&self, theme: &Theme, members: &[&SourceComment]) -> Option<Finding> {
+    fn theme_finding(
+        &self,
+        theme: &Theme,
+        lesson: &str,
+        members: &[&SourceComment],
+    ) -> Option<Finding> {
         let (category, base) = theme
             .labels
             .iter()
@@ -178,7 +243,8 @@ impl<'a> Context<'a> {
         if prs.len() < 2 {
             return None;
         }
-        let paths: Vec<&str> = theme.paths.iter().map(|(p, _)| p.as_str()).collect();
+        let on_paths = cited_paths(theme, members);
+        let paths: Vec<&str> = on_paths.iter().map(|(p, _)| *p).collect();
         // The files' own history figures when they are often fixed; a busy file seldom fixed,
         // or a revert or a fix of some other change on the same file, says nothing about this
         // lesson.
@@ -197,13 +263,7 @@ impl<'a> Context<'a> {
         let severity = if fragile { raise(base) } else { base };
         let reviewers: HashSet<&str> = members.iter().map(|c| c.author.as_str()).collect();
         let reviewers = count(reviewers.len(), "reviewer", "reviewers");
-        let figures = format!(
-            " — raised in {} by {reviewers}",
-            count(prs.len(), "PR", "PRs")
-        );
-        // A theme none of whose sentences states a lesson has nothing a maintainer could sign.
-        let lesson = theme_lesson(theme, members, TITLE_CHARS - figures.chars().count())?;
-        let title = format!("{lesson}{figures}");
+        let title = format!("{lesson}{}", raised_in(members));
         let (from, to) = (
             figures::date(theme.first_comment_at),
             figures::date(theme.last_comment_at),
@@ -226,14 +286,13 @@ impl<'a> Context<'a> {
             }
             None => {}
         }
-        if let Some((_, most)) = theme.paths.first() {
-            let listed: Vec<String> = theme
-                .paths
+        if let Some((_, most)) = on_paths.first() {
+            let listed: Vec<String> = on_paths
                 .iter()
                 .map(|(path, n)| format!("`{path}` ({n})"))
                 .collect();
-            // "Mostly" only when one file holds most of the theme's comments.
-            let lead = if 2 * most > theme.members.len() {
+            // "Mostly" only when one file holds most of the cited comments.
+            let lead = if 2 * most > members.len() {
                 "Mostly on"
             } else {
                 "Comments on"
@@ -298,6 +357,44 @@ impl<'a> Context<'a> {
             .collect()
     }
 
+    /// The theme's lesson, with the members that echo it: the comment it is taken from and those
+    /// that share a word with that comment or the lesson (as the embedder reads words, without
+    /// [`GENERIC_WORDS`]). A theme can hold comments alike only in words that say nothing of its
+    /// lesson; citing them would back a claim they do not make. The lesson is the best-ranked one
+    /// echoed by comments of two pull requests or more; `None` when there is none.
+    fn echoing(
+        &self,
+        theme: &Theme,
+        members: &[&'a SourceComment],
+    ) -> Option<(String, Vec<&'a SourceComment>)> {
+        let max = TITLE_CHARS - raised_in(members).chars().count();
+        let bodies: Vec<&str> = members
+            .iter()
+            .take(LESSON_CANDIDATES)
+            .map(|c| c.body.as_str())
+            .collect();
+        let said: Vec<HashSet<String>> = members
+            .iter()
+            .map(|c| words(&prepare(&analysable_text(&c.body), None).text))
+            .collect();
+        lessons(&bodies, &theme.terms, max)
+            .into_iter()
+            .find_map(|(source, lesson)| {
+                let mut claim = words(&lesson);
+                claim.extend(said[source].iter().cloned());
+                claim.retain(|w| GENERIC_WORDS.binary_search(&w.as_str()).is_err());
+                let echoing: Vec<&SourceComment> = members
+                    .iter()
+                    .zip(&said)
+                    .enumerate()
+                    .filter(|(at, (_, words))| *at == source || !words.is_disjoint(&claim))
+                    .map(|(_, (c, _))| *c)
+                    .collect();
+                let prs: HashSet<i64> = echoing.iter().map(|c| c.pr_number).collect();
+                (prs.len() >= 2).then_some((lesson, echoing))
+            })
+    }
+
     /// What a reviewer who wrote most of a theme consistently cares about (opted-out logins
     /// skipped). A theme of one reviewer has none: its own finding already says "by 1 reviewer"
     /// and cites the same comments.
@@ -342,7 +439,10 @@ impl<'a> Context<'a> {
                         pr_list(&prs),
                     ),
                     evidence: comment_evidence(&comments, COMMENTS_PER_FINDING),
-                    files: theme.paths.iter().map(|(p, _)| p.clone()).collect(),
+                    files: cited_paths(theme, &comments)
+                        .into_iter()
+                        .map(|(p, _)| p.to_string())
+                        .collect(),
                     first_seen: theme.first_seen,
                     last_seen: self.input.settings.now,
                     status: Status::Active,
@@ -633,6 +733,33 @@ fn newest_first<'c>(comments: &[&'c SourceComment]) -> Vec<&'c SourceComment> {
     sorted.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.id.cmp(&b.id)));
     sorted.dedup_by_key(|c| c.id);
     sorted
+}
+
+/// The theme's files that cited `members` are on, with how many of them each, the most first
+/// (ties by path).
+fn cited_paths<'t>(theme: &'t Theme, members: &[&SourceComment]) -> Vec<(&'t str, usize)> {
+    let mut paths: Vec<(&str, usize)> = theme
+        .paths
+        .iter()
+        .map(|(path, _)| {
+            let on = members.iter().filter(|c| c.path.as_ref() == Some(path));
+            (path.as_str(), on.count())
+        })
+        .filter(|&(_, n)| n > 0)
+        .collect();
+    paths.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    paths
+}
+
+/// A theme title's figures: " — raised in 3 PRs by 2 reviewers".
+fn raised_in(members: &[&SourceComment]) -> String {
+    let prs: HashSet<i64> = members.iter().map(|c| c.pr_number).collect();
+    let reviewers: HashSet<&str> = members.iter().map(|c| c.author.as_str()).collect();
+    format!(
+        " — raised in {} by {}",
+        count(prs.len(), "PR", "PRs"),
+        count(reviewers.len(), "reviewer", "reviewers")
+    )
 }
 
 /// `n` with its noun, e.g. "1 PR", "3 PRs".

@@ -326,18 +326,29 @@ const FUNCTION_WORDS: &[&str] = &[
 /// references, markdown and openers, capitalised, without its final stop, cut at a clause when
 /// too long. `None` when no sentence of the bodies states a lesson.
 pub fn lesson(bodies: &[&str], terms: &[String], max: usize) -> Option<String> {
-    let mut best: Option<(i64, String)> = None;
-    for body in bodies {
+    lessons(bodies, terms, max)
+        .into_iter()
+        .next()
+        .map(|(_, lesson)| lesson)
+}
+
+/// Every sentence of `bodies` that states a lesson in at most `max` characters, best first (as
+/// [`lesson`] ranks them), each shortened, with the position in `bodies` of its body.
+pub fn lessons(bodies: &[&str], terms: &[String], max: usize) -> Vec<(usize, String)> {
+    let mut ranked: Vec<(i64, usize, String)> = Vec::new();
+    for (at, body) in bodies.iter().enumerate() {
         for (sentence, request) in lesson_sentences(body) {
-            let Some(score) = score(&sentence, request, terms, max, false) else {
-                continue;
-            };
-            if best.as_ref().is_none_or(|(top, _)| score > *top) {
-                best = Some((score, sentence));
+            if let Some(score) = score(&sentence, request, terms, max, false) {
+                ranked.push((score, at, sentence));
             }
         }
     }
-    best.map(|(_, sentence)| shorten(&sentence, max))
+    // Stable: of equal scores, the earlier sentence first.
+    ranked.sort_by_key(|&(score, _, _)| std::cmp::Reverse(score));
+    ranked
+        .into_iter()
+        .map(|(_, at, sentence)| (at, shorten(&sentence, max)))
+        .collect()
 }
 
 /// Whether some sentence of `body` states a lesson (advice or a norm), as [`lesson`] reads it:
@@ -444,7 +455,8 @@ fn score(sentence: &str, request: bool, terms: &[String], max: usize, musing: bo
     // asks for information).
     let advice = (request && musing)
         || ADVICE_VERBS.contains(&first)
-        || ADVICE_PHRASES.iter().any(|p| padded.contains(p));
+        || ADVICE_PHRASES.iter().any(|p| padded.contains(p))
+        || needs_doing(&words);
     let question = lower.ends_with('?');
     let about_writer =
         FIRST_PERSON.contains(&first) || WRITER_PHRASES.iter().any(|p| padded.contains(p));
@@ -476,6 +488,17 @@ fn score(sentence: &str, request: bool, terms: &[String], max: usize, musing: bo
             - if length > max { 3 } else { 0 }
             - if chatter { 6 } else { 0 },
     )
+}
+
+/// Whether the words say that something needs doing ("This all needs locking", "needs
+/// rebasing"): "need(s)" followed by a verb in -ing (not "nothing" or "something").
+fn needs_doing(words: &[&str]) -> bool {
+    words.windows(2).any(|pair| {
+        matches!(pair[0], "needs" | "need")
+            && pair[1].len() > 5
+            && pair[1].ends_with("ing")
+            && !pair[1].ends_with("thing")
+    })
 }
 
 /// `text` without what a title cannot show: quoted lines, code blocks, links (their text kept),
@@ -837,6 +860,19 @@ mod tests {
         assert_eq!(
             lesson(&bodies, &terms, TITLE_CHARS).as_deref(),
             Some("Avoid unwrap in the handler")
+        );
+    }
+
+    #[test]
+    fn something_that_needs_doing_is_a_lesson() {
+        // prometheus' prom-0077, verbatim.
+        assert_eq!(
+            lesson(&["This all needs locking"], &[], TITLE_CHARS).as_deref(),
+            Some("This all needs locking")
+        );
+        assert_eq!(
+            lesson(&["This needs nothing more."], &[], TITLE_CHARS),
+            None
         );
     }
 
