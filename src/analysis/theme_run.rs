@@ -26,7 +26,7 @@ use crate::knowledge::embed::builtin::TfIdf;
 use crate::knowledge::embed::remote::RemoteEmbedder;
 use crate::knowledge::embed::{Prepared, prepare};
 use crate::knowledge::exclude::Exclusions;
-use crate::knowledge::filter::analysable_text;
+use crate::knowledge::filter::{analysable_text, topic_text};
 use crate::knowledge::themes::{distinctive_terms, match_themes};
 use crate::llm::LlmClient;
 use crate::store::Store;
@@ -163,7 +163,7 @@ fn load(
 }
 
 fn prepared(comment: &CorpusComment) -> Prepared {
-    prepare(&analysable_text(&comment.body), comment.path.as_deref())
+    prepare(&topic_text(&comment.body), comment.path.as_deref())
 }
 
 /// Clusters the corpus (with `vectors` when given, else the built-in embedder's), describes,

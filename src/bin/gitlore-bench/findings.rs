@@ -92,11 +92,14 @@ pub fn run(args: FindingsArgs) -> Result<()> {
         }
         print_row(&total, split);
         println!(
-            "  {}: {:.0}% of gold themes recovered by a finding, evidence precision {:.3}, {} findings citing noise, theme purity {:.3}",
+            "  {}: {:.0}% of gold themes recovered by a finding, evidence precision {:.3}, {} citing noise, theme purity {:.3}",
             split.as_str(),
             100.0 * total.recovered_share(),
             total.evidence_precision(),
-            total.citing_noise,
+            match total.citing_noise {
+                1 => "1 finding".to_string(),
+                n => format!("{n} findings"),
+            },
             total.purity()
         );
     }

@@ -186,6 +186,23 @@ pub fn analysable_text(body: &str) -> String {
     .to_string()
 }
 
+/// The text a comment's topic is read from (themes and what echoes a lesson): the
+/// [`analysable_text`] without the lines about the review process — review-tool status lines and
+/// file headers, label toggles, merge notices, commands to bots and CI — which make comments
+/// alike that share nothing else (servo's Reviewable comments all say "Reviewed 1 of 1 files at
+/// r1. Review status: all files reviewed at latest revision").
+pub fn topic_text(body: &str) -> String {
+    let text = analysable_text(body);
+    text.lines()
+        .filter(|line| {
+            !process::is_process_line(line)
+                && !process::is_review_tool_header(line)
+                && !commands::is_command_line(line, &[])
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Removes every `open … close` block for which `drop` says so. An unclosed block runs to the end.
 fn remove_between(text: &str, open: &str, close: &str, drop: impl Fn(&str) -> bool) -> String {
     let mut out = String::with_capacity(text.len());
@@ -263,5 +280,25 @@ mod tests {
         assert_eq!(analysable_text(body), "Null check missing here.");
         let kept = "See below\n<details><summary>Stack trace</summary>boom</details>";
         assert_eq!(analysable_text(kept), kept);
+    }
+
+    #[test]
+    fn the_topic_leaves_out_review_process_lines_and_commands() {
+        // servo's servo-0032, verbatim.
+        let body = "-S-awaiting-review +S-needs-code-changes \n\nYou need to update the test expectations. Do you know how to do this?\n\n---\n\nReviewed 1 of 1 files at r6, 1 of 1 files at r7.\nReview status: all files reviewed at latest revision, all discussions resolved.\n\n---\n\n*Comments from the [review on Reviewable.io](https://reviewable.io:443/reviews/servo/servo/8932#-:-K9gstyJNmpDA8RBM7Tz:-236467132)*";
+        assert_eq!(
+            topic_text(body)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
+            "You need to update the test expectations. Do you know how to do this? --- ---"
+        );
+        // A Reviewable comment on a file (servo-0059): the header goes, the remark stays.
+        let header = "<sup>**[components/script/docs/JS-Servos-only-GC.md, line 173 \\[r2\\]](https://reviewable.io:443/reviews/servo/servo/5745#-JoiIGdyvQ6YSv3BfnvE)** ([raw file](https://github.com/servo/servo/blob/beff2541a147588d54c4d9cbf0c6efeab77fff77/components/script/docs/JS-Servos-only-GC.md#L173)):</sup>\nThis will go stale.\n";
+        assert_eq!(topic_text(header).trim(), "This will go stale.");
+        assert_eq!(
+            topic_text("@bors-servo r+\nThis leaks the handle."),
+            "This leaks the handle."
+        );
     }
 }

@@ -90,6 +90,12 @@ pub fn is_process_line(line: &str) -> bool {
     is_review_tool_line(&lower) || is_label_toggle(&lower) || is_notice(&lower)
 }
 
+/// Reviewable's header of a comment on a file: `<sup>**[src/lib.rs, line 191 \[r4\]](https://reviewable.io/…)** ([raw file](…)):</sup>`.
+pub fn is_review_tool_header(line: &str) -> bool {
+    let line = line.trim();
+    line.starts_with("<sup>") && line.contains("reviewable.io") && line.ends_with("</sup>")
+}
+
 /// Reviewable's per-revision lines: "Reviewed 3 of 5 files at r2, all commit messages.",
 /// "Reviewed all commit messages.", "- path/to/file.rs @ r3".
 fn is_review_tool_line(lower: &str) -> bool {

@@ -16,7 +16,7 @@ use crate::domain::findings::{Category, Evidence, EvidenceKind, Finding, Severit
 use crate::domain::themes::Theme;
 use crate::knowledge::embed::builtin::words;
 use crate::knowledge::embed::prepare;
-use crate::knowledge::filter::analysable_text;
+use crate::knowledge::filter::topic_text;
 use crate::knowledge::history::{Hotspot, Revert};
 
 /// Hotspots (count, by score) that count as a git signal.
@@ -375,7 +375,7 @@ impl<'a> Context<'a> {
             .collect();
         let said: Vec<HashSet<String>> = members
             .iter()
-            .map(|c| words(&prepare(&analysable_text(&c.body), None).text))
+            .map(|c| words(&prepare(&topic_text(&c.body), None).text))
             .collect();
         lessons(&bodies, &theme.terms, max)
             .into_iter()
