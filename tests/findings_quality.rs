@@ -10,7 +10,7 @@ use gitlore::knowledge::filter::NoiseRules;
 use gitlore::scorecard::{self, RepoScore};
 
 /// Floors below the figures measured on the test split: 9 of 23 gold themes recovered (0.391),
-/// evidence precision 0.767, no finding citing noise, theme purity 0.816. The recovery and
+/// evidence precision 0.778, no finding citing noise, theme purity 0.816. The recovery and
 /// precision targets are not met. History of the recovery floor, lowered twice and said so: 0.45
 /// with the model trained on twelve repositories (11 of 23), 0.43 after retraining on twenty-one
 /// (10 of 23), 0.39 since a theme whose comments state no lesson gives no finding — the tenth was

@@ -27,7 +27,7 @@ impl Default for Params {
     /// (`gitlore-bench findings`).
     fn default() -> Params {
         Params {
-            min_similarity: 0.15,
+            min_similarity: 0.14,
         }
     }
 }
