@@ -347,7 +347,7 @@ pub fn lessons(bodies: &[&str], terms: &[String], max: usize) -> Vec<(usize, Str
     ranked.sort_by_key(|&(score, _, _)| std::cmp::Reverse(score));
     ranked
         .into_iter()
-        .map(|(_, at, sentence)| (at, shorten(&sentence, max)))
+        .filter_map(|(_, at, sentence)| Some((at, shorten(&sentence, max)?)))
         .collect()
 }
 
@@ -613,15 +613,16 @@ fn links_as_text(text: &str) -> String {
 }
 
 /// `sentence` capitalised and, when longer than `max`, cut at the last clause break that leaves
-/// a sentence of a few words, else at a word with `…`.
-fn shorten(sentence: &str, max: usize) -> String {
+/// a sentence of a few words, else at a word with `…`; `None` when that cut falls just before a
+/// code span, which is what the sentence asks for.
+fn shorten(sentence: &str, max: usize) -> Option<String> {
     let sentence = capitalise(sentence);
     if sentence.chars().count() <= max {
-        return sentence;
+        return Some(sentence);
     }
     let sentence = without_asides(&sentence);
     if sentence.chars().count() <= max {
-        return sentence;
+        return Some(sentence);
     }
     let head: String = sentence.chars().take(max).collect();
     let clause = CLAUSE_BREAKS.iter().find_map(|b| {
@@ -632,10 +633,19 @@ fn shorten(sentence: &str, max: usize) -> String {
         })
     });
     match clause {
-        Some(at) => head[..at]
-            .trim_end_matches([',', ';', ':', ' '])
-            .to_string(),
-        None => cut(&sentence, max),
+        Some(at) => Some(
+            head[..at]
+                .trim_end_matches([',', ';', ':', ' '])
+                .to_string(),
+        ),
+        None => {
+            let kept = cut(&sentence, max);
+            // Cut just before a code span, the sentence loses what it asks for: "You should
+            // be able to just do `git pull upstream master && git rebase master`" is no
+            // "You should be able to just do…".
+            let rest = &sentence[kept.trim_end_matches('…').len()..];
+            (!rest.trim_start().starts_with('`')).then_some(kept)
+        }
     }
 }
 
@@ -860,6 +870,18 @@ mod tests {
         assert_eq!(
             lesson(&bodies, &terms, TITLE_CHARS).as_deref(),
             Some("Avoid unwrap in the handler")
+        );
+    }
+
+    #[test]
+    fn a_cut_never_drops_the_code_a_sentence_asks_for() {
+        // angular's ng-0087 (its quoted lines left out): the first lesson asks for a command too
+        // long to keep, so the title is the other one.
+        let body = "Can you tell me exactly what commands you ran? you should be able to just do `git pull upstream master && git rebase master`.\n\nYou should be able to squash it with an interactive rebase.";
+        let terms = ["git".to_string(), "rebase".to_string()];
+        assert_eq!(
+            lesson(&[body], &terms, 60).as_deref(),
+            Some("You should be able to squash it with an interactive rebase")
         );
     }
 
