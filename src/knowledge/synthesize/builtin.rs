@@ -279,7 +279,7 @@ impl<'a> Context<'a> {
             count(prs.len(), "pull request", "pull requests"),
             pr_list(&prs),
         );
-        match theme.resolved_share.map(figures::percent) {
+        match resolved_share(members).map(figures::percent) {
             Some(0) => insight.push_str(" None of its review threads was marked resolved."),
             Some(share) => {
                 insight.push_str(&format!(" {share}% of its review threads were resolved."))
@@ -749,6 +749,18 @@ fn cited_paths<'t>(theme: &'t Theme, members: &[&SourceComment]) -> Vec<(&'t str
         .collect();
     paths.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
     paths
+}
+
+/// The share (0..=1) of the cited inline comments whose review thread is resolved; `None`
+/// without inline comments.
+fn resolved_share(members: &[&SourceComment]) -> Option<f64> {
+    let threads: Vec<bool> = members
+        .iter()
+        .filter(|c| c.path.is_some())
+        .map(|c| c.resolved)
+        .collect();
+    let resolved = threads.iter().filter(|&&r| r).count();
+    (!threads.is_empty()).then(|| resolved as f64 / threads.len() as f64)
 }
 
 /// A theme title's figures: " — raised in 3 PRs by 2 reviewers".
