@@ -250,3 +250,40 @@ fn a_theme_member_that_shares_no_word_with_the_lesson_is_not_cited() {
         finding.insight
     );
 }
+
+#[test]
+fn two_saved_replies_of_one_maintainer_stay_two_lessons() {
+    let corpus = corpus();
+    let records: Vec<&Record> = corpus
+        .records
+        .iter()
+        .filter(|r| r.repo == "laravel/framework")
+        .collect();
+    let published = scorecard::publish(&records, &rules(), None).expect("the analysis runs");
+    // taylorotwell's "I am closing this pull request because it lacks sufficient explanation,
+    // tests, or both" and "I'm going to delay merging this code for now. To preserve our ability
+    // to adequately maintain the framework …" share their greeting and closing words only.
+    let (description, burden) = ("laravel-0002", "laravel-0001");
+    let cites = |cited: &[Option<String>], id: &str| cited.iter().flatten().any(|c| c == id);
+    assert!(
+        published
+            .findings
+            .iter()
+            .any(|(_, cited)| cites(cited, description)),
+        "the description lesson is a finding"
+    );
+    assert!(
+        published
+            .findings
+            .iter()
+            .any(|(_, cited)| cites(cited, burden)),
+        "the maintenance lesson is a finding"
+    );
+    for (finding, cited) in &published.findings {
+        assert!(
+            !(cites(cited, description) && cites(cited, burden)),
+            "{}",
+            finding.title
+        );
+    }
+}
