@@ -33,6 +33,12 @@ fn rules() -> NoiseRules {
     NoiseRules::new(None, None, &[])
 }
 
+/// What the App publishes from one corpus repository's comments.
+fn published_for(corpus: &Corpus, repo: &str) -> scorecard::Published {
+    let records: Vec<&Record> = corpus.records.iter().filter(|r| r.repo == repo).collect();
+    scorecard::publish(&records, &rules(), None).expect("the analysis runs")
+}
+
 #[test]
 fn one_lesson_on_five_prs_among_unrelated_remarks_is_exactly_one_finding() {
     let corpus = corpus();
@@ -155,11 +161,10 @@ fn a_lesson_of_one_reviewer_is_one_finding_not_also_their_focus() {
 #[test]
 fn a_finding_says_mostly_on_a_file_only_when_that_file_holds_most_of_its_comments() {
     let corpus = corpus();
-    // bat's syntax-test lesson: four comments, one of them on `CHANGELOG.md`.
+    // The findings of bat and ripgrep that list their files.
     let mut listing_files = 0;
     for repo in ["sharkdp/bat", "BurntSushi/ripgrep"] {
-        let records: Vec<&Record> = corpus.records.iter().filter(|r| r.repo == repo).collect();
-        let published = scorecard::publish(&records, &rules(), None).expect("the analysis runs");
+        let published = published_for(&corpus, repo);
         for (finding, _) in &published.findings {
             listing_files += usize::from(finding.insight.contains(" on `"));
             let Some((_, after)) = finding.insight.split_once("Mostly on `") else {
@@ -188,12 +193,7 @@ fn a_finding_says_mostly_on_a_file_only_when_that_file_holds_most_of_its_comment
 #[test]
 fn a_remark_off_the_files_that_states_no_lesson_cannot_make_a_lesson_with_one_other_pr() {
     let corpus = corpus();
-    let records: Vec<&Record> = corpus
-        .records
-        .iter()
-        .filter(|r| r.repo == "helm/helm")
-        .collect();
-    let published = scorecard::publish(&records, &rules(), None).expect("the analysis runs");
+    let published = published_for(&corpus, "helm/helm");
     // "tossing into 2.10 to fix a regression" shares a word with "Per policy, this needs a
     // regression test." (another PR) and reports, without a file: it backs no lesson.
     let report = "helm-0045";
@@ -216,12 +216,7 @@ fn a_remark_off_the_files_that_states_no_lesson_cannot_make_a_lesson_with_one_ot
 #[test]
 fn a_theme_member_that_shares_no_word_with_the_lesson_is_not_cited() {
     let corpus = corpus();
-    let records: Vec<&Record> = corpus
-        .records
-        .iter()
-        .filter(|r| r.repo == "sharkdp/bat")
-        .collect();
-    let published = scorecard::publish(&records, &rules(), None).expect("the analysis runs");
+    let published = published_for(&corpus, "sharkdp/bat");
     // bat's syntax-test lesson ("provide a tests/syntax-tests/highlighted version") draws in a
     // bare suggestion on `CHANGELOG.md` ("Add missing mappings for various bash/zsh files"),
     // alike only through "bash": it is in the theme, and backs nothing the finding says — nor
@@ -254,12 +249,7 @@ fn a_theme_member_that_shares_no_word_with_the_lesson_is_not_cited() {
 #[test]
 fn two_saved_replies_of_one_maintainer_stay_two_lessons() {
     let corpus = corpus();
-    let records: Vec<&Record> = corpus
-        .records
-        .iter()
-        .filter(|r| r.repo == "laravel/framework")
-        .collect();
-    let published = scorecard::publish(&records, &rules(), None).expect("the analysis runs");
+    let published = published_for(&corpus, "laravel/framework");
     // taylorotwell's "I am closing this pull request because it lacks sufficient explanation,
     // tests, or both" and "I'm going to delay merging this code for now. To preserve our ability
     // to adequately maintain the framework …" share their greeting and closing words only.
