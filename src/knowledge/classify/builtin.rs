@@ -75,7 +75,7 @@ pub fn read_with(labels: &Model, noise: &Model, text: &CommentText) -> Reading {
         };
     }
     let mut features = Hashed::default();
-    features::extract_body(text.body, &parsed, &mut features);
+    features::extract_noise(text, &parsed, &mut features);
     features.dedup();
     let content_free = has_prose
         && noise

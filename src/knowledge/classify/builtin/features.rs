@@ -100,14 +100,24 @@ const MAX_RULE_EVIDENCE: f32 = 3.0;
 
 /// Adds every feature of `text` (its body tokenized as `parsed`) to `sink`.
 pub fn extract(text: &CommentText, parsed: &Text, sink: &mut impl Sink) {
-    extract_body(text.body, parsed, sink);
+    extract_noise(text, parsed, sink);
     if let Some(path) = text.path {
         place(path, text.diff_hunk, sink);
     }
 }
 
-/// Adds the features of a comment body alone (what the noise model reads) to `sink`.
-pub fn extract_body(body: &str, parsed: &Text, sink: &mut impl Sink) {
+/// Adds what the noise model reads to `sink`: the body's features and whether the comment is
+/// inline (a remark on a line of code is seldom content-free: "PEP8", "missing throws
+/// annotation"), but not which file it is on.
+pub fn extract_noise(text: &CommentText, parsed: &Text, sink: &mut impl Sink) {
+    extract_body(text.body, parsed, sink);
+    if text.path.is_some() {
+        sink.add("k", &["inline"], 1.0);
+    }
+}
+
+/// Adds the features of a comment body alone to `sink`.
+fn extract_body(body: &str, parsed: &Text, sink: &mut impl Sink) {
     let evidence = rules::evidence(parsed);
     for label in Label::ALL {
         let value = evidence[label as usize].clamp(-MAX_RULE_EVIDENCE, MAX_RULE_EVIDENCE);
@@ -223,9 +233,9 @@ fn shape(body: &str, parsed: &Text, sink: &mut impl Sink) {
     sink.add("n", &[length], 1.0);
 }
 
-/// The kind of file an inline comment is on, and the diff line it points at.
+/// The kind of file an inline comment is on, and the diff line it points at (that it is inline
+/// is [`extract_noise`]'s).
 pub fn place(path: &str, diff_hunk: Option<&str>, sink: &mut impl Sink) {
-    sink.add("k", &["inline"], 1.0);
     let name = path.rsplit('/').next().unwrap_or(path);
     if let Some((_, extension)) = name.rsplit_once('.') {
         let extension = extension.to_ascii_lowercase();
@@ -301,6 +311,28 @@ mod tests {
             !features.contains_key("b:not it"),
             "pairs stay in a sentence"
         );
+    }
+
+    #[test]
+    fn the_noise_model_reads_that_a_comment_is_inline_but_not_its_file() {
+        let noise = |path: Option<&str>| {
+            let text = CommentText {
+                body: "PEP8",
+                path,
+                diff_hunk: Some("@@ -1 +1 @@\n+x = 1"),
+            };
+            let mut sink = Named::default();
+            extract_noise(&text, &Text::parse(text.body), &mut sink);
+            sink.0
+        };
+        let inline = noise(Some("sklearn/tests/test_base.py"));
+        assert!(inline.contains_key("k:inline"), "{inline:?}");
+        assert!(
+            !inline
+                .keys()
+                .any(|name| name.starts_with("p:") || name.starts_with("h:"))
+        );
+        assert!(!noise(None).contains_key("k:inline"));
     }
 
     #[test]

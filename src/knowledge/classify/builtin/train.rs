@@ -9,7 +9,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::super::CommentText;
-use super::features::{Hashed, Named, extract, hash_name};
+use super::features::{Hashed, Named, extract, extract_noise, hash_name};
 use super::model::Model;
 use super::text::Text;
 
@@ -28,6 +28,17 @@ impl Example {
     pub fn new(text: &CommentText, targets: Vec<bool>, group: &str) -> Example {
         let mut sink = Named::default();
         extract(text, &Text::parse(text.body), &mut sink);
+        Example::of(sink, targets, group)
+    }
+
+    /// Featurizes a comment as the noise model reads it, with `targets`, from repository `group`.
+    pub fn for_noise(text: &CommentText, targets: Vec<bool>, group: &str) -> Example {
+        let mut sink = Named::default();
+        extract_noise(text, &Text::parse(text.body), &mut sink);
+        Example::of(sink, targets, group)
+    }
+
+    fn of(sink: Named, targets: Vec<bool>, group: &str) -> Example {
         Example {
             features: sink.0,
             targets,
