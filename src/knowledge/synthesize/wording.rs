@@ -173,6 +173,28 @@ const OPENERS: &[&str] = &[
     "right",
     "well",
 ];
+/// Words of an approval that opens a sentence ("Overall this looks good to me, …").
+const APPROVAL_WORDS: &[&str] = &[
+    "generally",
+    "overall",
+    "mostly",
+    "otherwise",
+    "this",
+    "it",
+    "looks",
+    "look",
+    "seems",
+    "good",
+    "great",
+    "fine",
+    "lgtm",
+    "nice",
+    "to",
+    "me",
+    "already",
+    "very",
+    "pretty",
+];
 /// Words that mark a sentence as chatter rather than a lesson (checked lower-case, whole words).
 const CHATTER_WORDS: &[&str] = &[
     "thanks", "thank", "sorry", "lgtm", "congrats", "hi", "hello", "hey", "ping", "rebase",
@@ -314,10 +336,16 @@ pub fn cut(text: &str, max: usize) -> String {
     format!("{kept}…")
 }
 
-/// Words that cannot end a cut text: articles, prepositions and conjunctions.
+/// Words that cannot end a cut text: articles and other determiners, prepositions,
+/// conjunctions, subject pronouns and auxiliaries ("a merge commit in there that needs to be…",
+/// "and it…", "in this folder any…").
 const FUNCTION_WORDS: &[&str] = &[
     "a", "an", "the", "and", "or", "but", "for", "to", "of", "in", "on", "at", "by", "with",
-    "from", "into", "as", "than", "that", "which", "is", "are",
+    "from", "into", "as", "than", "that", "which", "is", "are", "was", "were", "be", "been",
+    "being", "it", "we", "you", "i", "they", "any", "some", "every", "each", "your", "our",
+    "their", "its", "my", "need", "needs", "should", "would", "could", "can", "will", "must",
+    "may", "might", "has", "have", "had", "do", "does", "if", "when", "while", "so", "because",
+    "where", "whether", "not",
 ];
 
 /// The sentence of `bodies` that best states a lesson in at most `max` characters: advice or a
@@ -405,7 +433,7 @@ fn lesson_sentences(body: &str) -> Vec<(String, bool)> {
         .filter(|sentence| !is_reply(sentence))
         .filter_map(|sentence| {
             // "You can I think find …": a hedge inside the sentence is no part of the lesson.
-            let sentence = sentence.replace(" I think ", " ");
+            let sentence = sentence.replace(" I think ", " ").replace(" i think ", " ");
             let (cleaned, request) = clean(main_clause(&sentence));
             let (mut cleaned, request) = match suggestion(&cleaned) {
                 Some(imperative) => (imperative, true),
@@ -644,7 +672,10 @@ fn shorten(sentence: &str, max: usize) -> Option<String> {
             // be able to just do `git pull upstream master && git rebase master`" is no
             // "You should be able to just do…".
             let rest = &sentence[kept.trim_end_matches('…').len()..];
-            (!rest.trim_start().starts_with('`')).then_some(kept)
+            let next = rest
+                .split_whitespace()
+                .find(|w| !FUNCTION_WORDS.contains(&w.to_lowercase().as_str()));
+            (!next.is_some_and(|w| w.starts_with('`'))).then_some(kept)
         }
     }
 }
@@ -697,6 +728,12 @@ fn clean(sentence: &str) -> (String, bool) {
     let mut request = false;
     loop {
         let lower = text.to_lowercase();
+        if let Some(end) = approval_clause(&lower) {
+            text = text[end..]
+                .trim_start_matches([' ', ',', ':', '!', '.'])
+                .to_string();
+            continue;
+        }
         // "I would rather …" states a preference: its "I would" is no opener.
         let Some(opener) = OPENERS.iter().find(|o| {
             lower.starts_with(*o)
@@ -735,6 +772,17 @@ fn clean(sentence: &str) -> (String, bool) {
         }
     }
     (text, request)
+}
+
+/// Where an opening approval clause ends ("Generally looks good, just a few places …"), when the
+/// sentence opens with one: words of [`APPROVAL_WORDS`] only, one of them a verdict, up to a comma.
+fn approval_clause(lower: &str) -> Option<usize> {
+    let end = lower.find(',')?;
+    let words: Vec<&str> = lower[..end].split_whitespace().collect();
+    let verdict = words
+        .iter()
+        .any(|w| matches!(*w, "good" | "great" | "fine" | "lgtm" | "nice"));
+    (verdict && words.iter().all(|w| APPROVAL_WORDS.contains(w))).then_some(end)
 }
 
 /// The main clause of a sentence that opens with a subordinate one ("If written correctly, the
@@ -882,6 +930,37 @@ mod tests {
         assert_eq!(
             lesson(&[body], &terms, 60).as_deref(),
             Some("You should be able to squash it with an interactive rebase")
+        );
+    }
+
+    #[test]
+    fn an_opening_approval_and_a_lower_case_hedge_are_no_part_of_the_lesson() {
+        // grafana's grafana-0014, verbatim.
+        let body =
+            "generally looks good, just a few places i think we don't want to translate some stuff";
+        assert_eq!(
+            lesson(&[body], &[], TITLE_CHARS).as_deref(),
+            Some("Just a few places we don't want to translate some stuff")
+        );
+        // An approval alone states nothing; one without a verdict is no approval.
+        assert_eq!(lesson(&["Overall this looks good to me."], &[], 60), None);
+        assert_eq!(approval_clause("generally, avoid globals"), None);
+    }
+
+    #[test]
+    fn a_cut_ends_on_a_word_that_says_something() {
+        // angular's ng-0091, its last sentence.
+        let sentence = "Looks like you have a merge commit in there that needs to be removed";
+        assert_eq!(
+            cut(sentence, 62),
+            "Looks like you have a merge commit in there…"
+        );
+        assert_eq!(
+            cut(
+                "They should be picked up by the tsconfig.json in this folder anyway",
+                64
+            ),
+            "They should be picked up by the tsconfig.json in this folder…"
         );
     }
 
