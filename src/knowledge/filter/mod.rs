@@ -95,6 +95,7 @@ pub const DEFAULT_BOT_LOGINS: &[&str] = &[
     "ghost",
 ];
 
+pub use norms::states_a_norm;
 pub use trivial::is_trivial;
 
 /// Who counts as a bot, and who is gitlore itself.

@@ -1,7 +1,7 @@
 //! How the built-in synthesizer words findings: a lesson-like sentence picked from a theme's own
 //! comments, short excerpts, and text that mentions nobody.
 
-use crate::knowledge::filter::analysable_text;
+use crate::knowledge::filter::{analysable_text, states_a_norm};
 
 /// Characters a finding's title may take in all (lesson and figures).
 pub const TITLE_CHARS: usize = 100;
@@ -484,7 +484,8 @@ fn score(sentence: &str, request: bool, terms: &[String], max: usize, musing: bo
     let advice = (request && musing)
         || ADVICE_VERBS.contains(&first)
         || ADVICE_PHRASES.iter().any(|p| padded.contains(p))
-        || needs_doing(&words);
+        || needs_doing(&words)
+        || states_a_norm(sentence);
     let question = lower.ends_with('?');
     let about_writer =
         FIRST_PERSON.contains(&first) || WRITER_PHRASES.iter().any(|p| padded.contains(p));
@@ -961,6 +962,18 @@ mod tests {
                 64
             ),
             "They should be picked up by the tsconfig.json in this folder…"
+        );
+    }
+
+    #[test]
+    fn a_statement_of_the_projects_norms_is_a_lesson() {
+        // home-assistant's ha-0044, verbatim: an adverb stands between "we" and "don't".
+        let body = "We normally don't allow IP addresses as unique id as they may change for the same device or service.";
+        assert_eq!(
+            lesson(&[body], &[], TITLE_CHARS).as_deref(),
+            Some(
+                "We normally don't allow IP addresses as unique id as they may change for the same device or service"
+            )
         );
     }
 
