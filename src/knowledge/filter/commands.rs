@@ -180,8 +180,16 @@ pub fn is_command_line(line: &str, extra: &[String]) -> bool {
     if COMMAND_BOTS.contains(&addressee) || is_bot_login(addressee) {
         // "@bors r+", "buildbot, test on oracle.", "@dependabot rebase": the bot is addressed
         // first; a sentence about the bot ("bors is slow today") is not a command, so the
-        // words that follow must be few and command-like, one of them a command.
-        let rest: Vec<&str> = words.collect();
+        // words that follow must be few and command-like, one of them a command. A closing
+        // "(reason)" and a quoted argument ("@pytorchbot label \"topic: not user facing\"")
+        // are the command's own.
+        let after = lower[first.len()..].trim();
+        let after = match after.strip_suffix(')').and_then(|a| a.rsplit_once(" (")) {
+            Some((command, reason)) if !reason.contains('(') => command,
+            _ => after,
+        };
+        let unquoted = without_quoted(after);
+        let rest: Vec<&str> = unquoted.split_whitespace().collect();
         return rest.len() <= 6
             && rest.iter().any(|w| is_command_word(w))
             && rest
@@ -189,6 +197,32 @@ pub fn is_command_line(line: &str, extra: &[String]) -> bool {
                 .all(|w| is_command_word(w) || is_command_argument(w));
     }
     false
+}
+
+/// `text` with each `"…"` argument (quotes included) made one word, `"quoted"`, so that the
+/// words inside it are not read as command words.
+fn without_quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut parts = text.split('"');
+    out.push_str(parts.next().unwrap_or_default());
+    while let Some(inside) = parts.next() {
+        match parts.next() {
+            Some(after) => {
+                out.push_str(if inside.is_empty() {
+                    "\"\""
+                } else {
+                    "\"quoted\""
+                });
+                out.push_str(after);
+            }
+            // An unclosed quote: left as it was.
+            None => {
+                out.push('"');
+                out.push_str(inside);
+            }
+        }
+    }
+    out
 }
 
 /// A login named as automation (`typescript-bot`, `zulipbot`, `k8s-ci-robot`): the shape the
@@ -268,6 +302,8 @@ fn is_command_word(word: &str) -> bool {
         "resolve",
         "postpone",
         "blocked",
+        "modify",
+        "labels:",
     ];
     let issue = word
         .strip_prefix('#')
@@ -329,6 +365,11 @@ mod tests {
             "r? compiler",
             "/lifecycle frozen",
             "/remove-lifecycle stale",
+            // A reason after the command, a quoted label, labels changed by name (from
+            // bors', pytorchbot's and rustbot's documentation).
+            "@bors r- (failed in rollup)",
+            "@pytorchbot label \"topic: not user facing\"",
+            "@rustbot modify labels: +beta-nominated",
         ] {
             assert!(is_command_line(line, &[]), "{line:?} is a command");
         }
@@ -342,6 +383,8 @@ mod tests {
             "@typescript-bot is down again, so the perf numbers are missing from this run",
             "r? what does this mean",
             "r?",
+            "@bors please look at why (the queue) is stuck again and tell me what broke it",
+            "@pytorchbot \"merge\" is what I would have expected here, not a new label",
         ] {
             assert!(!is_command_line(line, &[]), "{line:?} is not a command");
         }
