@@ -3,7 +3,8 @@
 //! (`-S-awaiting-review +S-needs-code-changes`), merge-bot status lines (":pushpin: Commit abc
 //! has been approved by `x`"), and merge, backport and release notices ("Released in v0.12.",
 //! "Backported to `7.x` in 473b47e", "This PR was merged into the repository by commit …") and
-//! pointers to other pull requests ("Superseded by #12", "Closing in favour of #99").
+//! pointers to other pull requests ("Superseded by #12", "Closing in favour of #99"), and
+//! short CI status lines ("Test failure is unrelated", "Tests are green now").
 //! A line that is one of them says nothing a reviewer could learn from.
 
 use std::collections::HashMap;
@@ -87,7 +88,10 @@ pub fn is_process_line(line: &str) -> bool {
     if lower.is_empty() {
         return false;
     }
-    is_review_tool_line(&lower) || is_label_toggle(&lower) || is_notice(&lower)
+    is_review_tool_line(&lower)
+        || is_label_toggle(&lower)
+        || is_notice(&lower)
+        || is_ci_status(&lower)
 }
 
 /// Reviewable's header of a comment on a file: `<sup>**[src/lib.rs, line 191 \[r4\]](https://reviewable.io/…)** ([raw file](…)):</sup>`.
@@ -146,6 +150,47 @@ fn is_notice(lower: &str) -> bool {
     words.len() <= MAX_NOTICE_WORDS
         && !lower.contains('?')
         && !words.iter().any(|word| CONTENT_MARKERS.contains(word))
+}
+
+/// What a CI status line is about ("Test failure is unrelated", "Tests are green now").
+const CI_SUBJECTS: &[&str] = &[
+    "ci", "test", "tests", "build", "builds", "check", "checks", "job", "jobs", "pipeline", "doc",
+    "docs", "failure", "failures", "error", "errors",
+];
+/// What a CI status line says of it.
+const CI_STATES: &[&str] = &[
+    "green",
+    "passing",
+    "passes",
+    "passed",
+    "unrelated",
+    "flaky",
+    "flake",
+    "red",
+];
+/// The other words a CI status line may have.
+const CI_FILLERS: &[&str] = &[
+    "is", "are", "now", "all", "the", "this", "that", "these", "seems", "seem", "appears",
+    "appear", "looks", "look", "to", "be", "again", "one", "failure", "failures", "error",
+    "errors", "failing", "failed",
+];
+/// The longest CI status line, in words.
+const MAX_CI_STATUS_WORDS: usize = 8;
+
+/// A short line that only says how CI went: "Test failure is unrelated", "Flaky test,
+/// unrelated.", "Tests are green now". A line with anything else ("the new test is failing
+/// because …") is no status line.
+fn is_ci_status(lower: &str) -> bool {
+    let words: Vec<&str> = lower
+        .split(|c: char| c.is_whitespace() || ",;()!.".contains(c))
+        .filter(|word| !word.is_empty())
+        .collect();
+    words.len() <= MAX_CI_STATUS_WORDS
+        && words.iter().any(|w| CI_SUBJECTS.contains(w))
+        && words.iter().any(|w| CI_STATES.contains(w))
+        && words
+            .iter()
+            .all(|w| CI_SUBJECTS.contains(w) || CI_STATES.contains(w) || CI_FILLERS.contains(w))
 }
 
 /// Whether `text` is about a contributor license agreement: the notices CLA bots post on a
@@ -218,6 +263,10 @@ mod tests {
             "Landed in 3f2a1b9",
             "Superseded by https://github.com/a/b/pull/2344.",
             "Closing in favour of #99",
+            // numpy's and matplotlib's reviewers, verbatim (numpy-0090, mpl-0046).
+            "Test failure is unrelated",
+            "Doc failure appears unrelated.",
+            "Tests are green now.",
         ] {
             assert!(is_process_line(line), "{line:?} is a process line");
         }
@@ -228,6 +277,9 @@ mod tests {
             "-1 from me, the API is wrong",
             "Merged into one function, why not keep them apart?",
             "--verbose-mode",
+            "The new test is failing because the fixture is unrelated to the change.",
+            "Tests?",
+            "This test is flaky on Windows, please mark it.",
         ] {
             assert!(!is_process_line(line), "{line:?} is not a process line");
         }
