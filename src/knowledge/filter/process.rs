@@ -4,7 +4,8 @@
 //! has been approved by `x`"), and merge, backport and release notices ("Released in v0.12.",
 //! "Backported to `7.x` in 473b47e", "This PR was merged into the repository by commit …") and
 //! pointers to other pull requests ("Superseded by #12", "Closing in favour of #99"), and
-//! short CI status lines ("Test failure is unrelated", "Tests are green now").
+//! short CI status lines ("Test failure is unrelated", "Tests are green now"), and closing notes
+//! for inactivity ("Closing as stale.").
 //! A line that is one of them says nothing a reviewer could learn from.
 
 use std::collections::HashMap;
@@ -92,6 +93,7 @@ pub fn is_process_line(line: &str) -> bool {
         || is_label_toggle(&lower)
         || is_notice(&lower)
         || is_ci_status(&lower)
+        || is_inactivity_closure(&lower)
 }
 
 /// Reviewable's header of a comment on a file: `<sup>**[src/lib.rs, line 191 \[r4\]](https://reviewable.io/…)** ([raw file](…)):</sup>`.
@@ -193,6 +195,42 @@ fn is_ci_status(lower: &str) -> bool {
             .all(|w| CI_SUBJECTS.contains(w) || CI_STATES.contains(w) || CI_FILLERS.contains(w))
 }
 
+/// Openings of a closing note ("Closing as stale.", "I'm going to close this …").
+const CLOSING_OPENINGS: &[&str] = &[
+    "closing",
+    "close",
+    "i'm closing",
+    "i am closing",
+    "i'm going to close",
+    "i am going to close",
+    "i'll close",
+    "i will close",
+    "let me close",
+    "let's close",
+];
+/// Why a pull request closed for inactivity was closed.
+const INACTIVITY: &[&str] = &[
+    "stale",
+    "inactivity",
+    "inactive",
+    "no activity",
+    "lack of activity",
+    "no response",
+    "abandoned",
+];
+/// The longest closing note for inactivity, in words.
+const MAX_CLOSING_WORDS: usize = 25;
+
+/// A pull request closed for inactivity: "Closing as stale.", "I'm going to close this ticket due
+/// to inactivity, but please re-open if this still needs to be addressed." Whatever else it says
+/// (an invitation to reopen, thanks), it says nothing about the code.
+fn is_inactivity_closure(lower: &str) -> bool {
+    CLOSING_OPENINGS.iter().any(|o| {
+        lower.starts_with(o) && !lower[o.len()..].starts_with(|c: char| c.is_alphanumeric())
+    }) && INACTIVITY.iter().any(|reason| lower.contains(reason))
+        && lower.split_whitespace().count() <= MAX_CLOSING_WORDS
+}
+
 /// Whether `text` is about a contributor license agreement: the notices CLA bots post on a
 /// first pull request ("Please sign the [Contributor License Agreement](…)", "CLAs are signed"),
 /// or a request to sign one. Paperwork, not a lesson about the code.
@@ -267,6 +305,9 @@ mod tests {
             "Test failure is unrelated",
             "Doc failure appears unrelated.",
             "Tests are green now.",
+            // helm's maintainer, verbatim (helm-0028).
+            "I'm going to close this ticket due to inactivity, but please re-open if this still needs to be addressed. Thanks!",
+            "Closing as stale.",
         ] {
             assert!(is_process_line(line), "{line:?} is a process line");
         }
@@ -280,6 +321,9 @@ mod tests {
             "The new test is failing because the fixture is unrelated to the change.",
             "Tests?",
             "This test is flaky on Windows, please mark it.",
+            // helm's maintainer, verbatim (helm-0009): a reason about the change.
+            "Closing as breaks backward compatibility.",
+            "Closes the stale file handle before returning.",
         ] {
             assert!(!is_process_line(line), "{line:?} is not a process line");
         }
