@@ -3,9 +3,9 @@
 //! (`-S-awaiting-review +S-needs-code-changes`), merge-bot status lines (":pushpin: Commit abc
 //! has been approved by `x`"), and merge, backport and release notices ("Released in v0.12.",
 //! "Backported to `7.x` in 473b47e", "This PR was merged into the repository by commit …") and
-//! pointers to other pull requests ("Superseded by #12", "Closing in favour of #99"), and
-//! short CI status lines ("Test failure is unrelated", "Tests are green now"), and closing notes
-//! for inactivity ("Closing as stale.").
+//! pointers to other pull requests ("Superseded by #12", "Closing in favour of #99"), short CI
+//! status lines ("Test failure is unrelated", "Tests are green now") and closing notes for
+//! inactivity ("Closing as stale.").
 //! A line that is one of them says nothing a reviewer could learn from.
 
 use std::collections::HashMap;
@@ -173,8 +173,7 @@ const CI_STATES: &[&str] = &[
 /// The other words a CI status line may have.
 const CI_FILLERS: &[&str] = &[
     "is", "are", "now", "all", "the", "this", "that", "these", "seems", "seem", "appears",
-    "appear", "looks", "look", "to", "be", "again", "one", "failure", "failures", "error",
-    "errors", "failing", "failed",
+    "appear", "looks", "look", "to", "be", "again", "one", "failing", "failed",
 ];
 /// The longest CI status line, in words.
 const MAX_CI_STATUS_WORDS: usize = 8;
@@ -198,7 +197,6 @@ fn is_ci_status(lower: &str) -> bool {
 /// Openings of a closing note ("Closing as stale.", "I'm going to close this …").
 const CLOSING_OPENINGS: &[&str] = &[
     "closing",
-    "close",
     "i'm closing",
     "i am closing",
     "i'm going to close",
@@ -208,15 +206,19 @@ const CLOSING_OPENINGS: &[&str] = &[
     "let me close",
     "let's close",
 ];
-/// Why a pull request closed for inactivity was closed.
+/// Why a pull request closed for inactivity was closed (phrases: "stale" alone may be the
+/// code's, as in "Closing the stale socket here avoids a leak").
 const INACTIVITY: &[&str] = &[
-    "stale",
-    "inactivity",
-    "inactive",
+    "as stale",
+    "stale pr",
+    "stale pull request",
+    "due to inactivity",
+    "for inactivity",
+    "because of inactivity",
     "no activity",
     "lack of activity",
     "no response",
-    "abandoned",
+    "as abandoned",
 ];
 /// The longest closing note for inactivity, in words.
 const MAX_CLOSING_WORDS: usize = 25;
@@ -324,6 +326,8 @@ mod tests {
             // helm's maintainer, verbatim (helm-0009): a reason about the change.
             "Closing as breaks backward compatibility.",
             "Closes the stale file handle before returning.",
+            "Close the stale connection before reuse.",
+            "Closing the stale socket here avoids a leak.",
         ] {
             assert!(!is_process_line(line), "{line:?} is not a process line");
         }
