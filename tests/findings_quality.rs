@@ -39,6 +39,16 @@ fn published_for(corpus: &Corpus, repo: &str) -> scorecard::Published {
     scorecard::publish(&records, &rules(), None).expect("the analysis runs")
 }
 
+/// Whether some theme of `published` holds comment `id`.
+fn themed(published: &scorecard::Published, id: &str) -> bool {
+    published.themes.iter().any(|t| t.iter().any(|m| m == id))
+}
+
+/// Whether a finding's `cited` comments include `id`.
+fn cites(cited: &[Option<String>], id: &str) -> bool {
+    cited.iter().flatten().any(|c| c == id)
+}
+
 #[test]
 fn one_lesson_on_five_prs_among_unrelated_remarks_is_exactly_one_finding() {
     let corpus = corpus();
@@ -197,19 +207,9 @@ fn a_remark_off_the_files_that_states_no_lesson_cannot_make_a_lesson_with_one_ot
     // "tossing into 2.10 to fix a regression" shares a word with "Per policy, this needs a
     // regression test." (another PR) and reports, without a file: it backs no lesson.
     let report = "helm-0045";
-    assert!(
-        published
-            .themes
-            .iter()
-            .any(|t| t.iter().any(|id| id == report)),
-        "the report is in a theme"
-    );
+    assert!(themed(&published, report), "the report is in a theme");
     for (finding, cited) in &published.findings {
-        assert!(
-            !cited.iter().flatten().any(|id| id == report),
-            "{}",
-            finding.title
-        );
+        assert!(!cites(cited, report), "{}", finding.title);
     }
 }
 
@@ -232,7 +232,7 @@ fn a_theme_member_that_shares_no_word_with_the_lesson_is_not_cited() {
     let (finding, cited) = published
         .findings
         .iter()
-        .find(|(_, cited)| cited.iter().flatten().any(|id| id == "bat-0060"))
+        .find(|(_, cited)| cites(cited, "bat-0060"))
         .expect("the syntax-test lesson is a finding");
     let cited: Vec<&str> = cited.iter().flatten().map(String::as_str).collect();
     assert!(cited.contains(&"bat-0067"), "{cited:?}");
@@ -254,7 +254,6 @@ fn two_saved_replies_of_one_maintainer_stay_two_lessons() {
     // tests, or both" and "I'm going to delay merging this code for now. To preserve our ability
     // to adequately maintain the framework …" share their greeting and closing words only.
     let (description, burden) = ("laravel-0002", "laravel-0001");
-    let cites = |cited: &[Option<String>], id: &str| cited.iter().flatten().any(|c| c == id);
     assert!(
         published
             .findings

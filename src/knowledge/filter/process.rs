@@ -182,6 +182,10 @@ const MAX_CI_STATUS_WORDS: usize = 8;
 /// unrelated.", "Tests are green now". A line with anything else ("the new test is failing
 /// because …") is no status line.
 fn is_ci_status(lower: &str) -> bool {
+    // Most lines are longer: tell them without collecting their words.
+    if lower.split_whitespace().nth(MAX_CI_STATUS_WORDS).is_some() {
+        return false;
+    }
     let words: Vec<&str> = lower
         .split(|c: char| c.is_whitespace() || ",;()!.".contains(c))
         .filter(|word| !word.is_empty())
