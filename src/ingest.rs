@@ -490,7 +490,7 @@ pub fn refresh_classifications(
     repo_id: RepoId,
     rules: &NoiseRules,
 ) -> Result<usize> {
-    let stale = comments::unclassified(conn, repo_id, BUILTIN_NAME, classify::builtin::version())?;
+    let stale = comments::unclassified(conn, repo_id, BUILTIN_NAME, &reading_version())?;
     for comment in &stale {
         let text = filter::analysable_text(&comment.body);
         let reading = classify::builtin::read(&CommentText {
@@ -516,7 +516,13 @@ pub fn refresh_classifications(
     Ok(stale.len())
 }
 
-/// The stored key of a built-in classification: the classifier's version and the body's hash.
+/// The version of what a stored classification holds: the built-in classifier's (labels and
+/// the noise model) and the noise filter's rules.
+fn reading_version() -> String {
+    format!("{}-{}", classify::builtin::version(), filter::revision())
+}
+
+/// The stored key of a built-in classification: [`reading_version`] and the body's hash.
 pub fn classification_key(body_hash: &str) -> String {
-    format!("{}:{body_hash}", classify::builtin::version())
+    format!("{}:{body_hash}", reading_version())
 }

@@ -158,11 +158,15 @@ async fn a_comment_edited_from_trivial_to_substantive_is_reclassified() {
         hash_before, hash_after,
         "classification recomputed for the new body"
     );
-    let version = gitlore::knowledge::classify::builtin::version();
-    let expected = format!("{version}:{}", gitlore::domain::body_hash(&after.body));
+    let classifier = gitlore::knowledge::classify::builtin::version();
+    let filter = gitlore::knowledge::filter::revision();
+    let expected = format!(
+        "{classifier}-{filter}:{}",
+        gitlore::domain::body_hash(&after.body)
+    );
     assert_eq!(
         hash_after, expected,
-        "the key is the classifier's version and the body's hash"
+        "the key is the classifier's and the filter's versions and the body's hash"
     );
 }
 

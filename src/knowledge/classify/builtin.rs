@@ -24,11 +24,17 @@ use features::Hashed;
 use model::{LABELS, Model, NOISE};
 use text::{Text, Zone};
 
-/// Bumped whenever a rule of the noise filter or the lexicon changes what it decides; the model
-/// files are part of [`version`] by their contents.
-const RULES_REVISION: &str = "rules-5";
+/// The sources of the hand-written rules and features the models read. Their text is part of
+/// [`version`], so that no change to a rule can be forgotten: any edit (even to a comment)
+/// makes stored comments be read again once.
+const RULE_SOURCES: [&str; 4] = [
+    include_str!("builtin/rules.rs"),
+    include_str!("builtin/lexicon.rs"),
+    include_str!("builtin/text.rs"),
+    include_str!("builtin/features.rs"),
+];
 
-/// The built-in classifier's version: its rules' revision and a digest of both model files. A
+/// The built-in classifier's version: a digest of both model files and of its rules' sources. A
 /// stored classification made by another version is redone once (the version is part of the
 /// stored key, with the body's hash).
 pub fn version() -> &'static str {
@@ -36,8 +42,11 @@ pub fn version() -> &'static str {
         let mut digest = Sha256::new();
         digest.update(model::LABELS_TSV.as_bytes());
         digest.update(model::NOISE_TSV.as_bytes());
+        for source in RULE_SOURCES {
+            digest.update(source.as_bytes());
+        }
         let hex = hex::encode(digest.finalize());
-        format!("{RULES_REVISION}-{}", &hex[..12])
+        format!("builtin-{}", &hex[..12])
     });
     &VERSION
 }

@@ -8,8 +8,10 @@ mod process;
 mod trivial;
 
 use std::collections::HashSet;
+use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
 use crate::domain::Author;
 
@@ -68,6 +70,8 @@ pub const DEFAULT_BOT_LOGINS: &[&str] = &[
     "homu",
     "highfive",
     "rust-highfive",
+    "rust-timer",
+    "rust-log-analyzer",
     "mary-poppins",
     "googlebot",
     "google-cla",
@@ -94,6 +98,25 @@ pub const DEFAULT_BOT_LOGINS: &[&str] = &[
     "jenkins",
     "ghost",
 ];
+
+/// A digest of the filter's rules (the text of this module and its parts): part of a stored
+/// classification's key, so that comments are read again once after any rule changes.
+pub fn revision() -> &'static str {
+    static REVISION: LazyLock<String> = LazyLock::new(|| {
+        let mut digest = Sha256::new();
+        for source in [
+            include_str!("mod.rs"),
+            include_str!("commands.rs"),
+            include_str!("norms.rs"),
+            include_str!("process.rs"),
+            include_str!("trivial.rs"),
+        ] {
+            digest.update(source.as_bytes());
+        }
+        format!("filter-{}", &hex::encode(digest.finalize())[..12])
+    });
+    &REVISION
+}
 
 pub use norms::states_a_norm;
 pub use trivial::is_trivial;

@@ -227,6 +227,8 @@ const CONTENT_FREE: &[&str] = &[
 ];
 
 /// Words of requests and remarks about the process only: rebasing, pinging, merging, CI status.
+/// Not backporting: which release branches get a fix is the project's policy, while a notice
+/// that it was backported is a process line (`super::process`).
 /// A short remark, question or not, made of these, [`REQUEST_WORDS`] and content-free words
 /// says nothing about the code ("Could you rebase?", "friendly ping", "Any update on this?",
 /// "CI failure is unrelated").
@@ -255,11 +257,10 @@ const PROCESS_WORDS: &[&str] = &[
     "failures",
     "failing",
     "passing",
+    "passes",
     "merge",
     "merged",
     "landed",
-    "backport",
-    "backported",
     "released",
     "squash",
     "commits",
@@ -542,9 +543,11 @@ mod tests {
             "Reviewed 3 of 5 files at r2, all commit messages.",
             "Reviewed 2 of 2 files at r1.\nReview status: all files reviewed at latest revision.\n\n---\n\nComments from the [review on Reviewable.io](https://reviewable.io/reviews/a/b/1)",
             "Released in [bat v0.12](https://github.com/sharkdp/bat/releases/tag/v0.12.0).",
+            "Backported to `7.x` in 473b47e3bdf",
             "CI failure is unrelated.",
             "Will take a look after the workflow failures are resolved.",
             "The failure seems unrelated, rerun please",
+            "LGTM once CI passes.",
             "@eps1lon could you review?",
             "@x many thanks for your contribution here!",
         ] {
@@ -568,6 +571,9 @@ mod tests {
             "The workflow seems to skip the integration tests on macOS.",
             "Could you fix this?",
             "Reviewed 3 of 5 files at r2.\n\nThis unwrap panics when the file is empty.",
+            // Which release branches get a fix is the project's policy (etcd-0055, verbatim).
+            "LGTM\n\nThanks @lucasrod16 \n\nCould you please backport the fix to 3.5 and. 3.4? Thanks.",
+            "Should this be backported to 3.3.1?",
         ] {
             assert!(
                 !is_trivial(text, false, &[]),
