@@ -276,3 +276,41 @@ fn two_saved_replies_of_one_maintainer_stay_two_lessons() {
         );
     }
 }
+
+#[test]
+fn a_reviewers_focus_is_not_published_beside_the_same_lesson() {
+    // taylorotwell's saved reply about a PR's lacking explanation and tests, on six laravel PRs,
+    // and the same reply once by another maintainer (a copy of one, on a PR of its own): the
+    // theme's finding already says whose lesson it is, so no focus finding repeats it.
+    let corpus = corpus();
+    let ids = [
+        "laravel-0002",
+        "laravel-0003",
+        "laravel-0014",
+        "laravel-0016",
+        "laravel-0021",
+        "laravel-0059",
+    ];
+    let mut records: Vec<Record> = corpus
+        .records
+        .iter()
+        .filter(|r| ids.contains(&r.id.as_str()))
+        .cloned()
+        .collect();
+    let mut other = records[0].clone();
+    other.id = "laravel-copy".to_string();
+    other.author = "driesvints".to_string();
+    other.pr += 1;
+    records.push(other);
+    let records: Vec<&Record> = records.iter().collect();
+    let published = scorecard::publish(&records, &rules(), None).expect("the analysis runs");
+    assert_eq!(published.themes.len(), 1, "{:?}", published.themes);
+    assert_eq!(published.themes[0].len(), 7, "{:?}", published.themes);
+    let categories: Vec<&str> = published
+        .findings
+        .iter()
+        .map(|(f, _)| f.category.as_str())
+        .collect();
+    assert_eq!(categories.len(), 1, "{:#?}", published.findings);
+    assert_ne!(categories[0], "reviewer_focus");
+}

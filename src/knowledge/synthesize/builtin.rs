@@ -44,6 +44,8 @@ const SIGNALS_PER_FINDING: usize = 3;
 /// A reviewer's comments in one theme (and PRs) that make it their focus.
 const FOCUS_MIN_COMMENTS: usize = 3;
 const FOCUS_MIN_PRS: usize = 2;
+/// Comments of a theme by other reviewers without which a reviewer's focus is the theme itself.
+const FOCUS_MIN_OTHERS: usize = 2;
 /// Comments of a theme (the most central first) its lesson is looked for in.
 const LESSON_CANDIDATES: usize = 25;
 /// Characters of a reviewer-focus title before its lesson.
@@ -397,7 +399,8 @@ impl<'a> Context<'a> {
 
     /// What a reviewer who wrote most of a theme consistently cares about (opted-out logins
     /// skipped). A theme of one reviewer has none: its own finding already says "by 1 reviewer"
-    /// and cites the same comments.
+    /// and cites the same comments. Nor has a theme all but one of whose comments are one
+    /// reviewer's (laravel's saved reply, with one stray comment by another reviewer).
     fn focus_findings(&self, theme: &Theme, members: &[&SourceComment]) -> Vec<Finding> {
         let mut by_author: BTreeMap<&str, Vec<&SourceComment>> = BTreeMap::new();
         for comment in members {
@@ -421,7 +424,8 @@ impl<'a> Context<'a> {
                 let prs: HashSet<i64> = comments.iter().map(|c| c.pr_number).collect();
                 let focused = comments.len() >= FOCUS_MIN_COMMENTS
                     && prs.len() >= FOCUS_MIN_PRS
-                    && 2 * comments.len() >= members.len();
+                    && 2 * comments.len() >= members.len()
+                    && members.len() - comments.len() >= FOCUS_MIN_OTHERS;
                 focused.then(|| Finding {
                     id: subject_id(&format!(
                         "focus:{}:{}",
