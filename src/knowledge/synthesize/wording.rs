@@ -431,6 +431,8 @@ fn lesson_sentences(body: &str) -> Vec<(String, bool)> {
     sentences(&text)
         .into_iter()
         .filter(|sentence| !is_reply(sentence))
+        // "We should change this again to work similar to this:" shows its substance below.
+        .filter(|sentence| !sentence.ends_with(':'))
         .filter_map(|sentence| {
             // "You can I think find …": a hedge inside the sentence is no part of the lesson.
             let sentence = sentence.replace(" I think ", " ").replace(" i think ", " ");
@@ -963,6 +965,14 @@ mod tests {
             ),
             "They should be picked up by the tsconfig.json in this folder…"
         );
+    }
+
+    #[test]
+    fn a_sentence_that_introduces_what_follows_is_no_lesson() {
+        // bat's bat-0016, verbatim but for its greeting: the proposal is in the lines after the
+        // colon, which a title cannot show.
+        let body = "While this request sounds completely reasonable, I'm not quite sure about the way the `--style` option works (even without your PR, see also #43). Maybe we should change this again to work similar to this:\n\n`--style=plain` => `--style=\"\"`\n`--style=line-numbers` => `--style=\"numbers,grid,header\"`\n\nWe could still provide and alias for some variants (like \"full\"). What do you think?";
+        assert_eq!(lesson(&[body], &[], TITLE_CHARS), None);
     }
 
     #[test]
