@@ -227,11 +227,11 @@ const CONTENT_FREE: &[&str] = &[
 ];
 
 /// Words of requests and remarks about the process only: rebasing, pinging, merging, CI status.
-/// Not backporting: which release branches get a fix is the project's policy, while a notice
-/// that it was backported is a process line (`super::process`).
 /// A short remark, question or not, made of these, [`REQUEST_WORDS`] and content-free words
 /// says nothing about the code ("Could you rebase?", "friendly ping", "Any update on this?",
-/// "CI failure is unrelated").
+/// "CI failure is unrelated"). Not backporting: which release branches get a fix is the
+/// project's policy ("Could you backport the fix to 3.5?"), while a notice that it was
+/// backported is a process line (`super::process`).
 const PROCESS_WORDS: &[&str] = &[
     "rebase",
     "rebasing",

@@ -969,8 +969,9 @@ mod tests {
 
     #[test]
     fn a_sentence_that_introduces_what_follows_is_no_lesson() {
-        // bat's bat-0016, verbatim but for its greeting: the proposal is in the lines after the
-        // colon, which a title cannot show.
+        // bat's bat-0016, shortened (its greeting, its first question and two of its four
+        // mapped lines left out): the proposal is in the lines after the colon, which a title
+        // cannot show.
         let body = "While this request sounds completely reasonable, I'm not quite sure about the way the `--style` option works (even without your PR, see also #43). Maybe we should change this again to work similar to this:\n\n`--style=plain` => `--style=\"\"`\n`--style=line-numbers` => `--style=\"numbers,grid,header\"`\n\nWe could still provide and alias for some variants (like \"full\"). What do you think?";
         assert_eq!(lesson(&[body], &[], TITLE_CHARS), None);
     }
