@@ -40,6 +40,17 @@ fn published_for(corpus: &Corpus, repo: &str) -> scorecard::Published {
     scorecard::publish(&records, &rules(), None).expect("the analysis runs")
 }
 
+/// The corpus records with `ids`, each of them there.
+fn records_with<'a>(corpus: &'a Corpus, ids: &[&str]) -> Vec<&'a Record> {
+    let records: Vec<&Record> = corpus
+        .records
+        .iter()
+        .filter(|r| ids.contains(&r.id.as_str()))
+        .collect();
+    assert_eq!(records.len(), ids.len(), "{ids:?}");
+    records
+}
+
 /// Whether some theme of `published` holds comment `id`.
 fn themed(published: &scorecard::Published, id: &str) -> bool {
     published.themes.iter().any(|t| t.iter().any(|m| m == id))
@@ -129,12 +140,7 @@ fn a_theme_whose_comments_state_no_lesson_gives_no_finding() {
     let corpus = corpus();
     // Two prometheus reviewers on `cmd/prometheus/main.go` in two PRs, about a line, stating
     // nothing to learn: "Seem to have lost this line." and "Why the blank line here?".
-    let records: Vec<&Record> = corpus
-        .records
-        .iter()
-        .filter(|r| ["prom-0091", "prom-0097"].contains(&r.id.as_str()))
-        .collect();
-    assert_eq!(records.len(), 2);
+    let records = records_with(&corpus, &["prom-0091", "prom-0097"]);
 
     let published = scorecard::publish(&records, &rules(), None).expect("the analysis runs");
     assert_eq!(published.themes.len(), 1, "{:?}", published.themes);
@@ -152,12 +158,7 @@ fn a_lesson_of_one_reviewer_is_one_finding_not_also_their_focus() {
         "laravel-0016",
         "laravel-0021",
     ];
-    let records: Vec<&Record> = corpus
-        .records
-        .iter()
-        .filter(|r| ids.contains(&r.id.as_str()))
-        .collect();
-    assert_eq!(records.len(), ids.len());
+    let records = records_with(&corpus, &ids);
 
     let published = scorecard::publish(&records, &rules(), None).expect("the analysis runs");
     let categories: Vec<&str> = published
@@ -292,12 +293,7 @@ fn a_reviewers_focus_is_not_published_beside_the_same_lesson() {
         "laravel-0021",
         "laravel-0059",
     ];
-    let mut records: Vec<Record> = corpus
-        .records
-        .iter()
-        .filter(|r| ids.contains(&r.id.as_str()))
-        .cloned()
-        .collect();
+    let mut records: Vec<Record> = records_with(&corpus, &ids).into_iter().cloned().collect();
     let mut other = records[0].clone();
     other.id = "laravel-copy".to_string();
     other.author = "driesvints".to_string();

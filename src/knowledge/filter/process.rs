@@ -145,13 +145,18 @@ fn is_notice(lower: &str) -> bool {
     if !is_notice {
         return true;
     }
-    let words: Vec<&str> = lower
-        .split(|c: char| c.is_whitespace() || ",;()!.".contains(c))
-        .filter(|word| !word.is_empty())
-        .collect();
+    let words = words_of(lower);
     words.len() <= MAX_NOTICE_WORDS
         && !lower.contains('?')
         && !words.iter().any(|word| CONTENT_MARKERS.contains(word))
+}
+
+/// The words of a lower-cased line, without punctuation around them.
+fn words_of(lower: &str) -> Vec<&str> {
+    lower
+        .split(|c: char| c.is_whitespace() || ",;()!.".contains(c))
+        .filter(|word| !word.is_empty())
+        .collect()
 }
 
 /// What a CI status line is about ("Test failure is unrelated", "Tests are green now").
@@ -186,10 +191,7 @@ fn is_ci_status(lower: &str) -> bool {
     if lower.split_whitespace().nth(MAX_CI_STATUS_WORDS).is_some() {
         return false;
     }
-    let words: Vec<&str> = lower
-        .split(|c: char| c.is_whitespace() || ",;()!.".contains(c))
-        .filter(|word| !word.is_empty())
-        .collect();
+    let words = words_of(lower);
     words.len() <= MAX_CI_STATUS_WORDS
         && words.iter().any(|w| CI_SUBJECTS.contains(w))
         && words.iter().any(|w| CI_STATES.contains(w))
