@@ -255,14 +255,19 @@ fn builtin_findings_cite_real_evidence_and_read_like_lessons() {
             .iter()
             .find(|f| f.id == format!("f-{}", theme.id))
             .unwrap_or_else(|| panic!("no finding for {theme:#?}"));
-        let lesson = f.title.split(" — ").next().unwrap().to_lowercase();
+        let lesson = f.title.to_lowercase();
         let other_words = lesson
             .split(|c: char| !c.is_alphanumeric() && c != '_')
             .filter(|w| !w.is_empty() && !theme.terms.iter().any(|t| t == w))
             .count();
         assert!(other_words >= 4, "a sentence, not a term list: {}", f.title);
         assert!(!f.title.contains(&theme.label), "{}", f.title);
-        assert!(f.title.contains(" PRs by "), "{}", f.title);
+        assert!(
+            !f.title.contains(" PRs"),
+            "a title is the lesson: {}",
+            f.title
+        );
+        assert!(f.insight.contains(" pull requests ("), "{}", f.insight);
         assert_eq!(f.first_seen, theme.first_seen);
     }
     let unwrap = findings

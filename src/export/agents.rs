@@ -9,8 +9,8 @@
 //! keep gitlore's section a small share of each, leaving room for what the team writes.
 //!
 //! What a lesson is: an active finding (never a dismissed one) that is not about a reviewer,
-//! its title without the figures the built-in synthesizer appends (" — raised in 3 PRs by 2
-//! reviewers"), plus the first sentence of its insight when that sentence holds no figure.
+//! its title without figures appended to it (an LLM's " — raised in 3 PRs by 2 reviewers"),
+//! plus the first sentence of its insight when that sentence holds no figure.
 //! Lessons with files are scoped to them (a directory `d/` as `d/**`); those without apply
 //! everywhere. Review text is defused as in the findings issue (`select::for_agents`). Most severe first; lessons that
 //! do not fit are left out.

@@ -265,7 +265,6 @@ impl<'a> Context<'a> {
         let severity = if fragile { raise(base) } else { base };
         let reviewers: HashSet<&str> = members.iter().map(|c| c.author.as_str()).collect();
         let reviewers = count(reviewers.len(), "reviewer", "reviewers");
-        let title = format!("{lesson}{}", raised_in(members));
         let (from, to) = (
             figures::date(theme.first_comment_at),
             figures::date(theme.last_comment_at),
@@ -310,7 +309,7 @@ impl<'a> Context<'a> {
             id: theme_finding_id(&theme.id),
             category,
             severity,
-            title,
+            title: lesson.to_string(),
             insight,
             evidence,
             files: paths.iter().map(|p| p.to_string()).collect(),
@@ -369,7 +368,6 @@ impl<'a> Context<'a> {
         theme: &Theme,
         members: &[&'a SourceComment],
     ) -> Option<(String, Vec<&'a SourceComment>)> {
-        let max = TITLE_CHARS - raised_in(members).chars().count();
         let bodies: Vec<&str> = members
             .iter()
             .take(LESSON_CANDIDATES)
@@ -379,7 +377,7 @@ impl<'a> Context<'a> {
             .iter()
             .map(|c| words(&prepare(&topic_text(&c.body), None).text))
             .collect();
-        lessons(&bodies, &theme.terms, max)
+        lessons(&bodies, &theme.terms, TITLE_CHARS)
             .into_iter()
             .find_map(|(source, lesson)| {
                 let mut claim = words(&lesson);
@@ -765,17 +763,6 @@ fn resolved_share(members: &[&SourceComment]) -> Option<f64> {
         .collect();
     let resolved = threads.iter().filter(|&&r| r).count();
     (!threads.is_empty()).then(|| resolved as f64 / threads.len() as f64)
-}
-
-/// A theme title's figures: " — raised in 3 PRs by 2 reviewers".
-fn raised_in(members: &[&SourceComment]) -> String {
-    let prs: HashSet<i64> = members.iter().map(|c| c.pr_number).collect();
-    let reviewers: HashSet<&str> = members.iter().map(|c| c.author.as_str()).collect();
-    format!(
-        " — raised in {} by {}",
-        count(prs.len(), "PR", "PRs"),
-        count(reviewers.len(), "reviewer", "reviewers")
-    )
 }
 
 /// `n` with its noun, e.g. "1 PR", "3 PRs".

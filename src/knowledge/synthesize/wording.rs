@@ -3,8 +3,11 @@
 
 use crate::knowledge::filter::{analysable_text, states_a_norm};
 
-/// Characters a finding's title may take in all (lesson and figures).
+/// Characters a finding's title may take.
 pub const TITLE_CHARS: usize = 100;
+/// Characters of a concise lesson: a longer sentence ranks below one that fits (it still titles
+/// a finding whole up to the title's limit, and cut beyond it).
+const CONCISE_CHARS: usize = 67;
 /// Characters of an evidence excerpt.
 const EXCERPT_CHARS: usize = 160;
 /// Words a sentence needs to state a lesson.
@@ -361,21 +364,25 @@ pub fn lesson(bodies: &[&str], terms: &[String], max: usize) -> Option<String> {
 }
 
 /// Every sentence of `bodies` that states a lesson in at most `max` characters, best first (as
-/// [`lesson`] ranks them), each shortened, with the position in `bodies` of its body.
+/// [`lesson`] ranks them), each shortened, with the position in `bodies` of its body. Sentences
+/// that can be said in [`CONCISE_CHARS`] (whole or cut) rank first; a longer one is shown whole up
+/// to `max`.
 pub fn lessons(bodies: &[&str], terms: &[String], max: usize) -> Vec<(usize, String)> {
-    let mut ranked: Vec<(i64, usize, String)> = Vec::new();
+    let concise = max.min(CONCISE_CHARS);
+    let mut ranked: Vec<(bool, i64, usize, String)> = Vec::new();
     for (at, body) in bodies.iter().enumerate() {
         for (sentence, request) in lesson_sentences(body) {
-            if let Some(score) = score(&sentence, request, terms, max, false) {
-                ranked.push((score, at, sentence));
+            if let Some(score) = score(&sentence, request, terms, concise, false) {
+                let said_concisely = shorten(&sentence, concise).is_some();
+                ranked.push((said_concisely, score, at, sentence));
             }
         }
     }
-    // Stable: of equal scores, the earlier sentence first.
-    ranked.sort_by_key(|&(score, _, _)| std::cmp::Reverse(score));
+    // Stable: of equal rank, the earlier sentence first.
+    ranked.sort_by_key(|&(said_concisely, score, _, _)| std::cmp::Reverse((said_concisely, score)));
     ranked
         .into_iter()
-        .filter_map(|(_, at, sentence)| Some((at, shorten(&sentence, max)?)))
+        .filter_map(|(_, _, at, sentence)| Some((at, shorten(&sentence, max)?)))
         .collect()
 }
 
@@ -468,12 +475,18 @@ fn lesson_sentences(body: &str) -> Vec<(String, bool)> {
         .collect()
 }
 
-/// How well a cleaned sentence states a lesson in `max` characters, naming `terms`; `None` when
+/// How well a cleaned sentence states a lesson in `concise` characters, naming `terms`; `None` when
 /// it states none: no advice or norm, a question, or code. A sentence about the writer ("I
 /// suspect we don't …", "My concern is …"), about the review ("this comment applies to …"), a
 /// reproach, or a request for anything but a change backs a lesson but cannot be a title:
 /// `None` unless `musing` allows it.
-fn score(sentence: &str, request: bool, terms: &[String], max: usize, musing: bool) -> Option<i64> {
+fn score(
+    sentence: &str,
+    request: bool,
+    terms: &[String],
+    concise: usize,
+    musing: bool,
+) -> Option<i64> {
     let lower = sentence.to_lowercase();
     let words = words_of(&lower);
     let first = words.first().copied().unwrap_or_default();
@@ -516,7 +529,7 @@ fn score(sentence: &str, request: bool, terms: &[String], max: usize, musing: bo
     let length = sentence.chars().count();
     Some(
         3 * named + if imperative { 2 } else { 0 }
-            - if length > max { 3 } else { 0 }
+            - if length > concise { 3 } else { 0 }
             - if chatter { 6 } else { 0 },
     )
 }
@@ -932,6 +945,25 @@ mod tests {
         let terms = ["git".to_string(), "rebase".to_string()];
         assert_eq!(
             lesson(&[body], &terms, 60).as_deref(),
+            Some("You should be able to squash it with an interactive rebase")
+        );
+    }
+
+    #[test]
+    fn a_lesson_that_fits_the_title_is_shown_whole() {
+        // home-assistant's ha-0044, verbatim: 100 characters without its stop, once cut to "We
+        // normally don't allow IP addresses as unique id…" (the title also held its counts).
+        let body = "We normally don't allow IP addresses as unique id as they may change for the same device or service.";
+        assert_eq!(
+            lesson(&[body], &[], TITLE_CHARS).as_deref(),
+            Some(&body[..body.len() - 1])
+        );
+        // A lesson that can be said concisely ranks before one that cannot, as when the title
+        // was shorter (ng-0087 as in the test below: its command is too long to keep in 67).
+        let body = "Can you tell me exactly what commands you ran? you should be able to just do `git pull upstream master && git rebase master`.\n\nYou should be able to squash it with an interactive rebase.";
+        let terms = ["git".to_string(), "rebase".to_string()];
+        assert_eq!(
+            lesson(&[body], &terms, TITLE_CHARS).as_deref(),
             Some("You should be able to squash it with an interactive rebase")
         );
     }
