@@ -81,6 +81,9 @@ pub const DEFAULT_BOT_LOGINS: &[&str] = &[
     "facebook-github-bot",
     "asfbot",
     "asfgit",
+    "amplabjenkins",
+    "sparkqa",
+    "skia-gold",
     "elasticmachine",
     "elasticsearchmachine",
     "nodejs-github-bot",
@@ -277,6 +280,16 @@ mod tests {
         );
         assert_eq!(
             rules.classify(&user("CodeRabbitAI"), "a long review", false, false),
+            Some(Noise::Bot)
+        );
+        // Apache Spark's CI account is an ordinary user (spark-0006).
+        assert_eq!(
+            rules.classify(
+                &user("AmplabJenkins"),
+                "Can one of the admins verify this patch?",
+                false,
+                false
+            ),
             Some(Noise::Bot)
         );
         assert_eq!(
