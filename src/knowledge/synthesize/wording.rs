@@ -13,6 +13,50 @@ const EXCERPT_CHARS: usize = 160;
 /// Words a sentence needs to state a lesson.
 const MIN_LESSON_WORDS: usize = 3;
 
+/// Words opening a request for information or for a step of the review, not for a change to the
+/// code ("Could you tell us more?", "Can you take a look?", "Would you just mind to approve
+/// …?"): such a request titles no lesson.
+const NOT_A_CHANGE: &[&str] = &[
+    "answer",
+    "approve",
+    "ask",
+    "clarify",
+    "comment",
+    "confirm",
+    "describe",
+    "elaborate",
+    "explain",
+    "give",
+    "have",
+    "help",
+    "just",
+    "let",
+    "look",
+    "mind",
+    "paste",
+    "ping",
+    "point",
+    "post",
+    "remind",
+    "report",
+    "review",
+    "run",
+    "say",
+    "send",
+    "share",
+    "show",
+    "take",
+    "tell",
+    "try",
+    "verify",
+    "wait",
+    "walk",
+];
+
+/// How far (score points) a lesson asked for in a request with a verb gitlore does not know
+/// ranks below one stated as advice: below any that names as many of the theme's terms.
+const REQUEST_RANK: i64 = 12;
+
 /// Words that open a sentence giving advice (checked lower-case, after openers are dropped).
 const ADVICE_VERBS: &[&str] = &[
     "add",
@@ -494,13 +538,17 @@ fn score(
     for hedge in HEDGES {
         padded = padded.replace(hedge, " ");
     }
-    // A request backs a lesson; as a title it must ask for a change ("Can you tell us more?"
-    // asks for information).
-    let advice = (request && musing)
-        || ADVICE_VERBS.contains(&first)
+    let stated = ADVICE_VERBS.contains(&first)
         || ADVICE_PHRASES.iter().any(|p| padded.contains(p))
         || needs_doing(&words)
         || states_a_norm(sentence);
+    // A request backs a lesson; as a title it must ask for a change ("Can you tell us more?"
+    // asks for information), and it ranks below advice stated in words gitlore knows ("please
+    // annotate the constructor fields" titles only where nothing else does).
+    let requested = !stated
+        && request
+        && (musing || !(NOT_A_CHANGE.contains(&first) || FUNCTION_WORDS.contains(&first)));
+    let advice = stated || requested;
     let question = lower.ends_with('?');
     let about_writer =
         FIRST_PERSON.contains(&first) || WRITER_PHRASES.iter().any(|p| padded.contains(p));
@@ -530,7 +578,8 @@ fn score(
     Some(
         3 * named + if imperative { 2 } else { 0 }
             - if length > concise { 3 } else { 0 }
-            - if chatter { 6 } else { 0 },
+            - if chatter { 6 } else { 0 }
+            - if requested { REQUEST_RANK } else { 0 },
     )
 }
 
@@ -966,6 +1015,37 @@ mod tests {
             lesson(&[body], &terms, TITLE_CHARS).as_deref(),
             Some("You should be able to squash it with an interactive rebase")
         );
+    }
+
+    #[test]
+    fn a_request_for_a_change_states_a_lesson_below_advice() {
+        // apache/spark's spark-0017, verbatim: "annotate" is no verb gitlore lists, but "please"
+        // asks for a change.
+        let body = "Please also annotate override constructor fields, see [mllib.LinearRegression](https://github.com/apache/spark/blob/master/mllib/src/main/scala/org/apache/spark/mllib/regression/LinearRegression.scala#L38)";
+        assert_eq!(
+            lesson(&[body], &[], TITLE_CHARS).as_deref(),
+            Some("Annotate override constructor fields, see mllib.LinearRegression")
+        );
+        // Advice in words gitlore knows ranks first, whatever it names.
+        let terms = ["annotate".to_string(), "constructor".to_string()];
+        assert_eq!(
+            lesson(
+                &[body, "Use the constructor of the base class."],
+                &terms,
+                TITLE_CHARS
+            )
+            .as_deref(),
+            Some("Use the constructor of the base class")
+        );
+        // A request for information, or one that asks nothing of the code, is none.
+        for asked in [
+            "Could you tell us more about the use case?",
+            "Would you mind if I add a variant of your wrapper to the extras?",
+            // python/cpython's cpython-0014, its first sentence.
+            "@encukou: Would you just mind to approve the change in that case?",
+        ] {
+            assert_eq!(lesson(&[asked], &[], TITLE_CHARS), None, "{asked:?}");
+        }
     }
 
     #[test]
