@@ -85,7 +85,7 @@ const MAX_NOTICE_WORDS: usize = 12;
 
 /// Whether `line` (one line of a comment, trimmed) is a status line of the review process.
 pub fn is_process_line(line: &str) -> bool {
-    let lower = line.trim().to_lowercase();
+    let lower = without_leading_mentions(line.trim()).to_lowercase();
     if lower.is_empty() {
         return false;
     }
@@ -94,6 +94,19 @@ pub fn is_process_line(line: &str) -> bool {
         || is_notice(&lower)
         || is_ci_status(&lower)
         || is_inactivity_closure(&lower)
+}
+
+/// `line` without the `@login`s that open it ("@dylhunn Commits squashed into 06d7c2f"): who a
+/// notice is addressed to does not make it say more.
+fn without_leading_mentions(line: &str) -> &str {
+    let mut rest = line;
+    while let Some(login) = rest.strip_prefix('@') {
+        let end = login
+            .find(|c: char| !(c.is_ascii_alphanumeric() || "-_/".contains(c)))
+            .unwrap_or(login.len());
+        rest = login[end..].trim_start_matches([',', ':']).trim_start();
+    }
+    rest
 }
 
 /// Reviewable's header of a comment on a file: `<sup>**[src/lib.rs, line 191 \[r4\]](https://reviewable.io/…)** ([raw file](…)):</sup>`.
@@ -309,6 +322,8 @@ mod tests {
             "Landed in 3f2a1b9",
             "Superseded by https://github.com/a/b/pull/2344.",
             "Closing in favour of #99",
+            // angular's ng-0089, verbatim: a notice addressed to someone.
+            "@dylhunn Commits squashed into 06d7c2f",
             // numpy's and matplotlib's reviewers, verbatim (numpy-0090, mpl-0046).
             "Test failure is unrelated",
             "Doc failure appears unrelated.",

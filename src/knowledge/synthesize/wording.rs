@@ -151,8 +151,9 @@ const ADVICE_PHRASES: &[&str] = &[
     "in the future",
     "next time",
 ];
-/// Phrases about the writer's mind or the past, which look like advice and are not ("I don't
-/// think …", "should have worked"); dropped before [`ADVICE_PHRASES`] are looked for.
+/// Phrases about the writer's mind, the past or a verdict, which look like advice and are not
+/// ("I don't think …", "should have worked", "this change should be fine"); dropped before
+/// [`ADVICE_PHRASES`] are looked for.
 const HEDGES: &[&str] = &[
     "don't think",
     "don't know",
@@ -165,6 +166,16 @@ const HEDGES: &[&str] = &[
     "should have",
     "shouldn't have",
     "needs to be merged",
+    "should be fine",
+    "should be ok",
+    "should be okay",
+    "should be alright",
+    "should be good",
+    "should be safe",
+    "should be correct",
+    "should be enough",
+    "should be sufficient",
+    "should work",
 ];
 /// Openers that are dropped from the front of a lesson: requests, hedges, greetings and thanks,
 /// and discourse markers.
@@ -1046,6 +1057,20 @@ mod tests {
         ] {
             assert_eq!(lesson(&[asked], &[], TITLE_CHARS), None, "{asked:?}");
         }
+    }
+
+    #[test]
+    fn a_verdict_is_no_advice() {
+        // godotengine/godot's godot-0064, verbatim.
+        let body = "As far as GDScript is concerned this change should be fine. We don't allow passing parameters by name.";
+        assert_eq!(
+            lesson(&[body], &[], TITLE_CHARS).as_deref(),
+            Some("We don't allow passing parameters by name")
+        );
+        assert_eq!(
+            lesson(&["This should work on Windows too."], &[], TITLE_CHARS),
+            None
+        );
     }
 
     #[test]
