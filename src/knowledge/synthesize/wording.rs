@@ -495,6 +495,13 @@ fn lesson_sentences(body: &str) -> Vec<(String, bool)> {
         .filter(|sentence| !is_reply(sentence))
         // "We should change this again to work similar to this:" shows its substance below.
         .filter(|sentence| !sentence.ends_with(':'))
+        // "❤️ the safety comment in a test …" is a reaction, not advice.
+        .filter(|sentence| {
+            !sentence
+                .chars()
+                .next()
+                .is_some_and(|c| !c.is_ascii() && !c.is_alphabetic())
+        })
         .filter_map(|sentence| {
             // "You can I think find …": a hedge inside the sentence is no part of the lesson.
             let sentence = sentence.replace(" I think ", " ").replace(" i think ", " ");
@@ -1071,6 +1078,9 @@ mod tests {
             lesson(&["This should work on Windows too."], &[], TITLE_CHARS),
             None
         );
+        // bevyengine/bevy's bevy-0050, verbatim: a reaction to a line, not advice.
+        let reaction = "❤️ the safety comment in a test on a line that should panic";
+        assert_eq!(lesson(&[reaction], &[], TITLE_CHARS), None);
     }
 
     #[test]
