@@ -26,15 +26,43 @@ const VERBS: &[&str] = &[
     "accept", "merge", "take", "allow", "add", "backport", "support", "include",
 ];
 
-/// Whether `text` states what the project (`we`) does not or only accepts, merges, adds ….
+/// Words that, beside "policy", say what the policy allows or rules out.
+const POLICY_LIMITS: &[&str] = &["allow", "allows", "only", "never", "not", "no"];
+
+/// Whether `text` states what the project (`we`) does not or only accepts, merges, adds …, what
+/// its policy allows ("a backporting policy which allows a bug-fix only"), or that code is no
+/// longer maintained here ("This module is no longer maintained in this repository").
 pub fn states_a_norm(text: &str) -> bool {
-    if !text.contains("we") && !text.contains("We") && !text.contains("WE") {
-        return false;
-    }
     let words: Vec<&str> = text
         .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
         .filter(|w| !w.is_empty())
         .collect();
+    states_a_policy(&words) || no_longer_maintained_here(&words) || states_what_we_do(text, &words)
+}
+
+/// "policy" beside what it allows or rules out.
+fn states_a_policy(words: &[&str]) -> bool {
+    words.iter().any(|w| same(w, "policy"))
+        && words
+            .iter()
+            .any(|w| POLICY_LIMITS.iter().any(|t| same(w, t)))
+}
+
+/// "no longer maintained in this repository".
+fn no_longer_maintained_here(words: &[&str]) -> bool {
+    words.windows(5).any(|w| {
+        ["no", "longer", "maintained", "in", "this"]
+            .iter()
+            .zip(w)
+            .all(|(t, w)| same(w, t))
+    })
+}
+
+/// "we (generally) do not / never / only accept, merge, add …".
+fn states_what_we_do(text: &str, words: &[&str]) -> bool {
+    if !text.contains("we") && !text.contains("We") && !text.contains("WE") {
+        return false;
+    }
     let is = |at: usize, list: &[&str]| {
         words
             .get(at)
@@ -87,6 +115,9 @@ mod tests {
             "We never add new contracts to existing interfaces on patch release",
             "Thanks, but we don't add `@since` tags to private fields.",
             "Generally we don't accept refactoring changes for their own sake",
+            // apache/spark's spark-0105 and ansible/ansible's ansible-0051, their norm sentences.
+            "However, Apache Spark community has a backporting policy which allows a bug-fix only.",
+            "This module is no longer maintained in this repository and has been moved to https://github.com/ansible-collections/community.general",
         ] {
             assert!(states_a_norm(text), "{text:?}");
         }
@@ -96,6 +127,7 @@ mod tests {
             "I don't accept that the test is flaky.",
             "We cannot accept your pull request until you sign the CLA.",
             "weird, we never saw that",
+            "The retry policy is exponential backoff.",
         ] {
             assert!(!states_a_norm(text), "{text:?}");
         }

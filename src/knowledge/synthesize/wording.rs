@@ -628,7 +628,13 @@ fn plain(text: &str) -> String {
         }
         kept.push(line);
     }
-    let text = links_as_text(&kept.join("\n"));
+    // A line break (`<br>` in HTML too) ends a word: a URL at the end of a line takes nothing
+    // of the next one with it.
+    let text = links_as_text(&kept.join("\n"))
+        .replace("<br>", "\n")
+        .replace("<br/>", "\n")
+        .replace("<br />", "\n")
+        .replace('\n', " \n ");
     let mut words: Vec<String> = Vec::new();
     for word in text.split(' ') {
         let bare = word.trim_matches(|c: char| ",.;:!?()".contains(c));
@@ -1064,6 +1070,25 @@ mod tests {
         ] {
             assert_eq!(lesson(&[asked], &[], TITLE_CHARS), None, "{asked:?}");
         }
+    }
+
+    #[test]
+    fn a_link_at_the_end_of_a_line_takes_nothing_of_the_next() {
+        // ansible/ansible's ansible-0051 and ansible-0079, their first lines.
+        let text = plain(
+            "has been moved to https://github.com/ansible-collections/community.general\n\nYou will need to submit this PR to the above repository.",
+        );
+        assert_eq!(
+            text,
+            "has been moved to `community.general`\n\nYou will need to submit this PR to the above repository."
+        );
+        let text = plain(
+            "has been migrated to https://github.com/ansible-collections/community.network<br><br>If you have further questions",
+        );
+        assert!(
+            text.ends_with("\nIf you have further questions"),
+            "{text:?}"
+        );
     }
 
     #[test]
