@@ -162,7 +162,10 @@ mod tests {
 
     #[test]
     fn every_comment_with_words_code_or_a_suggestion_gets_a_label() {
-        assert_eq!(labels("Hmm, interesting.", None).len(), 1);
+        assert!(!labels("Hmm, interesting.", None).is_empty());
+        // When no label reaches its threshold, the one closest to it is chosen, and only it.
+        let none_reached = choose(&LABELS, &[0.0; Label::ALL.len()]);
+        assert_eq!(none_reached.len(), 1, "{none_reached:?}");
         assert!(labels("", None).is_empty());
         assert!(labels("  \n", None).is_empty());
         let code = labels("```rust\nlet secret_token = test_nice();\n```", None);
