@@ -99,3 +99,30 @@ fn the_shipped_models_are_what_training_makes_of_the_training_split() {
         "noise.tsv is stale: run `gitlore-bench train`"
     );
 }
+
+#[test]
+fn the_second_labeller_is_scored_against_the_first_as_the_classifier_is() {
+    let mut corpus = corpus();
+    assert_eq!(corpus.second_pass.len(), 200);
+    // Measured: macro-F1 0.791, noise precision 0.955 and recall 0.964, 94.4 % labelled.
+    let people = quality::second_labeller(&corpus);
+    assert_eq!(people.comments, 200);
+    let macro_f1 = people.macro_f1();
+    assert!((0.75..0.85).contains(&macro_f1), "{macro_f1:.3}");
+    // A second pass that copies the first agrees with it entirely.
+    for second in &mut corpus.second_pass {
+        let first = corpus
+            .records
+            .iter()
+            .find(|r| r.id == second.id)
+            .expect("every second-pass id is a record");
+        second.noise = first.noise.clone();
+        second.labels = first.labels.clone();
+    }
+    let copied = quality::second_labeller(&corpus);
+    assert_eq!(copied.macro_f1(), 1.0);
+    assert_eq!(
+        (copied.noise.precision(), copied.noise.recall()),
+        (1.0, 1.0)
+    );
+}

@@ -69,6 +69,16 @@ impl Record {
     }
 }
 
+/// A second, independent labelling of one comment (`agreement/second-pass.jsonl`): what a second
+/// labeller, who saw neither the first labels nor the models, made of it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SecondPass {
+    pub id: String,
+    pub noise: Option<String>,
+    pub labels: Vec<Label>,
+}
+
 /// A recurring theme a senior reviewer of the repository would name.
 #[derive(Debug, Clone, Deserialize)]
 pub struct GoldTheme {
@@ -101,6 +111,8 @@ impl Split {
 pub struct Corpus {
     pub records: Vec<Record>,
     pub themes: Vec<GoldTheme>,
+    /// The second labelling of a sample of the records (none when the file is absent).
+    pub second_pass: Vec<SecondPass>,
     test_repos: HashSet<String>,
 }
 
@@ -111,7 +123,8 @@ struct Splits {
 }
 
 impl Corpus {
-    /// Reads every `*.jsonl` and `*.themes.json` of `dir` and its `splits.toml`, and checks them.
+    /// Reads every `*.jsonl` and `*.themes.json` of `dir`, its `splits.toml` and, when present,
+    /// `agreement/second-pass.jsonl`, and checks them.
     pub fn load(dir: &Path) -> Result<Corpus> {
         let splits_path = dir.join("splits.toml");
         let splits: Splits = toml::from_str(
@@ -155,6 +168,7 @@ impl Corpus {
         let corpus = Corpus {
             records,
             themes,
+            second_pass: read_second_pass(&dir.join("agreement").join("second-pass.jsonl"))?,
             test_repos: splits.test.into_iter().collect(),
         };
         corpus.check()?;
@@ -182,6 +196,11 @@ impl Corpus {
                 bail!("splits.toml names {repo}, which has no comments");
             }
         }
+        for second in &self.second_pass {
+            if !ids.contains(second.id.as_str()) {
+                bail!("the second pass labels {}, which does not exist", second.id);
+            }
+        }
         for theme in &self.themes {
             for id in &theme.comment_ids {
                 let Some(record) = self.records.iter().find(|r| &r.id == id) else {
@@ -193,6 +212,11 @@ impl Corpus {
             }
         }
         Ok(())
+    }
+
+    /// The record with `id`.
+    pub fn record(&self, id: &str) -> Option<&Record> {
+        self.records.iter().find(|record| record.id == id)
     }
 
     /// The split `repo` belongs to.
@@ -219,4 +243,26 @@ impl Corpus {
         repos.dedup();
         repos
     }
+}
+
+/// The second pass at `path`, one record per line; none when there is no such file.
+fn read_second_pass(path: &Path) -> Result<Vec<SecondPass>> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("Cannot read {}", path.display()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(number, line)| {
+            serde_json::from_str(line).with_context(|| {
+                format!(
+                    "{} line {}: not a second-pass record",
+                    path.display(),
+                    number + 1
+                )
+            })
+        })
+        .collect()
 }

@@ -7,7 +7,7 @@ use crate::domain::classification::{Classification, Label};
 use crate::knowledge::classify::builtin::model::{self, Model, NOISE_OUTPUT, label_names};
 use crate::knowledge::classify::builtin::train::{self, Example, Options};
 use crate::knowledge::classify::builtin::{Reading, read_with};
-use crate::knowledge::corpus::Record;
+use crate::knowledge::corpus::{Corpus, Record, Split};
 use crate::knowledge::filter::{self, Noise, NoiseRules};
 
 /// The noise model's threshold favours precision: a substantive comment set aside is lost
@@ -280,9 +280,14 @@ pub fn leave_one_repo_out(
     records: &[&Record],
     options: Options,
 ) -> (Scores, Vec<(String, Scores)>) {
+    pooled_and_each(&held_out_predictions(records, options))
+}
+
+/// The pooled figures of held-out predictions and each repository's own.
+pub fn pooled_and_each(held: &[HeldOut]) -> (Scores, Vec<(String, Scores)>) {
     let mut pooled = Scores::default();
     let mut each: Vec<(String, Scores)> = Vec::new();
-    for held in held_out_predictions(records, options) {
+    for held in held {
         pooled.add(held.record, held.noise, &held.labels);
         if each
             .last()
@@ -295,4 +300,36 @@ pub fn leave_one_repo_out(
         }
     }
     (pooled, each)
+}
+
+/// The second labeller scored against the first, exactly as the classifier is (the first pass is
+/// gold): how far two people agree on the same comments, the yardstick for the classifier.
+pub fn second_labeller(corpus: &Corpus) -> Scores {
+    let mut scores = Scores::default();
+    for second in &corpus.second_pass {
+        if let Some(record) = corpus.record(&second.id) {
+            scores.add(record, second.noise.is_some(), &second.labels);
+        }
+    }
+    scores
+}
+
+/// The filter and classifier on the second pass's comments, each read by models that have not
+/// seen its repository: the shipped ones for the test split, `held` (leave-one-out predictions
+/// of the training split) for the others. A comment of neither is left out.
+pub fn unseen_on_second_pass(corpus: &Corpus, held: &[HeldOut]) -> Scores {
+    let rules = NoiseRules::new(None, None, &[]);
+    let mut scores = Scores::default();
+    for second in &corpus.second_pass {
+        let Some(record) = corpus.record(&second.id) else {
+            continue;
+        };
+        if corpus.split_of(&record.repo) == Split::Test {
+            let (noise, labels) = predict(&rules, Models::shipped(), record);
+            scores.add(record, noise, &labels);
+        } else if let Some(held) = held.iter().find(|h| h.record.id == record.id) {
+            scores.add(record, held.noise, &held.labels);
+        }
+    }
+    scores
 }

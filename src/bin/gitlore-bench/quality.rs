@@ -201,7 +201,8 @@ pub fn run(args: QualityArgs) -> Result<()> {
     }
     let started = Instant::now();
     let train_records = corpus.split(Split::Train);
-    let (pooled, each) = quality::leave_one_repo_out(&train_records, args.options.options());
+    let held = quality::held_out_predictions(&train_records, args.options.options());
+    let (pooled, each) = quality::pooled_and_each(&held);
     println!(
         "\n== leave one repository out, within the training split ({:.1} s) ==",
         started.elapsed().as_secs_f64()
@@ -210,6 +211,17 @@ pub fn run(args: QualityArgs) -> Result<()> {
     print_summary("pooled", &pooled);
     for (repo, scores) in &each {
         print_summary(repo, scores);
+    }
+    if !corpus.second_pass.is_empty() {
+        println!(
+            "\n== the second-pass sample ({} comments): a second labeller against the first, and gitlore on repositories it has not seen ==",
+            corpus.second_pass.len()
+        );
+        let people = quality::second_labeller(&corpus);
+        let unseen = quality::unseen_on_second_pass(&corpus, &held);
+        print_labels_side_by_side(&people, &unseen);
+        print_summary("second labeller", &people);
+        print_summary("gitlore, unseen repositories", &unseen);
     }
     if args.all_repos_out {
         let all: Vec<&Record> = corpus.records.iter().collect();
@@ -246,6 +258,32 @@ fn print_labels(scores: &Scores) {
             counts.recall(),
             counts.f1(),
             counts.support()
+        );
+    }
+}
+
+/// Per-label F1 of two scorecards of the same comments.
+fn print_labels_side_by_side(people: &Scores, gitlore: &Scores) {
+    println!(
+        "{:<14} {:>5} {:>8} {:>8}",
+        "label", "n", "person", "gitlore"
+    );
+    for label in Label::ALL {
+        let (person, model) = (
+            people.labels[label as usize],
+            gitlore.labels[label as usize],
+        );
+        let mark = if person.support() >= MACRO_MIN_SUPPORT {
+            ""
+        } else {
+            "  (not in macro-F1)"
+        };
+        println!(
+            "{:<14} {:>5} {:>8.3} {:>8.3}{mark}",
+            label.as_str(),
+            person.support(),
+            person.f1(),
+            model.f1()
         );
     }
 }
