@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use gitlore::domain::classification::Label;
 use gitlore::knowledge::classify::builtin::train::Options;
 use gitlore::knowledge::corpus::{Corpus, Record, Split};
-use gitlore::knowledge::quality::{self, MACRO_MIN_SUPPORT, Models, Scores};
+use gitlore::knowledge::quality::{self, Counts, MACRO_MIN_SUPPORT, Models, Scores};
 
 /// The corpus of the repository, relative to the crate.
 const DEFAULT_CORPUS: &str = "tests/fixtures/corpus";
@@ -246,18 +246,14 @@ fn print_labels(scores: &Scores) {
     );
     for label in Label::ALL {
         let counts = scores.labels[label as usize];
-        let mark = if counts.support() >= MACRO_MIN_SUPPORT {
-            ""
-        } else {
-            "  (not in macro-F1)"
-        };
         println!(
-            "{:<14} {:>6.3} {:>6.3} {:>6.3} {:>5}{mark}",
+            "{:<14} {:>6.3} {:>6.3} {:>6.3} {:>5}{}",
             label.as_str(),
             counts.precision(),
             counts.recall(),
             counts.f1(),
-            counts.support()
+            counts.support(),
+            macro_mark(counts)
         );
     }
 }
@@ -273,18 +269,23 @@ fn print_labels_side_by_side(people: &Scores, gitlore: &Scores) {
             people.labels[label as usize],
             gitlore.labels[label as usize],
         );
-        let mark = if person.support() >= MACRO_MIN_SUPPORT {
-            ""
-        } else {
-            "  (not in macro-F1)"
-        };
         println!(
-            "{:<14} {:>5} {:>8.3} {:>8.3}{mark}",
+            "{:<14} {:>5} {:>8.3} {:>8.3}{}",
             label.as_str(),
             person.support(),
             person.f1(),
-            model.f1()
+            model.f1(),
+            macro_mark(person)
         );
+    }
+}
+
+/// A note after a label too rare to count towards macro-F1.
+fn macro_mark(counts: Counts) -> &'static str {
+    if counts.support() >= MACRO_MIN_SUPPORT {
+        ""
+    } else {
+        "  (not in macro-F1)"
     }
 }
 
