@@ -5,7 +5,7 @@
 //! "Backported to `7.x` in 473b47e", "This PR was merged into the repository by commit …") and
 //! pointers to other pull requests ("Superseded by #12", "Closing in favour of #99"), short CI
 //! status lines ("Test failure is unrelated", "Tests are green now") and closing notes for
-//! inactivity ("Closing as stale.").
+//! inactivity ("Closing as stale.") and requests for a review ("Could someone take a look?").
 //! A line that is one of them says nothing a reviewer could learn from.
 
 use std::collections::HashMap;
@@ -94,6 +94,7 @@ pub fn is_process_line(line: &str) -> bool {
         || is_notice(&lower)
         || is_ci_status(&lower)
         || is_inactivity_closure(&lower)
+        || is_review_request(&lower)
 }
 
 /// `line` without the `@login`s that open it ("@dylhunn Commits squashed into 06d7c2f"): who a
@@ -252,6 +253,46 @@ fn is_inactivity_closure(lower: &str) -> bool {
         && lower.split_whitespace().count() <= MAX_CLOSING_WORDS
 }
 
+/// Phrases that ask someone to review, or look at, the pull request (each says "look" or
+/// "review").
+const REVIEW_REQUESTS: &[&str] = &[
+    "take a look",
+    "have a look",
+    "another look",
+    "right reviewer",
+    "right person to review",
+    "best person to review",
+    "next review",
+    "someone to review",
+    "review from @",
+];
+/// Words that make a review request say something about the change: a reason, a doubt, a
+/// problem ("Could you take a look at why the test fails on Windows?").
+const REQUEST_CONTENT: &[&str] = &[
+    "but", "however", "because", "since", "why", "how", "what", "not", "should", "instead",
+    "whether", "fail", "fails", "failing", "error", "bug", "crash", "leak", "race", "wrong",
+];
+/// The longest review request, in words.
+const MAX_REQUEST_WORDS: usize = 16;
+
+/// A line that only asks someone to review or look at the pull request: routing, as "cc @bob"
+/// is ("Hey @malfet are you the right reviewer for this?", "would you mind giving it another
+/// look? I've rebased it and squashed my commits."). Code, or a word about what is wrong,
+/// makes it a remark on the change.
+fn is_review_request(lower: &str) -> bool {
+    // Most lines are longer, or ask nothing of the kind: tell them with the fewest searches.
+    if lower.split_whitespace().nth(MAX_REQUEST_WORDS).is_some()
+        || !(lower.contains("look") || lower.contains("review"))
+        || lower.contains('`')
+    {
+        return false;
+    }
+    REVIEW_REQUESTS.iter().any(|phrase| lower.contains(phrase))
+        && !words_of(lower)
+            .iter()
+            .any(|word| REQUEST_CONTENT.contains(&word.trim_matches(['?', ':', '\'', '"'])))
+}
+
 /// Whether `text` is about a contributor license agreement: the notices CLA bots post on a
 /// first pull request ("Please sign the [Contributor License Agreement](…)", "CLAs are signed"),
 /// or a request to sign one. Paperwork, not a lesson about the code.
@@ -351,6 +392,33 @@ mod tests {
             "Closing the stale socket here avoids a leak.",
         ] {
             assert!(!is_process_line(line), "{line:?} is not a process line");
+        }
+    }
+
+    #[test]
+    fn requests_for_a_review_are_routing() {
+        // The cheap test before the phrases relies on this.
+        for phrase in REVIEW_REQUESTS {
+            assert!(
+                phrase.contains("look") || phrase.contains("review"),
+                "{phrase}"
+            );
+        }
+        for line in [
+            // pytorch's and rails' reviewers, verbatim (torch-0079, rails-0058).
+            "Hey @malfet are you the right reviewer for this?",
+            "@kaspth hello, would you mind giving it another look? I've rebased it and squashed my commits.",
+            "Could someone take a look?",
+        ] {
+            assert!(is_process_line(line), "{line:?} is routing");
+        }
+        for line in [
+            "Could you take a look at why the test fails on Windows?",
+            "Take a look at `Vec::retain`, it does this in place.",
+            "Have a look at how the parser handles this: the same check is missing there, so the two disagree on empty input.",
+            "I'd take a look at the allocator instead.",
+        ] {
+            assert!(!is_process_line(line), "{line:?} is about the change");
         }
     }
 }
