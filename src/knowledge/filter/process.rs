@@ -405,7 +405,7 @@ mod tests {
             );
         }
         for line in [
-            // pytorch's and rails' reviewers, verbatim (torch-0079, rails-0058).
+            // A pytorch reviewer and a rails PR author, verbatim (torch-0079, rails-0058).
             "Hey @malfet are you the right reviewer for this?",
             "@kaspth hello, would you mind giving it another look? I've rebased it and squashed my commits.",
             "Could someone take a look?",
