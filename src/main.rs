@@ -193,16 +193,18 @@ fn deliveries_command(settings: &Settings, action: Option<DeliveriesAction>) -> 
             let reader = store.reader()?;
             let counts = deliveries::count_by_state(&reader)?;
             let summary: Vec<String> = counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
-            println!("deliveries: {}", summary.join(", "));
+            let mut listing = format!("deliveries: {}\n", summary.join(", "));
             for row in deliveries::list_failed(&reader)? {
-                println!(
-                    "{}  {}  attempts={}  error: {}",
+                listing.push_str(&format!(
+                    "{}  {}  attempts={}  error: {}\n",
                     row.id,
                     row.event,
                     row.attempts,
                     row.last_error.as_deref().unwrap_or("-")
-                );
+                ));
             }
+            // The list of failed deliveries can be long: `| head` is no error.
+            gitlore::lessons::cli::print(&listing)?;
         }
         DeliveriesAction::Retry { ids, all } => {
             anyhow::ensure!(

@@ -611,3 +611,20 @@ async fn github_with_a_token_reads_the_review_comments() {
     let stderr = text(&out.stderr);
     assert!(stderr.contains("from GitHub"), "{stderr}");
 }
+
+#[test]
+fn a_reader_that_stops_early_is_no_error() {
+    // `gitlore analyze … | head -3`: the reader is gone before the output is written.
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    let mut child = gitlore_command(dir.path(), &["analyze", repo.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

@@ -263,10 +263,7 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
         Some(path) => {
             std::fs::write(path, output).with_context(|| format!("Cannot write {}", path.display()))
         }
-        None => {
-            println!("{}", output.trim_end());
-            Ok(())
-        }
+        None => lessons::cli::print(&format!("{}\n", output.trim_end())),
     }
 }
 
