@@ -181,14 +181,7 @@ impl Corpus {
             if !ids.insert(record.id.as_str()) {
                 bail!("comment id {} appears twice", record.id);
             }
-            match (record.noise.as_deref(), record.labels.is_empty()) {
-                (Some("bot" | "trivial"), true) | (None, false) => {}
-                (Some(noise @ ("bot" | "trivial")), false) => {
-                    bail!("{} is {noise} noise but has labels", record.id)
-                }
-                (None, true) => bail!("{} is not noise but has no label", record.id),
-                (Some(other), _) => bail!("{} has noise `{other}`", record.id),
-            }
+            check_labelling(&record.id, record.noise.as_deref(), &record.labels)?;
         }
         let repos: HashSet<&str> = self.records.iter().map(|r| r.repo.as_str()).collect();
         for repo in &self.test_repos {
@@ -200,10 +193,12 @@ impl Corpus {
             if !ids.contains(second.id.as_str()) {
                 bail!("the second pass labels {}, which does not exist", second.id);
             }
+            check_labelling(&second.id, second.noise.as_deref(), &second.labels)
+                .context("in the second pass")?;
         }
         for theme in &self.themes {
             for id in &theme.comment_ids {
-                let Some(record) = self.records.iter().find(|r| &r.id == id) else {
+                let Some(record) = self.record(id) else {
                     bail!("theme {} cites {id}, which does not exist", theme.id);
                 };
                 if record.noise.is_some() {
@@ -242,6 +237,19 @@ impl Corpus {
         repos.sort_unstable();
         repos.dedup();
         repos
+    }
+}
+
+/// A labelling follows the guide: noise (`bot` or `trivial`) with no label, or labels without
+/// noise.
+fn check_labelling(id: &str, noise: Option<&str>, labels: &[Label]) -> Result<()> {
+    match (noise, labels.is_empty()) {
+        (Some("bot" | "trivial"), true) | (None, false) => Ok(()),
+        (Some(noise @ ("bot" | "trivial")), false) => {
+            bail!("{id} is {noise} noise but has labels")
+        }
+        (None, true) => bail!("{id} is not noise but has no label"),
+        (Some(other), _) => bail!("{id} has noise `{other}`"),
     }
 }
 
