@@ -374,6 +374,7 @@ impl Ingest<'_, '_> {
             body: &text,
             path: comment.path.as_deref(),
             diff_hunk: comment.diff_hunk.as_deref(),
+            by_pr_author,
         });
         let noise = self
             .rules
@@ -493,20 +494,21 @@ pub fn refresh_classifications(
     let stale = comments::unclassified(conn, repo_id, BUILTIN_NAME, &reading_version())?;
     for comment in &stale {
         let text = filter::analysable_text(&comment.body);
+        let by_pr_author = comment
+            .pr_author
+            .as_deref()
+            .is_some_and(|pr_author| pr_author.eq_ignore_ascii_case(&comment.author_login));
         let reading = classify::builtin::read(&CommentText {
             body: &text,
             path: comment.path.as_deref(),
             diff_hunk: comment.diff_hunk.as_deref(),
+            by_pr_author,
         });
         let author = Author {
             login: comment.author_login.clone(),
             is_bot_account: comment.author_is_bot,
             ..Author::default()
         };
-        let by_pr_author = comment
-            .pr_author
-            .as_deref()
-            .is_some_and(|pr_author| pr_author.eq_ignore_ascii_case(&comment.author_login));
         let noise = rules.classify(&author, &text, by_pr_author, reading.content_free);
         comments::set_noise(conn, comment.id, noise.map(filter::Noise::as_str))?;
         let labels = serde_json::to_string(&reading.labels)?;

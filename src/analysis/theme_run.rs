@@ -119,6 +119,10 @@ async fn relabel(
                 body: &texts[i],
                 path: comment.path.as_deref(),
                 diff_hunk: None,
+                by_pr_author: crate::domain::is_pr_author(
+                    &comment.author_login,
+                    comment.pr_author.as_deref(),
+                ),
             },
         })
         .collect();

@@ -31,6 +31,10 @@ pub struct QualityArgs {
     /// then stop.
     #[arg(long)]
     noise_errors: bool,
+    /// Print the classifier's mistakes on one label (`bug`, `testing`, …) on the training split's
+    /// substantive comments, read as `--noise-errors` reads them, then stop.
+    #[arg(long, value_name = "LABEL", value_parser = parse_label)]
+    label_errors: Option<Label>,
     /// Print only the speed of the noise filter and the classifier, then stop.
     #[arg(long)]
     throughput_only: bool,
@@ -140,11 +144,47 @@ pub fn train(args: TrainArgs) -> Result<()> {
     Ok(())
 }
 
+fn parse_label(name: &str) -> Result<Label, String> {
+    Label::parse(name).ok_or_else(|| {
+        let names: Vec<&str> = Label::ALL.iter().map(|l| l.as_str()).collect();
+        format!("not a label; one of {}", names.join(", "))
+    })
+}
+
+/// The held-out classifier's false positives (`+`) and misses (`-`) of `label` on the training
+/// split's substantive comments that the filter keeps.
+fn print_label_errors(corpus: &Corpus, label: Label, options: Options) {
+    let train_records = corpus.split(Split::Train);
+    for held in quality::held_out_predictions(&train_records, options) {
+        let record = held.record;
+        if held.noise || record.noise.is_some() {
+            continue;
+        }
+        let predicted = held.labels.contains(&label);
+        if predicted == record.labels.contains(&label) {
+            continue;
+        }
+        let gold: Vec<&str> = record.labels.iter().map(|l| l.as_str()).collect();
+        println!(
+            "{} {} gold [{}] {}: {:?}",
+            if predicted { "+" } else { "-" },
+            record.id,
+            gold.join(","),
+            record.kind,
+            record.body
+        );
+    }
+}
+
 /// Prints the scorecard.
 pub fn run(args: QualityArgs) -> Result<()> {
     let corpus = Corpus::load(Path::new(&args.corpus))?;
     if args.throughput_only {
         throughput(&corpus);
+        return Ok(());
+    }
+    if let Some(label) = args.label_errors {
+        print_label_errors(&corpus, label, args.options.options());
         return Ok(());
     }
     if args.noise_errors {
