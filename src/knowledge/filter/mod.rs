@@ -5,6 +5,7 @@
 mod commands;
 mod norms;
 mod process;
+mod tool_notices;
 mod trivial;
 
 use std::collections::HashSet;
@@ -112,6 +113,7 @@ pub fn revision() -> &'static str {
             include_str!("commands.rs"),
             include_str!("norms.rs"),
             include_str!("process.rs"),
+            include_str!("tool_notices.rs"),
             include_str!("trivial.rs"),
         ] {
             digest.update(source.as_bytes());
@@ -172,7 +174,8 @@ impl NoiseRules {
             || self.bot_logins.contains(base)
     }
 
-    /// The noise class of a comment by `author` whose analysable text is `text`.
+    /// The noise class of a comment by `author` whose analysable text is `text`: a tool's
+    /// notice posted through a person's account is a bot's.
     /// `by_pr_author`: the author opened the pull request; `content_free`: the noise model's
     /// verdict on the text ([`crate::knowledge::classify::builtin::Reading`]). A statement of
     /// the project's norms ("we don't accept cosmetic changes") is never content-free.
@@ -185,11 +188,12 @@ impl NoiseRules {
     ) -> Option<Noise> {
         if self.is_own(author) {
             Some(Noise::Own)
-        } else if self.is_bot(author) {
+        } else if self.is_bot(author) || tool_notices::is_tool_notice(text) {
             Some(Noise::Bot)
         } else if ((content_free || is_trivial(text, by_pr_author, &[]))
             && !norms::states_a_norm(text))
             || process::is_agreement_notice(text)
+            || process::is_first_contribution_thanks(text)
         {
             Some(Noise::Trivial)
         } else {
