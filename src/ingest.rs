@@ -17,6 +17,7 @@ use crate::domain::job::{
 use crate::domain::markers::{FINDINGS_MARKER, REFRESH_ACTION};
 use crate::domain::{
     Author, Comment, CommentKind, InstallationId, PullRequest, Repo, RepoId, UnixMs, body_hash,
+    is_pr_author,
 };
 use crate::events::{Event, Installation, InstallationChange, Origin};
 use crate::knowledge::classify::{self, CommentText};
@@ -366,10 +367,7 @@ impl Ingest<'_, '_> {
         }
         let hash = body_hash(&comment.body);
         let text = filter::analysable_text(&comment.body);
-        let by_pr_author = pr
-            .author
-            .as_deref()
-            .is_some_and(|author| author.eq_ignore_ascii_case(&comment.author.login));
+        let by_pr_author = is_pr_author(&comment.author.login, pr.author.as_deref());
         let reading = classify::builtin::read(&CommentText {
             body: &text,
             path: comment.path.as_deref(),
@@ -494,10 +492,7 @@ pub fn refresh_classifications(
     let stale = comments::unclassified(conn, repo_id, BUILTIN_NAME, &reading_version())?;
     for comment in &stale {
         let text = filter::analysable_text(&comment.body);
-        let by_pr_author = comment
-            .pr_author
-            .as_deref()
-            .is_some_and(|pr_author| pr_author.eq_ignore_ascii_case(&comment.author_login));
+        let by_pr_author = is_pr_author(&comment.author_login, comment.pr_author.as_deref());
         let reading = classify::builtin::read(&CommentText {
             body: &text,
             path: comment.path.as_deref(),
