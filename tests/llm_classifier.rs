@@ -159,8 +159,7 @@ async fn classify(
             body_hash: hash,
             text: CommentText {
                 body,
-                path: None,
-                diff_hunk: None,
+                ..CommentText::default()
             },
         })
         .collect();
@@ -374,8 +373,7 @@ async fn requests_hold_only_what_fits_the_context_and_an_oversized_comment_is_ne
             body_hash: hash,
             text: CommentText {
                 body,
-                path: None,
-                diff_hunk: None,
+                ..CommentText::default()
             },
         })
         .collect();
