@@ -372,7 +372,6 @@ impl Ingest<'_, '_> {
             body: &text,
             path: comment.path.as_deref(),
             diff_hunk: comment.diff_hunk.as_deref(),
-            by_pr_author,
         });
         let noise = self
             .rules
@@ -497,7 +496,6 @@ pub fn refresh_classifications(
             body: &text,
             path: comment.path.as_deref(),
             diff_hunk: comment.diff_hunk.as_deref(),
-            by_pr_author,
         });
         let author = Author {
             login: comment.author_login.clone(),

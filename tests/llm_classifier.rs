@@ -159,7 +159,8 @@ async fn classify(
             body_hash: hash,
             text: CommentText {
                 body,
-                ..CommentText::default()
+                path: None,
+                diff_hunk: None,
             },
         })
         .collect();
@@ -373,7 +374,8 @@ async fn requests_hold_only_what_fits_the_context_and_an_oversized_comment_is_ne
             body_hash: hash,
             text: CommentText {
                 body,
-                ..CommentText::default()
+                path: None,
+                diff_hunk: None,
             },
         })
         .collect();

@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 use crate::domain::body_hash;
 use crate::domain::classification::Label;
 use crate::domain::themes::{Theme, ThemeRun};
-use crate::domain::{CommentKind, RepoId, is_pr_author};
+use crate::domain::{CommentKind, RepoId};
 use crate::knowledge::classify::CommentText;
 use crate::knowledge::classify::llm::{Input, LlmClassifier, Source};
 use crate::knowledge::cluster::{Cluster, Clustering, Params, cluster};
@@ -119,7 +119,6 @@ async fn relabel(
                 body: &texts[i],
                 path: comment.path.as_deref(),
                 diff_hunk: None,
-                by_pr_author: is_pr_author(&comment.author_login, comment.pr_author.as_deref()),
             },
         })
         .collect();

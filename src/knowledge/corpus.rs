@@ -48,7 +48,6 @@ impl Record {
             body: &self.body,
             path: self.path.as_deref(),
             diff_hunk: self.diff_hunk.as_deref(),
-            by_pr_author: self.by_pr_author(),
         }
     }
 

@@ -72,8 +72,7 @@ pub fn classify(text: &CommentText) -> Classification {
 
 /// Reads one comment with `labels` (a model whose outputs are the ten labels in canonical order)
 /// and `noise` (a model with one output). The body is tokenized and featurized once: the noise
-/// model reads the body's features and whether the pull request's author wrote it, the label
-/// model those and where the comment sits.
+/// model reads the body's features, the label model those and where the comment sits.
 pub fn read_with(labels: &Model, noise: &Model, text: &CommentText) -> Reading {
     let parsed = Text::parse(text.body);
     let has_prose = parsed.tokens.iter().any(|token| token.zone == Zone::Prose);
@@ -137,7 +136,6 @@ mod tests {
             body,
             path,
             diff_hunk: None,
-            by_pr_author: false,
         };
         classify(&text).into_iter().map(|s| s.label).collect()
     }

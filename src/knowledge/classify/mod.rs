@@ -16,6 +16,4 @@ pub struct CommentText<'a> {
     pub path: Option<&'a str>,
     /// The diff hunk the comment is on, for inline comments.
     pub diff_hunk: Option<&'a str>,
-    /// Whether the pull request's author wrote it (their replies are mostly acknowledgements).
-    pub by_pr_author: bool,
 }

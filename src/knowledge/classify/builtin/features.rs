@@ -1,7 +1,6 @@
 //! The features the linear model reads from one comment: prose words, their stems and word
 //! pairs, the first word, code tokens, the shape of the comment (questions, quotes, code, suggestion blocks,
-//! length), where an inline comment sits, whether the pull request's author wrote it (with its
-//! first word), and the hand-written rules' evidence per label.
+//! length), where an inline comment sits, and the hand-written rules' evidence per label.
 //!
 //! A feature is named `kind:part part…`. Training sees the names ([`Named`]); prediction only
 //! hashes them ([`Hashed`]), with the same hash, so no string is built per comment.
@@ -107,22 +106,13 @@ pub fn extract(text: &CommentText, parsed: &Text, sink: &mut impl Sink) {
     }
 }
 
-/// Adds what the noise model reads to `sink`: the body's features, whether the comment is
+/// Adds what the noise model reads to `sink`: the body's features and whether the comment is
 /// inline (a remark on a line of code is seldom content-free: "PEP8", "missing throws
-/// annotation"), but not which file it is on, and whether the pull request's author wrote it,
-/// with its first word (an author's "Done", "Updated" or "Thanks" is a reply far more often
-/// than a reviewer's).
+/// annotation"), but not which file it is on.
 pub fn extract_noise(text: &CommentText, parsed: &Text, sink: &mut impl Sink) {
     extract_body(text.body, parsed, sink);
     if text.path.is_some() {
         sink.add("k", &["inline"], 1.0);
-    }
-    if text.by_pr_author {
-        sink.add("k", &["pr-author"], 1.0);
-        let first = parsed.tokens.iter().find(|t| t.zone == Zone::Prose);
-        if let Some(token) = first {
-            sink.add("af", &[parsed.word(token)], 1.0);
-        }
     }
 }
 
@@ -284,7 +274,6 @@ mod tests {
             body,
             path,
             diff_hunk: hunk,
-            by_pr_author: false,
         };
         let mut sink = Named::default();
         extract(&text, &Text::parse(body), &mut sink);
@@ -331,7 +320,6 @@ mod tests {
                 body: "PEP8",
                 path,
                 diff_hunk: Some("@@ -1 +1 @@\n+x = 1"),
-                by_pr_author: false,
             };
             let mut sink = Named::default();
             extract_noise(&text, &Text::parse(text.body), &mut sink);
@@ -345,29 +333,6 @@ mod tests {
                 .any(|name| name.starts_with("p:") || name.starts_with("h:"))
         );
         assert!(!noise(None).contains_key("k:inline"));
-    }
-
-    #[test]
-    fn the_noise_model_reads_a_reply_by_the_pull_requests_author_with_its_first_word() {
-        let noise = |by_pr_author| {
-            let text = CommentText {
-                body: "Done, thanks for the `review`.",
-                by_pr_author,
-                ..Default::default()
-            };
-            let mut sink = Named::default();
-            extract_noise(&text, &Text::parse(text.body), &mut sink);
-            sink.0
-        };
-        let reply = noise(true);
-        assert!(reply.contains_key("k:pr-author") && reply.contains_key("af:done"));
-        assert!(!reply.contains_key("af:thanks"), "{reply:?}");
-        let remark = noise(false);
-        assert!(
-            !remark
-                .keys()
-                .any(|name| name == "k:pr-author" || name.starts_with("af:"))
-        );
     }
 
     #[test]
