@@ -317,7 +317,7 @@ pub fn is_first_contribution_thanks(text: &str) -> bool {
             .any(|phrase| lower.contains(phrase))
         && !words_of(&lower)
             .iter()
-            .any(|word| WELCOME_CONTENT.contains(&word.trim_matches([',', '.', '!', ';'])))
+            .any(|word| WELCOME_CONTENT.contains(word))
 }
 
 /// Whether `text` is about a contributor license agreement: the notices CLA bots post on a
