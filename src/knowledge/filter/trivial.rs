@@ -294,7 +294,8 @@ const REQUEST_WORDS: &[&str] = &[
 /// The longest content-free remark, in words ("Thanks a lot for the review, looks good to me!").
 const MAX_CONTENT_FREE_WORDS: usize = 12;
 
-/// Words that open an acknowledgement ("Done.", "Fixed in 3f2a1b.", "Yes, I added a sentence.").
+/// Words that open an acknowledgement ("Done.", "Fixed in 3f2a1b.", "Yes, I added a sentence.")
+/// or an apology ("Sorry, my fault, wrong repository").
 const ACK_OPENERS: &[&str] = &[
     "done",
     "fixed",
@@ -331,6 +332,9 @@ const ACK_OPENERS: &[&str] = &[
     "renamed",
     "moved",
     "oops",
+    "whoops",
+    "whups",
+    "sorry",
     "right",
 ];
 
@@ -550,6 +554,10 @@ mod tests {
             "LGTM once CI passes.",
             "@eps1lon could you review?",
             "@x many thanks for your contribution here!",
+            // rg-0003 and prom-0035 of the corpus, verbatim.
+            "Sorry, my fault, wrong repository",
+            "Whups",
+            "Sorry for the delay.",
         ] {
             assert!(is_trivial(text, false, &[]), "{text:?} should be trivial");
         }
@@ -574,6 +582,8 @@ mod tests {
             // Which release branches get a fix is the project's policy (etcd-0055, verbatim).
             "LGTM\n\nThanks @lucasrod16 \n\nCould you please backport the fix to 3.5 and. 3.4? Thanks.",
             "Should this be backported to 3.3.1?",
+            "Sorry, but this breaks the build on Windows.",
+            "Whoops, this still panics when the file is empty.",
         ] {
             assert!(
                 !is_trivial(text, false, &[]),
