@@ -439,9 +439,16 @@ pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> 
         MAX_ACK_WORDS
     };
     let acknowledges = words.len() <= limit
-        && ACK_OPENERS.contains(&words[0].as_str())
+        && opens_acknowledgement(&words)
         && !words.iter().any(|w| CONTENT_MARKERS.contains(&w.as_str()));
     acknowledges || (had_command && words.len() <= 3)
+}
+
+/// Whether `words` open as an acknowledgement, an apology or a bare vote of agreement ("I agree,
+/// lets revert.").
+fn opens_acknowledgement(words: &[String]) -> bool {
+    ACK_OPENERS.contains(&words[0].as_str())
+        || (words[0] == "i" && words.get(1).is_some_and(|w| w == "agree"))
 }
 
 /// Lower-cased words without mentions, emoji codes (`:+1:`), issue and commit references, links
@@ -558,6 +565,9 @@ mod tests {
             "Sorry, my fault, wrong repository",
             "Whups",
             "Sorry for the delay.",
+            // sklearn-0101 and dotnet-0022 of the corpus, verbatim.
+            "I agree, lets revert.",
+            "I agree ;-)",
         ] {
             assert!(is_trivial(text, false, &[]), "{text:?} should be trivial");
         }
@@ -584,6 +594,8 @@ mod tests {
             "Should this be backported to 3.3.1?",
             "Sorry, but this breaks the build on Windows.",
             "Whoops, this still panics when the file is empty.",
+            "I agree but it's not really the purpose of this PR",
+            "I agree that the copy is already made for sparse input, so drop this one.",
         ] {
             assert!(
                 !is_trivial(text, false, &[]),
