@@ -412,15 +412,15 @@ pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> 
     if prose.contains('`') {
         return false;
     }
-    let words = content_words(&prose);
+    let lower = prose.to_lowercase();
+    let words = content_words(&lower);
     if words.is_empty() {
         return true;
     }
     let about_process = words.len() <= MAX_CONTENT_FREE_WORDS
-        && words.iter().any(|w| PROCESS_WORDS.contains(&w.as_str()))
+        && words.iter().any(|w| PROCESS_WORDS.contains(w))
         && words.iter().all(|w| {
-            let w = w.as_str();
-            PROCESS_WORDS.contains(&w) || REQUEST_WORDS.contains(&w) || CONTENT_FREE.contains(&w)
+            PROCESS_WORDS.contains(w) || REQUEST_WORDS.contains(w) || CONTENT_FREE.contains(w)
         });
     if about_process {
         return true;
@@ -428,9 +428,7 @@ pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> 
     if prose.contains('?') {
         return false;
     }
-    if words.len() <= MAX_CONTENT_FREE_WORDS
-        && words.iter().all(|w| CONTENT_FREE.contains(&w.as_str()))
-    {
+    if words.len() <= MAX_CONTENT_FREE_WORDS && words.iter().all(|w| CONTENT_FREE.contains(w)) {
         return true;
     }
     let limit = if by_pr_author {
@@ -440,29 +438,26 @@ pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> 
     };
     let acknowledges = words.len() <= limit
         && opens_acknowledgement(&words)
-        && !words.iter().any(|w| CONTENT_MARKERS.contains(&w.as_str()));
+        && !words.iter().any(|w| CONTENT_MARKERS.contains(w));
     acknowledges || (had_command && words.len() <= 3)
 }
 
 /// Whether `words` open as an acknowledgement, an apology or a bare vote of agreement ("I agree,
 /// lets revert.").
-fn opens_acknowledgement(words: &[String]) -> bool {
-    ACK_OPENERS.contains(&words[0].as_str())
-        || (words[0] == "i" && words.get(1).is_some_and(|w| w == "agree"))
+fn opens_acknowledgement(words: &[&str]) -> bool {
+    ACK_OPENERS.contains(&words[0]) || (words[0] == "i" && words.get(1) == Some(&"agree"))
 }
 
-/// Lower-cased words without mentions, emoji codes (`:+1:`), issue and commit references, links
-/// and punctuation.
-fn content_words(text: &str) -> Vec<String> {
-    text.split(|c: char| c.is_whitespace() || ",;()[]!?".contains(c))
+/// The words of `lower` (lower-cased text) without mentions, emoji codes (`:+1:`), issue and
+/// commit references, links and punctuation.
+fn content_words(lower: &str) -> Vec<&str> {
+    lower
+        .split(|c: char| c.is_whitespace() || ",;()[]!?".contains(c))
         .map(|word| word.trim_matches(|c: char| ".:\"'*_~".contains(c) && c != ':'))
         .filter(|word| !word.is_empty())
         .filter(|word| !is_reference(word))
         .flat_map(split_emoji_codes)
-        .map(|word| {
-            word.trim_matches(|c: char| ".:\"'*_~-".contains(c))
-                .to_lowercase()
-        })
+        .map(|word| word.trim_matches(|c: char| ".:\"'*_~-".contains(c)))
         .filter(|word| word.chars().any(|c| !c.is_ascii_punctuation()))
         .collect()
 }
