@@ -95,6 +95,7 @@ pub fn is_process_line(line: &str) -> bool {
         || is_ci_status(&lower)
         || is_inactivity_closure(&lower)
         || is_review_request(&lower)
+        || is_lifecycle_remark(&lower)
 }
 
 /// `line` without the `@login`s that open it ("@dylhunn Commits squashed into 06d7c2f"): who a
@@ -293,6 +294,64 @@ fn is_review_request(lower: &str) -> bool {
             .any(|word| REQUEST_CONTENT.contains(&word.trim_matches(['?', ':', '\'', '"'])))
 }
 
+/// Phrases of a question whether a pull request goes on or is wanted ("Is this still desired?",
+/// "Should we close this PR?", "What is the status on this one?").
+const LIFECYCLE_PHRASES: &[&str] = &[
+    "status on this",
+    "status of this",
+    "status here",
+    "still desired",
+    "still needed",
+    "still relevant",
+    "still interested",
+    "still willing",
+    "still working on this",
+    "move forward with this",
+    "moving forward with this",
+    "holding this up",
+    "close this?",
+    "close this pr",
+    "close this pull request",
+    "close this one",
+    "merge this?",
+];
+/// Phrases saying that another pull request replaced this one, when a reference follows
+/// ("superseded by #2344"; "deprecate it in favour of the new flag" is a remark on the code).
+const REPLACED_PHRASES: &[&str] = &["superseded by", "in favour of", "in favor of"];
+/// Words that make such a line say something about the change ("Should we close this? The fix
+/// is wrong, because …").
+const LIFECYCLE_CONTENT: &[&str] = &[
+    "but", "however", "because", "since", "why", "how", "instead", "fail", "fails", "failing",
+    "error", "bug", "crash", "leak", "race", "wrong", "broken", "breaks", "test", "tests",
+];
+/// The longest line about a pull request's fate, in words.
+const MAX_LIFECYCLE_WORDS: usize = 16;
+
+/// A short line that only asks or tells whether the pull request goes on: a status ping, a
+/// question whether to close or merge it, or a note that another one replaced it. Code, or a
+/// word about what is wrong, makes it a remark on the change.
+fn is_lifecycle_remark(lower: &str) -> bool {
+    if lower.split_whitespace().nth(MAX_LIFECYCLE_WORDS).is_some() || lower.contains('`') {
+        return false;
+    }
+    let spaced = lower.split_whitespace().collect::<Vec<_>>().join(" ");
+    let replaced = REPLACED_PHRASES.iter().any(|phrase| {
+        spaced.split_once(phrase).is_some_and(|(_, after)| {
+            let after = after.trim_start();
+            after.starts_with("http") || after.starts_with('#') || after.contains("/pull/")
+        })
+    });
+    // Asked, not told: "This TODO was still relevant" is a remark on the code.
+    let asks = lower.contains('?')
+        && LIFECYCLE_PHRASES
+            .iter()
+            .any(|phrase| spaced.contains(phrase));
+    (replaced || asks)
+        && !words_of(lower)
+            .iter()
+            .any(|word| LIFECYCLE_CONTENT.contains(&word.trim_matches(['?', ':', '\'', '"'])))
+}
+
 /// The longest thanks for a first contribution, in words.
 const MAX_WELCOME_WORDS: usize = 16;
 
@@ -441,6 +500,34 @@ mod tests {
             "Closing the stale socket here avoids a leak.",
         ] {
             assert!(!is_process_line(line), "{line:?} is not a process line");
+        }
+    }
+
+    #[test]
+    fn questions_about_a_pull_requests_fate_are_process() {
+        for line in [
+            // Verbatim, from training repositories (godot-0049, godot-0099, helm-0069,
+            // flutter-0076, bevy-0031, ansible-0047, rg-0038).
+            "What is the status on this one?",
+            "@hbina Is this still desired? If so, it needs to be rebased on the latest master branch.",
+            "@donggangcj  Are you still willing to work on this? It needs rebased.",
+            "@goderbauer do you want to move forward with this change?",
+            "@mockersf do you have any outstanding complaints or can I merge this?",
+            "Any specific issues holding this up that I can address?",
+            "Looks like this was superseded by https://github.com/BurntSushi/ripgrep/pull/2344.",
+        ] {
+            assert!(is_process_line(line), "{line:?} is about the PR's fate");
+        }
+        for line in [
+            // react-0075, verbatim: told, not asked.
+            "@acdlite This TODO was still relevant. We should re-add it, I think.",
+            "What is the status code when the body is empty?",
+            "Is this still needed? The test fails without it on Windows.",
+            "Should we close this file handle before returning?",
+            "Let's deprecate the old flag in favour of the new one.",
+            "Can we merge this with `parse_args` instead?",
+        ] {
+            assert!(!is_process_line(line), "{line:?} is about the change");
         }
     }
 
