@@ -42,6 +42,14 @@ const CONTENT_FREE: &[&str] = &[
     "neat",
     "brilliant",
     "amazing",
+    "alright",
+    "helpful",
+    "glad",
+    "super",
+    "like",
+    "addition",
+    "cleanup",
+    "improvement",
     "fantastic",
     "lovely",
     "beautiful",
@@ -419,16 +427,16 @@ pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> 
     }
     let about_process = words.len() <= MAX_CONTENT_FREE_WORDS
         && words.iter().any(|w| PROCESS_WORDS.contains(w))
-        && words.iter().all(|w| {
-            PROCESS_WORDS.contains(w) || REQUEST_WORDS.contains(w) || CONTENT_FREE.contains(w)
-        });
+        && words
+            .iter()
+            .all(|w| PROCESS_WORDS.contains(w) || REQUEST_WORDS.contains(w) || is_content_free(w));
     if about_process {
         return true;
     }
     if prose.contains('?') {
         return false;
     }
-    if words.len() <= MAX_CONTENT_FREE_WORDS && words.iter().all(|w| CONTENT_FREE.contains(w)) {
+    if words.len() <= MAX_CONTENT_FREE_WORDS && words.iter().all(|w| is_content_free(w)) {
         return true;
     }
     let limit = if by_pr_author {
@@ -440,6 +448,11 @@ pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> 
         && opens_acknowledgement(&words)
         && !words.iter().any(|w| CONTENT_MARKERS.contains(w));
     acknowledges || (had_command && words.len() <= 3)
+}
+
+/// A word of [`CONTENT_FREE`], or an emoji or other symbol with no letter or digit ("😁", "🥳").
+fn is_content_free(word: &str) -> bool {
+    CONTENT_FREE.contains(&word) || !word.chars().any(char::is_alphanumeric)
 }
 
 /// Whether `words` open as an acknowledgement, an apology or a bare vote of agreement ("I agree,
@@ -517,6 +530,12 @@ mod tests {
     #[test]
     fn content_free_remarks_are_trivial() {
         for text in [
+            // Verbatim, from training repositories (spark-0053, ansible-0055, react-0065,
+            // react-0076).
+            "looks alright",
+            "This is a super helpful addition, thanks.",
+            ":) glad to be of help.",
+            "This looks like a great cleanup overall! 😁",
             "LGTM",
             "lgtm, thanks!",
             "+1",
@@ -571,6 +590,9 @@ mod tests {
     #[test]
     fn remarks_with_content_are_not() {
         for text in [
+            "I'd like a test for the empty case",
+            "Like this 😁 but without the allocation",
+            "This cleanup breaks the Windows build 😕",
             "LGTM but please add a test for the empty case",
             "Done, but this breaks on Windows",
             "nit: rename",
