@@ -50,6 +50,11 @@ const CONTENT_FREE: &[&str] = &[
     "addition",
     "cleanup",
     "improvement",
+    "checked",
+    "tested",
+    "verified",
+    "works",
+    "worked",
     "fantastic",
     "lovely",
     "beautiful",
@@ -97,6 +102,10 @@ const CONTENT_FREE: &[&str] = &[
     "couple",
     "changes",
     "questions",
+    "question",
+    "except",
+    "below",
+    "inline",
     // what thanks are for ("many thanks for your investigation", "thanks for the quick answer")
     "many",
     "investigation",
@@ -185,6 +194,8 @@ const CONTENT_FREE: &[&str] = &[
     "will",
     "do",
     "did",
+    "does",
+    "would",
     "now",
     "it",
     "it's",
@@ -450,9 +461,12 @@ pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> 
     acknowledges || (had_command && words.len() <= 3)
 }
 
-/// A word of [`CONTENT_FREE`], or an emoji or other symbol with no letter or digit ("😁", "🥳").
+/// A word of [`CONTENT_FREE`], a number ("Left 2 comments"), or an emoji or other symbol with no
+/// letter or digit ("😁", "🥳").
 fn is_content_free(word: &str) -> bool {
-    CONTENT_FREE.contains(&word) || !word.chars().any(char::is_alphanumeric)
+    CONTENT_FREE.contains(&word)
+        || word.chars().all(|c| c.is_ascii_digit())
+        || !word.chars().any(char::is_alphanumeric)
 }
 
 /// Whether `words` open as an acknowledgement, an apology or a bare vote of agreement ("I agree,
@@ -536,6 +550,12 @@ mod tests {
             "This is a super helpful addition, thanks.",
             ":) glad to be of help.",
             "This looks like a great cleanup overall! 😁",
+            // Verbatim (ansible-0027, spark-0091, grafana-0013, grafana-0059, helm-0050).
+            "indeed it would!",
+            "LGTM except one minor comment",
+            "it does! 🚀",
+            "I've left 1 question below.",
+            "Also checked that this worked. LGTM.",
             "LGTM",
             "lgtm, thanks!",
             "+1",
@@ -591,6 +611,11 @@ mod tests {
     fn remarks_with_content_are_not() {
         for text in [
             "I'd like a test for the empty case",
+            "Tested on Windows: the build fails.",
+            "Works on Linux only",
+            "Line 42",
+            // sklearn-0085, verbatim: it repeats a remark made above.
+            "as above.",
             "Like this 😁 but without the allocation",
             "This cleanup breaks the Windows build 😕",
             "LGTM but please add a test for the empty case",
