@@ -331,7 +331,10 @@ const MAX_LIFECYCLE_WORDS: usize = 16;
 /// question whether to close or merge it, or a note that another one replaced it. Code, or a
 /// word about what is wrong, makes it a remark on the change.
 fn is_lifecycle_remark(lower: &str) -> bool {
-    if lower.split_whitespace().nth(MAX_LIFECYCLE_WORDS).is_some() || lower.contains('`') {
+    // Most lines ask nothing and name no replacement: tell them before building `spaced`.
+    let may_be = lower.contains('?') || lower.contains("superseded") || lower.contains("favo");
+    if !may_be || lower.split_whitespace().nth(MAX_LIFECYCLE_WORDS).is_some() || lower.contains('`')
+    {
         return false;
     }
     let spaced = lower.split_whitespace().collect::<Vec<_>>().join(" ");
