@@ -394,6 +394,9 @@ const CONTENT_MARKERS: &[&str] = &[
     "would",
     "could",
     "please",
+    // what the code requires ("Yes it needs to be static: <link>. Thanks, fixed.", dotnet-0010)
+    "needs",
+    "must",
 ];
 
 /// The longest acknowledgement, in words; a PR author's own replies may be longer
@@ -437,6 +440,7 @@ pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> 
         return true;
     }
     let about_process = words.len() <= MAX_CONTENT_FREE_WORDS
+        && !asks_to_change_code_comments(&words)
         && words.iter().any(|w| PROCESS_WORDS.contains(w))
         && words
             .iter()
@@ -459,6 +463,14 @@ pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> 
         && opens_acknowledgement(&words)
         && !words.iter().any(|w| CONTENT_MARKERS.contains(w));
     acknowledges || (had_command && words.len() <= 3)
+}
+
+/// Whether `words` ask to update, add or fix comments ("Please update comments."): comments in
+/// the code, not the review's, which one addresses or resolves.
+fn asks_to_change_code_comments(words: &[&str]) -> bool {
+    words.windows(2).any(|pair| {
+        matches!(pair[0], "update" | "add" | "fix") && matches!(pair[1], "comment" | "comments")
+    })
 }
 
 /// A word of [`CONTENT_FREE`], a number ("Left 2 comments"), or an emoji or other symbol with no
@@ -608,6 +620,19 @@ mod tests {
     }
 
     #[test]
+    fn an_authors_reply_that_says_what_the_code_requires_is_not_an_acknowledgement() {
+        // dotnet-0010, verbatim.
+        let reply = "Yes it needs to be static: https://github.com/dotnet/arcade/blob/82b37b7f7a37ae812b028519fe2c1835e5dc6d5d/src/Microsoft.DotNet.XUnitExtensions/src/Discoverers/ConditionalTestDiscoverer.cs#L135. Thanks, fixed.";
+        assert!(!is_trivial(reply, true, &[]));
+        assert!(!is_trivial(
+            "Done, it must stay public for the FFI.",
+            true,
+            &[]
+        ));
+        assert!(is_trivial("Yes, fixed. Thanks!", true, &[]));
+    }
+
+    #[test]
     fn remarks_with_content_are_not() {
         for text in [
             "I'd like a test for the empty case",
@@ -638,6 +663,9 @@ mod tests {
             "Whoops, this still panics when the file is empty.",
             "I agree but it's not really the purpose of this PR",
             "I agree that the copy is already made for sparse input, so drop this one.",
+            // llvm-0077, verbatim: comments in the code, not the review's.
+            "Please update comments.",
+            "Could you add a comment here?",
         ] {
             assert!(
                 !is_trivial(text, false, &[]),
