@@ -96,6 +96,7 @@ pub fn is_process_line(line: &str) -> bool {
         || is_inactivity_closure(&lower)
         || is_review_request(&lower)
         || is_lifecycle_remark(&lower)
+        || is_decision_announcement(&lower)
 }
 
 /// `line` without the `@login`s that open it ("@dylhunn Commits squashed into 06d7c2f"): who a
@@ -355,6 +356,65 @@ fn is_lifecycle_remark(lower: &str) -> bool {
             .any(|word| LIFECYCLE_CONTENT.contains(&word.trim_matches(['?', ':', '\'', '"'])))
 }
 
+/// How a line announcing that the pull request is merged or closed opens.
+const DECISION_OPENINGS: &[&str] = &[
+    "merging ",
+    "merged ",
+    "merged,",
+    "closing ",
+    "closing,",
+    "closed ",
+    "i'm merging ",
+    "i am merging ",
+    "i'll merge ",
+    "i will merge ",
+    "i'm going to merge ",
+    "i'm going to close ",
+    "i'll close ",
+    "i will close ",
+    "i guess i'll close ",
+    "i think i'll merge ",
+    "i think i'll just merge ",
+    "let me close ",
+];
+/// Words that make such a line a judgement of the change ("Closing as breaks backward
+/// compatibility.", "Closing due to bug in update_cc_test_checks") or a request of its author.
+const DECISION_CONTENT: &[&str] = &[
+    "bug",
+    "bugs",
+    "break",
+    "breaks",
+    "breaking",
+    "compatibility",
+    "incorrect",
+    "wrong",
+    "leak",
+    "crash",
+    "race",
+    "unsafe",
+    "slow",
+    "please",
+    "don't",
+    "won't",
+];
+/// The longest line announcing a decision, in words.
+const MAX_DECISION_WORDS: usize = 25;
+
+/// A short line announcing that the pull request is merged or closed, with a reason about the
+/// process ("Merging for now since we already reached an agreement and avoid conflicts with other
+/// PRs.", "I'm going to close this since it's easy to regenerate this later."). A reason about
+/// what is wrong with the change, a request, a question or code makes it a remark on the change.
+fn is_decision_announcement(lower: &str) -> bool {
+    DECISION_OPENINGS
+        .iter()
+        .any(|opening| lower.starts_with(opening))
+        && !lower.contains(['?', '`'])
+        && lower.split_whitespace().nth(MAX_DECISION_WORDS).is_none()
+        && !words_of(lower)
+            .iter()
+            .any(|word| DECISION_CONTENT.contains(&word.trim_matches(['\'', '"', ':'])))
+}
+
 /// The longest thanks for a first contribution, in words.
 const MAX_WELCOME_WORDS: usize = 16;
 
@@ -529,6 +589,37 @@ mod tests {
             "Should we close this file handle before returning?",
             "Let's deprecate the old flag in favour of the new one.",
             "Can we merge this with `parse_args` instead?",
+        ] {
+            assert!(!is_process_line(line), "{line:?} is about the change");
+        }
+    }
+
+    #[test]
+    fn announcements_that_the_pull_request_is_merged_or_closed_are_process() {
+        for line in [
+            // Verbatim, from training repositories (etcd-0095, mpl-0055, ts-0065, llvm-0108,
+            // numpy-0067, sf-0049, zulip-0011, zulip-0067, ansible-0028).
+            "Merging for now since we already reached an agreement and avoid conflicts with other PRs.",
+            "Merging because this doesn't really require tests and doc builds are broken.",
+            "I'm going to close this since it's easy to regenerate this later.",
+            "I guess I'll close this and reopen when I have something that actually works for handling trailing whitespace.",
+            "I think I'll just merge this with the sloppy commit message. Closes https://github.com/numpy/numpy/issues/6878.",
+            "I'm merging this to get a green CI on 5.4.",
+            "Closing, since this is intended for the zulip/zulip-gci repo.",
+            "Closed and re-opened to re-run travis tests after #253 was merged into master.",
+            "merged in, that can be a seperate PR if you want.",
+        ] {
+            assert!(is_process_line(line), "{line:?} announces a decision");
+        }
+        for line in [
+            // Verbatim (helm-0009, llvm-0055, sklearn-0005, ansible-0049's first line): a
+            // judgement of the change, or a request of its author.
+            "Closing as breaks backward compatibility.",
+            "Closing due to bug in update_cc_test_checks",
+            "I'll merge this as I think it won't show up on scikit-learn.org/stable before the release.",
+            "merged in, thanks very much! BTW, if you can, please don't reformat code in future commits",
+            "Merging this would change `Config::default`, so let's wait.",
+            "Closing the file twice is a bug here?",
         ] {
             assert!(!is_process_line(line), "{line:?} is about the change");
         }
