@@ -97,6 +97,7 @@ pub fn is_process_line(line: &str) -> bool {
         || is_review_request(&lower)
         || is_lifecycle_remark(&lower)
         || is_decision_announcement(&lower)
+        || is_merge_request(&lower)
 }
 
 /// `line` without the `@login`s that open it ("@dylhunn Commits squashed into 06d7c2f"): who a
@@ -293,6 +294,52 @@ fn is_review_request(lower: &str) -> bool {
         && !words_of(lower)
             .iter()
             .any(|word| REQUEST_CONTENT.contains(&word.trim_matches(['?', ':', '\'', '"'])))
+}
+
+/// Phrases that ask someone to merge or approve the pull request, or say that it is ready for
+/// that.
+const MERGE_REQUESTS: &[&str] = &[
+    "mind merging",
+    "please merge",
+    "could you merge",
+    "can you merge",
+    "can someone merge",
+    "feel free to merge",
+    "ok to merge",
+    "okay to merge",
+    "good to merge",
+    "anyone can merge",
+    "approve and merge",
+    "mind to approve",
+    "mind approving",
+    "ready for review",
+    "ready for another",
+];
+/// Words that make such a line say something about the change ("Argument Clinic seems to have no
+/// dedicated tests; marking as ready for review.").
+const MERGE_REQUEST_CONTENT: &[&str] = &["no", "test", "tests", "missing"];
+/// The longest request to merge, in words.
+const MAX_MERGE_REQUEST_WORDS: usize = 20;
+
+/// A short line that only asks someone to merge or approve the pull request, or says it is ready
+/// for review: routing ("@jhuber6 Do you mind merging for me if we don't need any more
+/// reviews?", "Anyone can merge on green CI"). A reason, a doubt or a word about what is wrong or
+/// missing makes it a remark on the change.
+fn is_merge_request(lower: &str) -> bool {
+    if lower
+        .split_whitespace()
+        .nth(MAX_MERGE_REQUEST_WORDS)
+        .is_some()
+        || !(lower.contains("merg") || lower.contains("approv") || lower.contains("ready"))
+        || lower.contains('`')
+    {
+        return false;
+    }
+    MERGE_REQUESTS.iter().any(|phrase| lower.contains(phrase))
+        && !words_of(lower).iter().any(|word| {
+            let word = word.trim_matches(['?', ':', '\'', '"']);
+            REQUEST_CONTENT.contains(&word) || MERGE_REQUEST_CONTENT.contains(&word)
+        })
 }
 
 /// Phrases of a question whether a pull request goes on or is wanted ("Is this still desired?",
@@ -620,6 +667,30 @@ mod tests {
             "merged in, thanks very much! BTW, if you can, please don't reformat code in future commits",
             "Merging this would change `Config::default`, so let's wait.",
             "Closing the file twice is a bug here?",
+        ] {
+            assert!(!is_process_line(line), "{line:?} is about the change");
+        }
+    }
+
+    #[test]
+    fn requests_to_merge_or_approve_are_routing() {
+        for line in [
+            // Verbatim, from training repositories (llvm-0021, cpython-0054, cpython-0014,
+            // etcd-0033, mpl-0045).
+            "@jhuber6 Do you mind merging for me if we don't need any more reviews? Thx!",
+            "I'm away from my computer for the next hour or so, so feel free to merge when ready.",
+            "@encukou: Would you just mind to approve the change in that case?",
+            "Leave it to @serathius to approve and merge.",
+            "Anyone can merge on green CI",
+        ] {
+            assert!(is_process_line(line), "{line:?} asks for a merge");
+        }
+        for line in [
+            // cpython-0084, verbatim: it says what is missing.
+            "Argument Clinic seems to have no dedicated tests; marking as ready for review.",
+            "Anyone can merge, but I won't if @timhoffm wants to address @QuLogic's suggestion...",
+            "Is it ok to merge `Config` into `Settings`?",
+            "Good to merge once the leak in the reader is fixed.",
         ] {
             assert!(!is_process_line(line), "{line:?} is about the change");
         }
