@@ -357,6 +357,27 @@ const ACK_OPENERS: &[&str] = &[
     "right",
 ];
 
+/// Verbs of a change made, after "I" ([`reports_a_change_made`]).
+const CHANGES_MADE: &[&str] = &[
+    "done",
+    "fixed",
+    "addressed",
+    "updated",
+    "resolved",
+    "rebased",
+    "squashed",
+    "pushed",
+    "changed",
+    "added",
+    "removed",
+    "applied",
+    "reverted",
+    "renamed",
+    "moved",
+    "inlined",
+    "dropped",
+];
+
 /// Words that make an acknowledgement say something: a reason, a doubt, a contrast.
 const CONTENT_MARKERS: &[&str] = &[
     "but",
@@ -484,7 +505,21 @@ fn is_content_free(word: &str) -> bool {
 /// Whether `words` open as an acknowledgement, an apology or a bare vote of agreement ("I agree,
 /// lets revert.").
 fn opens_acknowledgement(words: &[&str]) -> bool {
-    ACK_OPENERS.contains(&words[0]) || (words[0] == "i" && words.get(1) == Some(&"agree"))
+    ACK_OPENERS.contains(&words[0])
+        || (words[0] == "i" && words.get(1) == Some(&"agree"))
+        || reports_a_change_made(words)
+}
+
+/// Whether `words` open by saying the speaker made a change ("I just inlined the variable.", "I've
+/// updated it now"): `i` or `i've`, perhaps `have` or `just`, then a word of [`CHANGES_MADE`].
+fn reports_a_change_made(words: &[&str]) -> bool {
+    if !matches!(words[0], "i" | "i've") {
+        return false;
+    }
+    words[1..]
+        .iter()
+        .find(|word| !matches!(**word, "have" | "just" | "also" | "now"))
+        .is_some_and(|word| CHANGES_MADE.contains(word))
 }
 
 /// The words of `lower` (lower-cased text) without mentions, emoji codes (`:+1:`), issue and
@@ -630,6 +665,20 @@ mod tests {
             &[]
         ));
         assert!(is_trivial("Yes, fixed. Thanks!", true, &[]));
+    }
+
+    #[test]
+    fn an_authors_report_of_a_change_made_is_an_acknowledgement() {
+        // ts-0073, verbatim.
+        assert!(is_trivial("I just inlined the variable.", true, &[]));
+        assert!(is_trivial("I've updated it now, thanks!", true, &[]));
+        for text in [
+            "I just inlined the variable, but the copy is still made.",
+            "I think the variable should be inlined.",
+            "I inlined it because the closure captured the lock.",
+        ] {
+            assert!(!is_trivial(text, true, &[]), "{text:?}");
+        }
     }
 
     #[test]
