@@ -313,51 +313,8 @@ const REQUEST_WORDS: &[&str] = &[
 /// The longest content-free remark, in words ("Thanks a lot for the review, looks good to me!").
 const MAX_CONTENT_FREE_WORDS: usize = 12;
 
-/// Words that open an acknowledgement ("Done.", "Fixed in 3f2a1b.", "Yes, I added a sentence.")
-/// or an apology ("Sorry, my fault, wrong repository").
-const ACK_OPENERS: &[&str] = &[
-    "done",
-    "fixed",
-    "addressed",
-    "updated",
-    "resolved",
-    "rebased",
-    "squashed",
-    "pushed",
-    "changed",
-    "added",
-    "removed",
-    "applied",
-    "reverted",
-    "yes",
-    "yep",
-    "yeah",
-    "yup",
-    "sure",
-    "ok",
-    "okay",
-    "agreed",
-    "ack",
-    "thanks",
-    "thank",
-    "good",
-    "great",
-    "nice",
-    "fair",
-    "makes",
-    "sounds",
-    "will",
-    "it's",
-    "renamed",
-    "moved",
-    "oops",
-    "whoops",
-    "whups",
-    "sorry",
-    "right",
-];
-
-/// Verbs of a change made, after "I" ([`reports_a_change_made`]).
+/// Verbs of a change made, which open an acknowledgement ("Done.", "Fixed in 3f2a1b.") alone or
+/// after "I" ([`reports_a_change_made`]).
 const CHANGES_MADE: &[&str] = &[
     "done",
     "fixed",
@@ -376,6 +333,14 @@ const CHANGES_MADE: &[&str] = &[
     "moved",
     "inlined",
     "dropped",
+];
+
+/// Other words that open an acknowledgement ("Yes, I added a sentence.") or an apology ("Sorry,
+/// my fault, wrong repository").
+const ACK_OPENERS: &[&str] = &[
+    "yes", "yep", "yeah", "yup", "sure", "ok", "okay", "agreed", "ack", "thanks", "thank", "good",
+    "great", "nice", "fair", "makes", "sounds", "will", "it's", "oops", "whoops", "whups", "sorry",
+    "right",
 ];
 
 /// Words that make an acknowledgement say something: a reason, a doubt, a contrast.
@@ -506,6 +471,7 @@ fn is_content_free(word: &str) -> bool {
 /// lets revert.").
 fn opens_acknowledgement(words: &[&str]) -> bool {
     ACK_OPENERS.contains(&words[0])
+        || CHANGES_MADE.contains(&words[0])
         || (words[0] == "i" && words.get(1) == Some(&"agree"))
         || reports_a_change_made(words)
 }
