@@ -168,6 +168,15 @@ fn is_notice(lower: &str) -> bool {
         && !words.iter().any(|word| CONTENT_MARKERS.contains(word))
 }
 
+/// Whether `lower` (a lower-cased line) has a word of any of `lists`, quotes and `?`/`:` around it
+/// ignored.
+fn says_any(lower: &str, lists: &[&[&str]]) -> bool {
+    words_of(lower).iter().any(|word| {
+        let word = word.trim_matches(['?', ':', '\'', '"']);
+        lists.iter().any(|list| list.contains(&word))
+    })
+}
+
 /// The words of a lower-cased line, without punctuation around them.
 fn words_of(lower: &str) -> Vec<&str> {
     lower
@@ -291,9 +300,7 @@ fn is_review_request(lower: &str) -> bool {
         return false;
     }
     REVIEW_REQUESTS.iter().any(|phrase| lower.contains(phrase))
-        && !words_of(lower)
-            .iter()
-            .any(|word| REQUEST_CONTENT.contains(&word.trim_matches(['?', ':', '\'', '"'])))
+        && !says_any(lower, &[REQUEST_CONTENT])
 }
 
 /// Phrases that ask someone to merge or approve the pull request, or say that it is ready for
@@ -336,10 +343,7 @@ fn is_merge_request(lower: &str) -> bool {
         return false;
     }
     MERGE_REQUESTS.iter().any(|phrase| lower.contains(phrase))
-        && !words_of(lower).iter().any(|word| {
-            let word = word.trim_matches(['?', ':', '\'', '"']);
-            REQUEST_CONTENT.contains(&word) || MERGE_REQUEST_CONTENT.contains(&word)
-        })
+        && !says_any(lower, &[REQUEST_CONTENT, MERGE_REQUEST_CONTENT])
 }
 
 /// Phrases of a question whether a pull request goes on or is wanted ("Is this still desired?",
@@ -397,10 +401,7 @@ fn is_lifecycle_remark(lower: &str) -> bool {
         && LIFECYCLE_PHRASES
             .iter()
             .any(|phrase| spaced.contains(phrase));
-    (replaced || asks)
-        && !words_of(lower)
-            .iter()
-            .any(|word| LIFECYCLE_CONTENT.contains(&word.trim_matches(['?', ':', '\'', '"'])))
+    (replaced || asks) && !says_any(lower, &[LIFECYCLE_CONTENT])
 }
 
 /// How a line announcing that the pull request is merged or closed opens.
@@ -457,9 +458,7 @@ fn is_decision_announcement(lower: &str) -> bool {
         .any(|opening| lower.starts_with(opening))
         && !lower.contains(['?', '`'])
         && lower.split_whitespace().nth(MAX_DECISION_WORDS).is_none()
-        && !words_of(lower)
-            .iter()
-            .any(|word| DECISION_CONTENT.contains(&word.trim_matches(['\'', '"', ':'])))
+        && !says_any(lower, &[DECISION_CONTENT])
 }
 
 /// The longest thanks for a first contribution, in words.
