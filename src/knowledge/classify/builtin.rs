@@ -83,7 +83,8 @@ pub fn read_with(labels: &Model, noise: &Model, text: &CommentText) -> Reading {
             labels: Vec::new(),
         };
     }
-    let mut features = Hashed::default();
+    // About three features a token (word, stem, pair) and a few of shape: one allocation.
+    let mut features = Hashed(Vec::with_capacity(3 * parsed.tokens.len() + 32));
     features::extract_noise(text, &parsed, &mut features);
     features.dedup();
     let content_free = has_prose

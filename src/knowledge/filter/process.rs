@@ -89,16 +89,32 @@ pub fn is_process_line(line: &str) -> bool {
     if lower.is_empty() {
         return false;
     }
+    // Counted once for the rules that read only short lines, and only as far as they read.
+    let words = lower
+        .split_whitespace()
+        .take(MAX_SHORT_RULE_WORDS + 1)
+        .count();
     is_review_tool_line(&lower)
         || is_label_toggle(&lower)
         || is_notice(&lower)
-        || is_ci_status(&lower)
-        || is_inactivity_closure(&lower)
-        || is_review_request(&lower)
-        || is_lifecycle_remark(&lower)
-        || is_decision_announcement(&lower)
-        || is_merge_request(&lower)
+        || is_ci_status(&lower, words)
+        || is_inactivity_closure(&lower, words)
+        || is_review_request(&lower, words)
+        || is_lifecycle_remark(&lower, words)
+        || is_decision_announcement(&lower, words)
+        || is_merge_request(&lower, words)
 }
+
+/// The longest line any of the rules that read only short lines reads, in words.
+const MAX_SHORT_RULE_WORDS: usize = 25;
+const _: () = assert!(
+    MAX_SHORT_RULE_WORDS >= MAX_CI_STATUS_WORDS
+        && MAX_SHORT_RULE_WORDS >= MAX_CLOSING_WORDS
+        && MAX_SHORT_RULE_WORDS >= MAX_REQUEST_WORDS
+        && MAX_SHORT_RULE_WORDS >= MAX_LIFECYCLE_WORDS
+        && MAX_SHORT_RULE_WORDS >= MAX_DECISION_WORDS
+        && MAX_SHORT_RULE_WORDS >= MAX_MERGE_REQUEST_WORDS
+);
 
 /// `line` without the `@login`s that open it ("@dylhunn Commits squashed into 06d7c2f"): who a
 /// notice is addressed to does not make it say more.
@@ -180,7 +196,7 @@ fn says_any(lower: &str, lists: &[&[&str]]) -> bool {
 /// The words of a lower-cased line, without punctuation around them.
 fn words_of(lower: &str) -> Vec<&str> {
     lower
-        .split(|c: char| c.is_whitespace() || ",;()!.".contains(c))
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')' | '!' | '.'))
         .filter(|word| !word.is_empty())
         .collect()
 }
@@ -212,9 +228,9 @@ const MAX_CI_STATUS_WORDS: usize = 8;
 /// A short line that only says how CI went: "Test failure is unrelated", "Flaky test,
 /// unrelated.", "Tests are green now". A line with anything else ("the new test is failing
 /// because …") is no status line.
-fn is_ci_status(lower: &str) -> bool {
+fn is_ci_status(lower: &str, words: usize) -> bool {
     // Most lines are longer: tell them without collecting their words.
-    if lower.split_whitespace().nth(MAX_CI_STATUS_WORDS).is_some() {
+    if words > MAX_CI_STATUS_WORDS {
         return false;
     }
     let words = words_of(lower);
@@ -258,11 +274,11 @@ const MAX_CLOSING_WORDS: usize = 25;
 /// A pull request closed for inactivity: "Closing as stale.", "I'm going to close this ticket due
 /// to inactivity, but please re-open if this still needs to be addressed." Whatever else it says
 /// (an invitation to reopen, thanks), it says nothing about the code.
-fn is_inactivity_closure(lower: &str) -> bool {
+fn is_inactivity_closure(lower: &str, words: usize) -> bool {
     CLOSING_OPENINGS.iter().any(|o| {
         lower.starts_with(o) && !lower[o.len()..].starts_with(|c: char| c.is_alphanumeric())
     }) && INACTIVITY.iter().any(|reason| lower.contains(reason))
-        && lower.split_whitespace().count() <= MAX_CLOSING_WORDS
+        && words <= MAX_CLOSING_WORDS
 }
 
 /// Phrases that ask someone to review, or look at, the pull request (each says "look" or
@@ -291,9 +307,9 @@ const MAX_REQUEST_WORDS: usize = 16;
 /// is ("Hey @malfet are you the right reviewer for this?", "would you mind giving it another
 /// look? I've rebased it and squashed my commits."). Code, or a word about what is wrong,
 /// makes it a remark on the change.
-fn is_review_request(lower: &str) -> bool {
+fn is_review_request(lower: &str, words: usize) -> bool {
     // Most lines are longer, or ask nothing of the kind: tell them with the fewest searches.
-    if lower.split_whitespace().nth(MAX_REQUEST_WORDS).is_some()
+    if words > MAX_REQUEST_WORDS
         || !(lower.contains("look") || lower.contains("review"))
         || lower.contains('`')
     {
@@ -332,11 +348,8 @@ const MAX_MERGE_REQUEST_WORDS: usize = 20;
 /// for review: routing ("@jhuber6 Do you mind merging for me if we don't need any more
 /// reviews?", "Anyone can merge on green CI"). A reason, a doubt or a word about what is wrong or
 /// missing makes it a remark on the change.
-fn is_merge_request(lower: &str) -> bool {
-    if lower
-        .split_whitespace()
-        .nth(MAX_MERGE_REQUEST_WORDS)
-        .is_some()
+fn is_merge_request(lower: &str, words: usize) -> bool {
+    if words > MAX_MERGE_REQUEST_WORDS
         || !(lower.contains("merg") || lower.contains("approv") || lower.contains("ready"))
         || lower.contains('`')
     {
@@ -382,11 +395,10 @@ const MAX_LIFECYCLE_WORDS: usize = 16;
 /// A short line that only asks or tells whether the pull request goes on: a status ping, a
 /// question whether to close or merge it, or a note that another one replaced it. Code, or a
 /// word about what is wrong, makes it a remark on the change.
-fn is_lifecycle_remark(lower: &str) -> bool {
+fn is_lifecycle_remark(lower: &str, words: usize) -> bool {
     // Most lines ask nothing and name no replacement: tell them before building `spaced`.
     let may_be = lower.contains('?') || lower.contains("superseded") || lower.contains("favo");
-    if !may_be || lower.split_whitespace().nth(MAX_LIFECYCLE_WORDS).is_some() || lower.contains('`')
-    {
+    if !may_be || words > MAX_LIFECYCLE_WORDS || lower.contains('`') {
         return false;
     }
     let spaced = lower.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -452,12 +464,12 @@ const MAX_DECISION_WORDS: usize = 25;
 /// process ("Merging for now since we already reached an agreement and avoid conflicts with other
 /// PRs.", "I'm going to close this since it's easy to regenerate this later."). A reason about
 /// what is wrong with the change, a request, a question or code makes it a remark on the change.
-fn is_decision_announcement(lower: &str) -> bool {
+fn is_decision_announcement(lower: &str, words: usize) -> bool {
     DECISION_OPENINGS
         .iter()
         .any(|opening| lower.starts_with(opening))
         && !lower.contains(['?', '`'])
-        && lower.split_whitespace().nth(MAX_DECISION_WORDS).is_none()
+        && words <= MAX_DECISION_WORDS
         && !says_any(lower, &[DECISION_CONTENT])
 }
 

@@ -492,12 +492,16 @@ fn reports_a_change_made(words: &[&str]) -> bool {
 /// commit references, links and punctuation.
 fn content_words(lower: &str) -> Vec<&str> {
     lower
-        .split(|c: char| c.is_whitespace() || ",;()[]!?".contains(c))
-        .map(|word| word.trim_matches(|c: char| ".:\"'*_~".contains(c) && c != ':'))
+        .split(|c: char| {
+            c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')' | '[' | ']' | '!' | '?')
+        })
+        .map(|word| word.trim_matches(|c: char| matches!(c, '.' | '"' | '\'' | '*' | '_' | '~')))
         .filter(|word| !word.is_empty())
         .filter(|word| !is_reference(word))
         .flat_map(split_emoji_codes)
-        .map(|word| word.trim_matches(|c: char| ".:\"'*_~-".contains(c)))
+        .map(|word| {
+            word.trim_matches(|c: char| matches!(c, '.' | ':' | '"' | '\'' | '*' | '_' | '~' | '-'))
+        })
         .filter(|word| word.chars().any(|c| !c.is_ascii_punctuation()))
         .collect()
 }
