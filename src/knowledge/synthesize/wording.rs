@@ -230,6 +230,12 @@ const OPENERS: &[&str] = &[
     "yea",
     "right",
     "well",
+    "therefore",
+    "note that",
+    "actually",
+    "in fact",
+    "that said",
+    "anyway",
 ];
 /// Words of an approval that opens a sentence ("Overall this looks good to me, …").
 const APPROVAL_WORDS: &[&str] = &[
@@ -1008,6 +1014,23 @@ mod tests {
             lesson(&bodies, &terms, TITLE_CHARS).as_deref(),
             Some("Avoid unwrap in the handler")
         );
+    }
+
+    #[test]
+    fn discourse_markers_do_not_open_a_lesson() {
+        // bevy-0005 and godot-0105 of the corpus, their lesson sentences.
+        for (body, expected) in [
+            (
+                "Therefore we don't need to distinguish between global and local resources.",
+                "We don't need to distinguish between global and local resources",
+            ),
+            (
+                "Note that we don't need `3.x` PRs if the `master` change can be cherry-picked.",
+                "We don't need `3.x` PRs if the `master` change can be cherry-picked",
+            ),
+        ] {
+            assert_eq!(lesson(&[body], &[], TITLE_CHARS).as_deref(), Some(expected));
+        }
     }
 
     #[test]
