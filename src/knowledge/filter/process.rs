@@ -90,22 +90,23 @@ pub fn is_process_line(line: &str) -> bool {
         return false;
     }
     // Counted once for the rules that read only short lines, and only as far as they read.
-    let words = lower
+    let word_count = lower
         .split_whitespace()
         .take(MAX_SHORT_RULE_WORDS + 1)
         .count();
     is_review_tool_line(&lower)
         || is_label_toggle(&lower)
         || is_notice(&lower)
-        || is_ci_status(&lower, words)
-        || is_inactivity_closure(&lower, words)
-        || is_review_request(&lower, words)
-        || is_lifecycle_remark(&lower, words)
-        || is_decision_announcement(&lower, words)
-        || is_merge_request(&lower, words)
+        || is_ci_status(&lower, word_count)
+        || is_inactivity_closure(&lower, word_count)
+        || is_review_request(&lower, word_count)
+        || is_lifecycle_remark(&lower, word_count)
+        || is_decision_announcement(&lower, word_count)
+        || is_merge_request(&lower, word_count)
 }
 
-/// The longest line any of the rules that read only short lines reads, in words.
+/// The longest line any of the rules that read only short lines reads, in words: they are given
+/// a line's `word_count` counted up to one more than this.
 const MAX_SHORT_RULE_WORDS: usize = 25;
 const _: () = assert!(
     MAX_SHORT_RULE_WORDS >= MAX_CI_STATUS_WORDS
@@ -228,9 +229,9 @@ const MAX_CI_STATUS_WORDS: usize = 8;
 /// A short line that only says how CI went: "Test failure is unrelated", "Flaky test,
 /// unrelated.", "Tests are green now". A line with anything else ("the new test is failing
 /// because …") is no status line.
-fn is_ci_status(lower: &str, words: usize) -> bool {
+fn is_ci_status(lower: &str, word_count: usize) -> bool {
     // Most lines are longer: tell them without collecting their words.
-    if words > MAX_CI_STATUS_WORDS {
+    if word_count > MAX_CI_STATUS_WORDS {
         return false;
     }
     let words = words_of(lower);
@@ -274,11 +275,11 @@ const MAX_CLOSING_WORDS: usize = 25;
 /// A pull request closed for inactivity: "Closing as stale.", "I'm going to close this ticket due
 /// to inactivity, but please re-open if this still needs to be addressed." Whatever else it says
 /// (an invitation to reopen, thanks), it says nothing about the code.
-fn is_inactivity_closure(lower: &str, words: usize) -> bool {
+fn is_inactivity_closure(lower: &str, word_count: usize) -> bool {
     CLOSING_OPENINGS.iter().any(|o| {
         lower.starts_with(o) && !lower[o.len()..].starts_with(|c: char| c.is_alphanumeric())
     }) && INACTIVITY.iter().any(|reason| lower.contains(reason))
-        && words <= MAX_CLOSING_WORDS
+        && word_count <= MAX_CLOSING_WORDS
 }
 
 /// Phrases that ask someone to review, or look at, the pull request (each says "look" or
@@ -307,9 +308,9 @@ const MAX_REQUEST_WORDS: usize = 16;
 /// is ("Hey @malfet are you the right reviewer for this?", "would you mind giving it another
 /// look? I've rebased it and squashed my commits."). Code, or a word about what is wrong,
 /// makes it a remark on the change.
-fn is_review_request(lower: &str, words: usize) -> bool {
+fn is_review_request(lower: &str, word_count: usize) -> bool {
     // Most lines are longer, or ask nothing of the kind: tell them with the fewest searches.
-    if words > MAX_REQUEST_WORDS
+    if word_count > MAX_REQUEST_WORDS
         || !(lower.contains("look") || lower.contains("review"))
         || lower.contains('`')
     {
@@ -348,8 +349,8 @@ const MAX_MERGE_REQUEST_WORDS: usize = 20;
 /// for review: routing ("@jhuber6 Do you mind merging for me if we don't need any more
 /// reviews?", "Anyone can merge on green CI"). A reason, a doubt or a word about what is wrong or
 /// missing makes it a remark on the change.
-fn is_merge_request(lower: &str, words: usize) -> bool {
-    if words > MAX_MERGE_REQUEST_WORDS
+fn is_merge_request(lower: &str, word_count: usize) -> bool {
+    if word_count > MAX_MERGE_REQUEST_WORDS
         || !(lower.contains("merg") || lower.contains("approv") || lower.contains("ready"))
         || lower.contains('`')
     {
@@ -395,10 +396,10 @@ const MAX_LIFECYCLE_WORDS: usize = 16;
 /// A short line that only asks or tells whether the pull request goes on: a status ping, a
 /// question whether to close or merge it, or a note that another one replaced it. Code, or a
 /// word about what is wrong, makes it a remark on the change.
-fn is_lifecycle_remark(lower: &str, words: usize) -> bool {
+fn is_lifecycle_remark(lower: &str, word_count: usize) -> bool {
     // Most lines ask nothing and name no replacement: tell them before building `spaced`.
     let may_be = lower.contains('?') || lower.contains("superseded") || lower.contains("favo");
-    if !may_be || words > MAX_LIFECYCLE_WORDS || lower.contains('`') {
+    if !may_be || word_count > MAX_LIFECYCLE_WORDS || lower.contains('`') {
         return false;
     }
     let spaced = lower.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -464,12 +465,12 @@ const MAX_DECISION_WORDS: usize = 25;
 /// process ("Merging for now since we already reached an agreement and avoid conflicts with other
 /// PRs.", "I'm going to close this since it's easy to regenerate this later."). A reason about
 /// what is wrong with the change, a request, a question or code makes it a remark on the change.
-fn is_decision_announcement(lower: &str, words: usize) -> bool {
+fn is_decision_announcement(lower: &str, word_count: usize) -> bool {
     DECISION_OPENINGS
         .iter()
         .any(|opening| lower.starts_with(opening))
         && !lower.contains(['?', '`'])
-        && words <= MAX_DECISION_WORDS
+        && word_count <= MAX_DECISION_WORDS
         && !says_any(lower, &[DECISION_CONTENT])
 }
 
