@@ -12,15 +12,16 @@ use gitlore::knowledge::quality::{self, Models};
 
 /// Measured on the test split: macro-F1 0.535 (0.491 with twenty-one training repositories, 0.557
 /// with thirty-one, 0.535 with thirty-nine: one of its five security comments fewer found, the
-/// other nine labels' mean 0.556 to 0.558), noise precision 0.956 and recall 0.870, 96.2 % of
-/// substantive comments labelled. Short of every target but noise precision (0.75, 0.95, 0.92,
+/// other nine labels' mean 0.556 to 0.558), noise precision 0.946 and recall 0.891, 95.2 % of
+/// substantive comments labelled (0.956, 0.870 and 96.2 % before the rule for authors' requests for
+/// another review moved the noise model's threshold). Short of every target (0.75, 0.95, 0.92,
 /// 97 %); see the corpus README.
 const TEST_MACRO_F1: f64 = 0.53;
 const TEST_NOISE_PRECISION: f64 = 0.94;
 const TEST_NOISE_RECALL: f64 = 0.85;
 const TEST_LABELLED: f64 = 0.94;
 /// Measured: 0.539 pooled over the thirty-nine training repositories, each left out in turn (0.504
-/// over the thirty-one before them); noise recall 0.853 at precision 0.954.
+/// over the thirty-one before them); noise recall 0.859 at precision 0.953.
 const LEAVE_ONE_OUT_MACRO_F1: f64 = 0.51;
 
 fn corpus() -> Corpus {

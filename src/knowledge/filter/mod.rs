@@ -85,6 +85,8 @@ pub const DEFAULT_BOT_LOGINS: &[&str] = &[
     "amplabjenkins",
     "sparkqa",
     "skia-gold",
+    "huggingfacedocbuilder",
+    "huggingfacedocbuilderdev",
     "elasticmachine",
     "elasticsearchmachine",
     "nodejs-github-bot",

@@ -294,6 +294,10 @@ const REVIEW_REQUESTS: &[&str] = &[
     "next review",
     "someone to review",
     "review from @",
+    // after the author addressed a review ("Could you review again?", "Please have a review of it.")
+    "review again",
+    "have a review",
+    "can someone look",
 ];
 /// Words that make a review request say something about the change: a reason, a doubt, a
 /// problem ("Could you take a look at why the test fails on Windows?").
@@ -722,6 +726,10 @@ mod tests {
             "Hey @malfet are you the right reviewer for this?",
             "@kaspth hello, would you mind giving it another look? I've rebased it and squashed my commits.",
             "Could someone take a look?",
+            // PR authors after a review, verbatim (prettier-0003, sympy-0023).
+            " Can someone look at this?",
+            "@NikhilPappu I have altered the code as asked by you.Please have a review of it.",
+            "@Cyrilvallez Could you review again?",
         ] {
             assert!(is_process_line(line), "{line:?} is routing");
         }
@@ -730,6 +738,7 @@ mod tests {
             "Take a look at `Vec::retain`, it does this in place.",
             "Have a look at how the parser handles this: the same check is missing there, so the two disagree on empty input.",
             "I'd take a look at the allocator instead.",
+            "Could you review again whether the lock is released on error?",
         ] {
             assert!(!is_process_line(line), "{line:?} is about the change");
         }
