@@ -822,6 +822,17 @@ fn clean(sentence: &str) -> (String, bool) {
     let mut text = without_smileys(sentence.trim());
     let mut request = false;
     loop {
+        if let Some(rest) = without_leading_emoji(&text) {
+            // ":+1: although we should remove `#=>` from the results": the vote is an approval,
+            // and the lesson follows its "although".
+            let lower = rest.to_lowercase();
+            let connective = ["although ", "though ", "but "]
+                .iter()
+                .find(|c| lower.starts_with(**c))
+                .map_or(0, |c| c.len());
+            text = rest[connective..].to_string();
+            continue;
+        }
         let lower = text.to_lowercase();
         if let Some(end) = approval_clause(&lower) {
             text = text[end..]
@@ -963,6 +974,32 @@ fn suggestion(sentence: &str) -> Option<String> {
         .contains(&verb.as_str())
         .then(|| capitalise(rest))
         .or_else(|| (verb == "be").then(|| format!("This should {rest}")))
+}
+
+/// `text` after the emoji codes (`:+1:`, `:tada:`) and emoji that open it, when any does.
+fn without_leading_emoji(text: &str) -> Option<&str> {
+    let mut rest = text;
+    loop {
+        let code = rest.strip_prefix(':').and_then(|after| {
+            let end = after.find(':')?;
+            let name = &after[..end];
+            (!name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '-')))
+            .then(|| &after[end + 1..])
+        });
+        let trimmed = match code {
+            Some(after) => after,
+            None => rest.trim_start_matches(|c: char| !c.is_ascii() && !c.is_alphanumeric()),
+        }
+        .trim_start_matches([' ', ',', '.', '!']);
+        if trimmed.len() == rest.len() {
+            break;
+        }
+        rest = trimmed;
+    }
+    (rest.len() < text.len()).then_some(rest)
 }
 
 /// `text` without trailing smileys (`:)`, `;-)`, `:|` …) and emoji.
@@ -1143,6 +1180,23 @@ mod tests {
         // An approval alone states nothing; one without a verdict is no approval.
         assert_eq!(lesson(&["Overall this looks good to me."], &[], 60), None);
         assert_eq!(approval_clause("generally, avoid globals"), None);
+    }
+
+    #[test]
+    fn an_opening_emoji_vote_is_no_part_of_the_lesson() {
+        // elixir's elixir-0055, verbatim.
+        assert_eq!(
+            lesson(
+                &[":+1: although we should remove `#=>` from the results then."],
+                &[],
+                TITLE_CHARS
+            )
+            .as_deref(),
+            Some("We should remove `#=>` from the results then")
+        );
+        assert_eq!(without_leading_emoji("🎉 :tada: Nice"), Some("Nice"));
+        assert_eq!(without_leading_emoji("Use `:ok` here"), None);
+        assert_eq!(without_leading_emoji(":ok = run()"), None);
     }
 
     #[test]
