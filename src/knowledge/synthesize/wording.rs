@@ -293,7 +293,8 @@ const WRITER_PHRASES: &[&str] = &[
     " i suspect ",
     " i guess ",
 ];
-/// Emoji codes that decorate a remark (GitHub's most frequent in reviews).
+/// Emoji codes that decorate a remark (GitHub's most frequent in reviews). A list, not the
+/// `:name:` pattern: Rails' `# :nodoc:` is a directive.
 const EMOJI_CODES: &[&str] = &[
     ":+1:",
     ":-1:",
@@ -317,6 +318,8 @@ const EMOJI_CODES: &[&str] = &[
     ":thumbsup:",
     ":sparkles:",
     ":ok_hand:",
+    ":ship:",
+    ":shipit:",
 ];
 /// Words that open a reply to someone rather than a remark on the code.
 const REPLY_OPENERS: &[&str] = &[
@@ -333,6 +336,8 @@ const SUBORDINATORS: &[&str] = &[
     // A leading purpose or setting ("To preserve …, we need …", "In case …, …").
     "to", "in", "before", "after", "once", "given", "for",
 ];
+/// Subordinators whose clause is a condition of the lesson, kept after it ("Add a test if …").
+const CONDITIONS: &[&str] = &["if", "when", "unless", "once", "before", "after"];
 /// Where a sentence too long for a title may be cut and still read as a sentence.
 const CLAUSE_BREAKS: &[&str] = &[
     ", since ",
@@ -511,7 +516,8 @@ fn lesson_sentences(body: &str) -> Vec<(String, bool)> {
         .filter_map(|sentence| {
             // "You can I think find …": a hedge inside the sentence is no part of the lesson.
             let sentence = sentence.replace(" I think ", " ").replace(" i think ", " ");
-            let (cleaned, request) = clean(main_clause(&sentence));
+            let (main, condition) = split_clause(&sentence);
+            let (cleaned, request) = clean(main);
             let (mut cleaned, request) = match suggestion(&cleaned) {
                 Some(imperative) => (imperative, true),
                 None => (cleaned, request),
@@ -538,6 +544,11 @@ fn lesson_sentences(body: &str) -> Vec<(String, bool)> {
                 !w.is_empty() && !DEICTIC.contains(&w) && !DANGLING.contains(&w)
             });
             let enough = words >= MIN_LESSON_WORDS || (imperative && words >= 2);
+            // "If `babel` is included, add …" → "Add … if `babel` is included".
+            let cleaned = match condition {
+                Some(condition) => format!("{cleaned} {}", uncapitalise(condition)),
+                None => cleaned,
+            };
             (enough && (object || !imperative)).then_some((cleaned, request))
         })
         .collect()
@@ -655,14 +666,29 @@ fn plain(text: &str) -> String {
             words.push(word.replace(bare, &format!("`{name}`")));
             continue;
         }
-        if reference || mention || url || EMOJI_CODES.contains(&bare) {
+        // An emoji code that opens a line stays for `clean`, which drops an opening vote with
+        // its "although".
+        let opens_line = words
+            .iter()
+            .rev()
+            .find(|w| !w.is_empty())
+            .is_none_or(|w| w.trim().is_empty());
+        let emoji = !opens_line
+            && EMOJI_CODES.contains(&word.trim_matches(|c: char| ",.;!?()".contains(c)));
+        if reference || mention || url || emoji {
             // "described in #12." → "described."
             if words.last().is_some_and(|w| {
                 DANGLING.contains(&w.trim_start_matches('(').to_lowercase().as_str())
             }) {
                 words.pop();
             }
-            let stop: String = word
+            // What follows the emoji code's closing colon, or the word's own end.
+            let end = if emoji {
+                &word[word.rfind(':').map_or(0, |at| at + 1)..]
+            } else {
+                word
+            };
+            let stop: String = end
                 .chars()
                 .rev()
                 .take_while(|c| ".,;:!?".contains(*c))
@@ -894,13 +920,28 @@ fn approval_clause(lower: &str) -> Option<usize> {
 /// The main clause of a sentence that opens with a subordinate one ("If written correctly, the
 /// test should fail" → "the test should fail"); any other sentence whole.
 fn main_clause(sentence: &str) -> &str {
-    let first = sentence.split_whitespace().next().unwrap_or_default();
-    if !SUBORDINATORS.contains(&first.to_lowercase().as_str()) {
-        return sentence;
+    split_clause(sentence).0
+}
+
+/// A sentence's main clause and, when it opens with a condition the lesson holds under ("If
+/// `babel` is included, …", "Before merging, …"), that condition; a reason or a purpose
+/// ("Since …", "To preserve …") is dropped. A bare "If so" or "If not" points elsewhere and goes.
+fn split_clause(sentence: &str) -> (&str, Option<&str>) {
+    let first = sentence
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_lowercase();
+    if !SUBORDINATORS.contains(&first.as_str()) {
+        return (sentence, None);
     }
-    sentence
-        .split_once(", ")
-        .map_or(sentence, |(_, main)| main.trim())
+    let Some((opening, main)) = sentence.split_once(", ") else {
+        return (sentence, None);
+    };
+    let words: Vec<&str> = opening.split_whitespace().collect();
+    let pointer = words.len() == 2 && matches!(words[1], "so" | "not" | "yes" | "that" | "this");
+    let condition = CONDITIONS.contains(&first.as_str()) && !pointer;
+    (main.trim(), condition.then_some(opening.trim()))
 }
 
 /// A request's verb from its gerund ("would you mind signing off" → "sign off").
@@ -1019,6 +1060,14 @@ fn without_smileys(text: &str) -> String {
         if text == before {
             return text.to_string();
         }
+    }
+}
+
+fn uncapitalise(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
     }
 }
 
@@ -1148,6 +1197,23 @@ mod tests {
         assert!(
             text.ends_with("\nIf you have further questions"),
             "{text:?}"
+        );
+    }
+
+    #[test]
+    fn an_emoji_code_inside_a_sentence_goes_but_a_directive_stays() {
+        // elastic/elasticsearch's es-0011 and rails/rails' rails-0076 and rails-0072, verbatim.
+        assert_eq!(
+            plain("Thanks, Nik! Definitely :+1: to improving assertion error messages in tests."),
+            "Thanks, Nik! Definitely to improving assertion error messages in tests."
+        );
+        assert_eq!(
+            plain("this looks ready to :ship: from my end."),
+            "this looks ready from my end."
+        );
+        assert_eq!(
+            plain("we need to add # :nodoc: for migration ClassMethods"),
+            "we need to add # :nodoc: for migration ClassMethods"
         );
     }
 
@@ -1413,7 +1479,7 @@ mod tests {
     }
 
     #[test]
-    fn a_long_lesson_is_cut_at_a_clause_and_a_subordinate_clause_is_dropped() {
+    fn a_long_lesson_is_cut_at_a_clause_and_a_condition_follows_its_lesson() {
         let body = "We should note this as a breaking change, since some users may rely on the old dataset.";
         assert_eq!(
             lesson(&[body], &[], 50).as_deref(),
@@ -1422,7 +1488,21 @@ mod tests {
         let body = "If written correctly, the test should fail without the fix.";
         assert_eq!(
             lesson(&[body], &[], TITLE_CHARS).as_deref(),
-            Some("The test should fail without the fix")
+            Some("The test should fail without the fix if written correctly")
+        );
+        // prettier/prettier's prettier-0107, two of its lines: the condition is the lesson's.
+        assert_eq!(
+            lesson(
+                &["If `babel` include, add `babel-flow` `babel-ts`."],
+                &[],
+                TITLE_CHARS
+            )
+            .as_deref(),
+            Some("Add `babel-flow` `babel-ts` if `babel` include")
+        );
+        assert_eq!(
+            lesson(&["If so, add a test for the empty case."], &[], TITLE_CHARS).as_deref(),
+            Some("Add a test for the empty case")
         );
     }
 
