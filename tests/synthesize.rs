@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 use common::corpus::{THEMES, UNRELATED};
 use common::{APP_ID, START_MS, at, review_comment};
 use gitlore::analysis::theme_run::run_themes;
+use gitlore::domain::classification::Label;
 use gitlore::domain::findings::SourceComment;
 use gitlore::domain::findings::{EvidenceKind, Finding, Staleness};
 use gitlore::domain::history::Coupling;
@@ -311,6 +312,33 @@ fn builtin_findings_cite_real_evidence_and_read_like_lessons() {
         .collect();
     assert_eq!(focus.len(), 1, "{focus:#?}");
     assert!(focus[0].title.contains("dana"), "{}", focus[0].title);
+}
+
+#[test]
+fn style_and_documentation_remarks_on_a_busy_file_flag_nothing_fragile() {
+    let mut a = Analysed::new(false);
+    let on_hot = |c: &SourceComment| c.path.as_deref() == Some(HOT);
+    assert!(a.comments.values().filter(|c| on_hot(c)).count() >= 2);
+    for comment in a.comments.values_mut().filter(|c| on_hot(c)) {
+        comment.labels = vec![Label::Documentation, Label::Nitpick];
+    }
+    let findings = a.builtin().findings;
+    assert_eq!(count_of(&findings, "fragile_area"), 0, "{findings:#?}");
+    // One remark that flags a risk is no pattern either; two from two pull requests are.
+    let mut flagged = a.comments.values_mut().filter(|c| on_hot(c));
+    flagged.next().unwrap().labels = vec![Label::Bug];
+    assert_eq!(count_of(&a.builtin().findings, "fragile_area"), 0);
+    let prs: HashSet<i64> = a
+        .comments
+        .values()
+        .filter(|c| on_hot(c))
+        .map(|c| c.pr_number)
+        .collect();
+    assert!(prs.len() >= 2);
+    for comment in a.comments.values_mut().filter(|c| on_hot(c)) {
+        comment.labels = vec![Label::Performance];
+    }
+    assert_eq!(count_of(&a.builtin().findings, "fragile_area"), 1);
 }
 
 #[test]

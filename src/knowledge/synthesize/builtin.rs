@@ -27,8 +27,8 @@ const MIN_HOTSPOT_COMMITS: usize = 4;
 const FRAGILE_FIX_RATIO: f64 = 0.3;
 /// Share of a hotspot's commits (0..1) that must be fixes for it to be called fragile at all.
 const MIN_FRAGILE_FIX_RATIO: f64 = 0.15;
-/// Review comments on a hotspot, and pull requests they come from, that make it "kept flagging":
-/// one discussion in one pull request is no pattern.
+/// Review comments on a hotspot that flag a risk, and pull requests they come from, that make it
+/// "kept flagging": one discussion in one pull request is no pattern.
 const MIN_HOTSPOT_COMMENTS: usize = 2;
 const MIN_HOTSPOT_PRS: usize = 2;
 /// Days between a review comment and a revert of its file within which the comment can be about
@@ -146,6 +146,15 @@ fn category_of(label: Label) -> Option<(Category, Severity)> {
         }
         Label::Question | Label::Praise => return None,
     })
+}
+
+/// Whether a comment with `label` flags a risk in the code it is on (a defect, a hole, a cost, a
+/// design or test gap), as a fragile area's reviewers must.
+fn flags_risk(label: Label) -> bool {
+    matches!(
+        label,
+        Label::Bug | Label::Security | Label::Performance | Label::Architecture | Label::Testing
+    )
 }
 
 fn raise(severity: Severity) -> Severity {
@@ -464,11 +473,18 @@ impl<'a> Context<'a> {
                 if hotspot.fix_ratio < MIN_FRAGILE_FIX_RATIO {
                     return None;
                 }
-                let comments = self.by_path.get(hotspot.path.as_str())?;
+                // A documentation or style remark on a busy file flags nothing fragile.
+                let comments: Vec<&SourceComment> = self
+                    .by_path
+                    .get(hotspot.path.as_str())?
+                    .iter()
+                    .copied()
+                    .filter(|c| c.labels.iter().any(|&label| flags_risk(label)))
+                    .collect();
                 if comments.len() < MIN_HOTSPOT_COMMENTS {
                     return None;
                 }
-                let comments = newest_first(comments);
+                let comments = newest_first(&comments);
                 let prs: HashSet<i64> = comments.iter().map(|c| c.pr_number).collect();
                 if prs.len() < MIN_HOTSPOT_PRS {
                     return None;
