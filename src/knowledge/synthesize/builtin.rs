@@ -386,12 +386,17 @@ impl<'a> Context<'a> {
             .iter()
             .map(|c| words(&prepare(&topic_text(&c.body), None).text))
             .collect();
+        // Every review of a project may name it: "prettier" says nothing of a lesson in
+        // prettier/prettier.
+        let project = words(&self.input.repo.replace(['/', '-', '_', '.'], " "));
         lessons(&bodies, &theme.terms, TITLE_CHARS)
             .into_iter()
             .find_map(|(source, lesson)| {
                 let mut claim = words(&lesson);
                 claim.extend(said[source].iter().cloned());
-                claim.retain(|w| GENERIC_WORDS.binary_search(&w.as_str()).is_err());
+                claim.retain(|w| {
+                    GENERIC_WORDS.binary_search(&w.as_str()).is_err() && !project.contains(w)
+                });
                 let echoing: Vec<&SourceComment> = members
                     .iter()
                     .zip(&said)
