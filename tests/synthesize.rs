@@ -1177,3 +1177,79 @@ fn a_busy_file_seldom_fixed_is_no_fragile_area_nor_a_lesson_s_evidence() {
         "{findings:#?}"
     );
 }
+
+#[test]
+fn a_repository_s_own_name_echoes_no_lesson() {
+    // prettier/prettier's prettier-0028 and prettier-0004, verbatim: a user's feature request
+    // and a note on the name's spelling, alike only in "prettier".
+    let bodies = [
+        (
+            1,
+            18_827,
+            "splincode",
+            Label::Architecture,
+            "Hello. Could you please add options? I would really like to have a prettier options for union.",
+        ),
+        (
+            2,
+            3_452,
+            "lydell",
+            Label::Documentation,
+            "Minor note: As far as I know, Prettier is spelled with an uppercase P.\n\nBigger note: I’d like to get something in about the “Use Prettier to avoid code style debates” thing I mentioned in: https://github.com/prettier/prettier/issues/3450#issuecomment-350578119\n\nIt might also be worth using “simpler” language, so that people actually read it. For important docs I usually aim for simplicity rather than 100% correctness. I should write a draft though, rather than giving you these unclear comments...\n\nAlso pinging @vjeux for your vision and communication skills :)",
+        ),
+    ];
+    let comments: BTreeMap<i64, SourceComment> = bodies
+        .iter()
+        .map(|&(id, pr, author, label, body)| {
+            let comment = SourceComment {
+                id,
+                body: body.into(),
+                author: author.into(),
+                pr_number: pr,
+                created_at: NOW - DAY_S,
+                labels: vec![label],
+                ..SourceComment::default()
+            };
+            (id, comment)
+        })
+        .collect();
+    let themes = ThemeRun {
+        themes: vec![gitlore::domain::themes::Theme {
+            id: "t-0123456789".into(),
+            label: "prettier, options".into(),
+            terms: vec!["prettier".into(), "options".into()],
+            members: vec![1, 2],
+            medoid: 1,
+            labels: vec![(Label::Architecture, 1), (Label::Documentation, 1)],
+            prs: vec![3_452, 18_827],
+            reviewers: vec!["lydell".into(), "splincode".into()],
+            paths: Vec::new(),
+            first_comment_at: NOW - DAY_S,
+            last_comment_at: NOW - DAY_S,
+            resolved_share: None,
+            first_seen: NOW,
+            last_seen: NOW,
+        }],
+        comments: 2,
+        ..ThemeRun::default()
+    };
+    let history = HistoryReport::default();
+    let settings = Settings {
+        now: NOW,
+        ..Settings::default()
+    };
+    let findings = |repo| {
+        builtin::synthesize(&Input {
+            repo,
+            themes: &themes,
+            comments: &comments,
+            history: &history,
+            repo_path: None,
+            settings: &settings,
+        })
+        .findings
+    };
+    // In another repository "prettier" is a topic word, and the two comments make one lesson.
+    assert_eq!(findings("codertocat/hello-world").len(), 1);
+    assert_eq!(findings("prettier/prettier"), Vec::<Finding>::new());
+}
