@@ -173,6 +173,9 @@ struct Context<'a> {
     hotspots: HashMap<&'a str, &'a Hotspot>,
     /// Git signals (figures and revert commits) per file.
     signals: HashMap<&'a str, Vec<Evidence>>,
+    /// The words of the repository's name: every review of a project may name it, so
+    /// "prettier" says nothing of a lesson in prettier/prettier.
+    project: HashSet<String>,
 }
 
 impl<'a> Context<'a> {
@@ -220,6 +223,7 @@ impl<'a> Context<'a> {
             by_path,
             hotspots,
             signals,
+            project: words(&input.repo.replace(['/', '-', '_', '.'], " ")),
         }
     }
 
@@ -386,16 +390,13 @@ impl<'a> Context<'a> {
             .iter()
             .map(|c| words(&prepare(&topic_text(&c.body), None).text))
             .collect();
-        // Every review of a project may name it: "prettier" says nothing of a lesson in
-        // prettier/prettier.
-        let project = words(&self.input.repo.replace(['/', '-', '_', '.'], " "));
         lessons(&bodies, &theme.terms, TITLE_CHARS)
             .into_iter()
             .find_map(|(source, lesson)| {
                 let mut claim = words(&lesson);
                 claim.extend(said[source].iter().cloned());
                 claim.retain(|w| {
-                    GENERIC_WORDS.binary_search(&w.as_str()).is_err() && !project.contains(w)
+                    GENERIC_WORDS.binary_search(&w.as_str()).is_err() && !self.project.contains(w)
                 });
                 let echoing: Vec<&SourceComment> = members
                     .iter()

@@ -668,13 +668,12 @@ fn plain(text: &str) -> String {
         }
         // An emoji code that opens a line stays for `clean`, which drops an opening vote with
         // its "although".
-        let opens_line = words
-            .iter()
-            .rev()
-            .find(|w| !w.is_empty())
-            .is_none_or(|w| w.trim().is_empty());
-        let emoji = !opens_line
-            && EMOJI_CODES.contains(&word.trim_matches(|c: char| ",.;!?()".contains(c)));
+        let emoji = EMOJI_CODES.contains(&word.trim_matches(|c: char| ",.;!?()".contains(c)))
+            && words
+                .iter()
+                .rev()
+                .find(|w| !w.is_empty())
+                .is_some_and(|w| !w.trim().is_empty());
         if reference || mention || url || emoji {
             // "described in #12." → "described."
             if words.last().is_some_and(|w| {
