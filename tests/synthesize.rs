@@ -1178,34 +1178,21 @@ fn a_busy_file_seldom_fixed_is_no_fragile_area_nor_a_lesson_s_evidence() {
     );
 }
 
-#[test]
-fn a_repository_s_own_name_echoes_no_lesson() {
-    // prettier/prettier's prettier-0028 and prettier-0004, verbatim: a user's feature request
-    // and a note on the name's spelling, alike only in "prettier".
-    let bodies = [
-        (
-            1,
-            18_827,
-            "splincode",
-            Label::Architecture,
-            "Hello. Could you please add options? I would really like to have a prettier options for union.",
-        ),
-        (
-            2,
-            3_452,
-            "lydell",
-            Label::Documentation,
-            "Minor note: As far as I know, Prettier is spelled with an uppercase P.\n\nBigger note: I’d like to get something in about the “Use Prettier to avoid code style debates” thing I mentioned in: https://github.com/prettier/prettier/issues/3450#issuecomment-350578119\n\nIt might also be worth using “simpler” language, so that people actually read it. For important docs I usually aim for simplicity rather than 100% correctness. I should write a draft though, rather than giving you these unclear comments...\n\nAlso pinging @vjeux for your vision and communication skills :)",
-        ),
-    ];
-    let comments: BTreeMap<i64, SourceComment> = bodies
+/// A real comment for one hand-made theme: id, PR, author, label, file (inline) and body.
+type Remark<'a> = (i64, i64, &'a str, Label, Option<&'a str>, &'a str);
+
+/// The built-in findings on one theme of `terms` holding `remarks` (the first its medoid), in
+/// `repo`.
+fn findings_on_one_theme(repo: &str, terms: &[&str], remarks: &[Remark<'_>]) -> Vec<Finding> {
+    let comments: BTreeMap<i64, SourceComment> = remarks
         .iter()
-        .map(|&(id, pr, author, label, body)| {
+        .map(|&(id, pr, author, label, path, body)| {
             let comment = SourceComment {
                 id,
                 body: body.into(),
                 author: author.into(),
                 pr_number: pr,
+                path: path.map(str::to_string),
                 created_at: NOW - DAY_S,
                 labels: vec![label],
                 ..SourceComment::default()
@@ -1213,43 +1200,125 @@ fn a_repository_s_own_name_echoes_no_lesson() {
             (id, comment)
         })
         .collect();
+    let mut labels: BTreeMap<Label, usize> = BTreeMap::new();
+    for remark in remarks {
+        *labels.entry(remark.3).or_default() += 1;
+    }
     let themes = ThemeRun {
         themes: vec![gitlore::domain::themes::Theme {
             id: "t-0123456789".into(),
-            label: "prettier, options".into(),
-            terms: vec!["prettier".into(), "options".into()],
-            members: vec![1, 2],
-            medoid: 1,
-            labels: vec![(Label::Architecture, 1), (Label::Documentation, 1)],
-            prs: vec![3_452, 18_827],
-            reviewers: vec!["lydell".into(), "splincode".into()],
-            paths: Vec::new(),
+            label: terms.join(", "),
+            terms: terms.iter().map(|t| t.to_string()).collect(),
+            members: remarks.iter().map(|r| r.0).collect(),
+            medoid: remarks[0].0,
+            labels: labels.into_iter().collect(),
+            prs: remarks.iter().map(|r| r.1).collect(),
+            reviewers: remarks.iter().map(|r| r.2.to_string()).collect(),
+            paths: remarks
+                .iter()
+                .filter_map(|r| r.4.map(|p| (p.to_string(), 1)))
+                .collect(),
             first_comment_at: NOW - DAY_S,
             last_comment_at: NOW - DAY_S,
             resolved_share: None,
             first_seen: NOW,
             last_seen: NOW,
         }],
-        comments: 2,
+        comments: remarks.len(),
         ..ThemeRun::default()
     };
-    let history = HistoryReport::default();
-    let settings = Settings {
-        now: NOW,
-        ..Settings::default()
-    };
-    let findings = |repo| {
-        builtin::synthesize(&Input {
-            repo,
-            themes: &themes,
-            comments: &comments,
-            history: &history,
-            repo_path: None,
-            settings: &settings,
-        })
-        .findings
-    };
+    builtin::synthesize(&Input {
+        repo,
+        themes: &themes,
+        comments: &comments,
+        history: &HistoryReport::default(),
+        repo_path: None,
+        settings: &Settings {
+            now: NOW,
+            ..Settings::default()
+        },
+    })
+    .findings
+}
+
+#[test]
+fn a_repository_s_own_name_echoes_no_lesson() {
+    // prettier/prettier's prettier-0028 and prettier-0004, verbatim: a user's feature request
+    // and a note on the name's spelling, alike only in "prettier".
+    let remarks = [
+        (
+            1,
+            18_827,
+            "splincode",
+            Label::Architecture,
+            None,
+            "Hello. Could you please add options? I would really like to have a prettier options for union.",
+        ),
+        (
+            2,
+            3_452,
+            "lydell",
+            Label::Documentation,
+            None,
+            "Minor note: As far as I know, Prettier is spelled with an uppercase P.\n\nBigger note: I’d like to get something in about the “Use Prettier to avoid code style debates” thing I mentioned in: https://github.com/prettier/prettier/issues/3450#issuecomment-350578119\n\nIt might also be worth using “simpler” language, so that people actually read it. For important docs I usually aim for simplicity rather than 100% correctness. I should write a draft though, rather than giving you these unclear comments...\n\nAlso pinging @vjeux for your vision and communication skills :)",
+        ),
+    ];
+    const PRETTIER_TERMS: &[&str] = &["prettier", "options"];
     // In another repository "prettier" is a topic word, and the two comments make one lesson.
-    assert_eq!(findings("codertocat/hello-world").len(), 1);
-    assert_eq!(findings("prettier/prettier"), Vec::<Finding>::new());
+    assert_eq!(
+        findings_on_one_theme("codertocat/hello-world", PRETTIER_TERMS, &remarks).len(),
+        1
+    );
+    assert_eq!(
+        findings_on_one_theme("prettier/prettier", PRETTIER_TERMS, &remarks),
+        Vec::<Finding>::new()
+    );
+}
+
+#[test]
+fn a_pull_request_s_discussion_is_cited_once_its_lines_of_code_each() {
+    // etcd-io/etcd's etcd-0002, etcd-0055 and etcd-0003, verbatim: the backport lesson asked
+    // for in two pull requests, and a follow-up on the first one's conversation.
+    let mut remarks = [
+        (
+            1,
+            14_547,
+            "ahrtr",
+            Label::Convention,
+            None,
+            "LGTM\n\nThank yo @mitake \n\nPlease consider to backport this to 3.4 as well if needed.",
+        ),
+        (
+            2,
+            18_555,
+            "ahrtr",
+            Label::Convention,
+            None,
+            "LGTM\n\nThanks @lucasrod16 \n\nCould you please backport the fix to 3.5 and. 3.4? Thanks.",
+        ),
+        (
+            3,
+            14_547,
+            "ahrtr",
+            Label::Convention,
+            None,
+            "Please update both 3.5 and 3.4 changelog after finishing the 3.4 backport, thx",
+        ),
+    ];
+    let cited = |remarks: &[Remark<'_>]| -> Vec<Vec<String>> {
+        findings_on_one_theme("etcd-io/etcd", &["backport", "3.4"], remarks)
+            .iter()
+            .map(|f| {
+                f.evidence
+                    .iter()
+                    .filter(|e| e.kind == EvidenceKind::Comment)
+                    .map(|e| e.id.clone())
+                    .collect()
+            })
+            .collect()
+    };
+    assert_eq!(cited(&remarks), vec![vec!["1", "2"]]);
+    // The same remark inline, on a line of its own, is another place the lesson applies.
+    remarks[2].4 = Some("CHANGELOG/CHANGELOG-3.4.md");
+    assert_eq!(cited(&remarks), vec![vec!["1", "2", "3"]]);
 }

@@ -735,14 +735,17 @@ fn stat(id: String, text: String) -> Evidence {
     }
 }
 
-/// Up to `limit` comments as evidence: one per PR first (in the given order), then the rest.
+/// Up to `limit` comments as evidence: one per PR first (in the given order), then those PRs'
+/// other inline comments, each on code of its own. A PR's further comments without a file are
+/// left out: they carry on the same discussion (a reply, a follow-up on the branch) and are not
+/// another time the lesson was raised.
 fn comment_evidence(comments: &[&SourceComment], limit: usize) -> Vec<Evidence> {
     let mut prs = HashSet::new();
     let (first, rest): (Vec<&&SourceComment>, Vec<&&SourceComment>) =
         comments.iter().partition(|c| prs.insert(c.pr_number));
     first
         .into_iter()
-        .chain(rest)
+        .chain(rest.into_iter().filter(|c| c.path.is_some()))
         .take(limit)
         .map(|c| Evidence {
             kind: EvidenceKind::Comment,
