@@ -322,7 +322,7 @@ fn is_command_argument(word: &str) -> bool {
         .trim_start_matches(['+', '@'])
         .trim_matches(['"', '\'']);
     !word.is_empty()
-        && word.len() <= 32
+        && word.len() <= 64
         && word
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_/.".contains(c))

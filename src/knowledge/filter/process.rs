@@ -64,6 +64,8 @@ const STATUS_OPENINGS: &[&str] = &[
     "closed in favor of",
     "closed in favour of",
     "related issue:",
+    "introduced in",
+    "introduced by",
 ];
 
 /// [`STATUS_OPENINGS`] by their first word (each has a space after it), so that a line is

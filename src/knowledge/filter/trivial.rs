@@ -32,6 +32,8 @@ const CONTENT_FREE: &[&str] = &[
     "okay",
     "k",
     "ack",
+    "concept",
+    "til",
     "nice",
     "sweet",
     "cool",
@@ -75,6 +77,8 @@ const CONTENT_FREE: &[&str] = &[
     // what an approval says about the review itself ("LGTM, one nit", "Left a few comments")
     "nit",
     "nits",
+    "note",
+    "change",
     "nitpick",
     "nitpicks",
     "comment",
@@ -300,6 +304,12 @@ const PROCESS_WORDS: &[&str] = &[
     "presubmit",
     "rerun",
     "resolved",
+    "discuss",
+    "discussed",
+    "discussion",
+    "close",
+    "closing",
+    "closed",
 ];
 
 /// Words that make a request of a remark about the process ("Would you mind …", "Any …").
@@ -307,7 +317,7 @@ const REQUEST_WORDS: &[&str] = &[
     "friendly", "can", "could", "would", "please", "kindly", "mind", "take", "another", "resolve",
     "needs", "need", "any", "when", "are", "still", "working", "willing", "on", "get", "got",
     "chance", "someone", "anyone", "else", "more", "time", "once", "after", "round", "latest",
-    "main", "appears", "seems", "will",
+    "main", "appears", "seems", "will", "over", "seem", "they", "both",
 ];
 
 /// The longest content-free remark, in words ("Thanks a lot for the review, looks good to me!").
@@ -619,6 +629,19 @@ mod tests {
             // sklearn-0101 and dotnet-0022 of the corpus, verbatim.
             "I agree, lets revert.",
             "I agree ;-)",
+            // prettier-0087, verbatim: the discussion is elsewhere.
+            "Please discuss this over in #4924.",
+            // ansible-0100, vault-0118, spark-0051, duckdb-0007, btc-0049, vault-0030, es-0095,
+            // grafana-0076 and es-0068, verbatim.
+            "This change looks good.",
+            "One small note, otherwise looks good!",
+            "Mind closing this PR?",
+            "I've checked both failures and they seem unrelated",
+            "Concept ACK. Needs rebase! :-)",
+            "TIL",
+            "https://github.com/elastic/elasticsearch/issues/8688 is closed",
+            "Introduced in https://github.com/grafana/grafana/pull/106433",
+            "@elasticmachine run elasticsearch-ci/packaging-tests-unix-sample",
         ] {
             assert!(is_trivial(text, false, &[]), "{text:?} should be trivial");
         }
@@ -685,6 +708,11 @@ mod tests {
             // llvm-0077, verbatim: comments in the code, not the review's.
             "Please update comments.",
             "Could you add a comment here?",
+            "Can we discuss whether this should be public?",
+            "Could you close the file handle here?",
+            "Note: this leaks the handle when the file is empty.",
+            "This change breaks the Windows build.",
+            "Introduced in #123, but it only fails on Windows.",
         ] {
             assert!(
                 !is_trivial(text, false, &[]),
