@@ -1322,3 +1322,56 @@ fn a_pull_request_s_discussion_is_cited_once_its_lines_of_code_each() {
     remarks[2].4 = Some("CHANGELOG/CHANGELOG-3.4.md");
     assert_eq!(cited(&remarks), vec![vec!["1", "2", "3"]]);
 }
+
+#[test]
+fn code_a_lesson_shows_does_not_make_other_remarks_echo_it() {
+    // elixir-lang/elixir's elixir-0078, elixir-0071, elixir-0073 and elixir-0080, verbatim: a
+    // naming rule whose example `__duration__!` shares only "duration" with remarks on how
+    // `Duration.new` raises.
+    let remarks = [
+        (
+            1,
+            13_489,
+            "josevalim",
+            Label::Convention,
+            Some("lib/elixir/lib/calendar/time.ex"),
+            "We should use `__` so they are not accidentally imported. Maybe `__duration__!`?",
+        ),
+        (
+            2,
+            13_385,
+            "josevalim",
+            Label::Architecture,
+            Some("lib/elixir/lib/calendar/naive_datetime.ex"),
+            "No error here either. We can just let Duration.new raise.",
+        ),
+        (
+            3,
+            13_385,
+            "josevalim",
+            Label::Architecture,
+            Some("lib/elixir/lib/calendar/naive_datetime.ex"),
+            "Sorry, to be clear: there is no `Duration.new!`. Only `Duration.new` and it raises on invalid options.",
+        ),
+        (
+            4,
+            13_489,
+            "josevalim",
+            Label::Architecture,
+            Some("lib/elixir/src/elixir_erl_pass.erl"),
+            "One option is to define a `__duration__!` on all of them. Your call. :)",
+        ),
+    ];
+    let terms = &["duration", "new"];
+    assert_eq!(
+        findings_on_one_theme("elixir-lang/elixir", terms, &remarks),
+        Vec::<Finding>::new()
+    );
+    // Said in prose, the same word is the lesson's.
+    let mut remarks = remarks;
+    remarks[0].5 = "We should use `__` so they are not accidentally imported, as for duration.";
+    assert_eq!(
+        findings_on_one_theme("elixir-lang/elixir", terms, &remarks).len(),
+        1
+    );
+}

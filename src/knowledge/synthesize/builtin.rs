@@ -372,8 +372,8 @@ impl<'a> Context<'a> {
     }
 
     /// The theme's lesson, with the members that echo it: the comment it is taken from and those
-    /// that share a word with that comment or the lesson (as the embedder reads words, without
-    /// [`GENERIC_WORDS`]). A theme can hold comments alike only in words that say nothing of its
+    /// that share a word with the lesson or that comment's prose (as the embedder reads words,
+    /// without [`GENERIC_WORDS`]; not the comment's code, see [`prose_of`]). A theme can hold comments alike only in words that say nothing of its
     /// lesson; citing them would back a claim they do not make. The lesson is the best-ranked one
     /// echoed by comments of two pull requests or more; `None` when there is none.
     fn echoing(
@@ -394,7 +394,9 @@ impl<'a> Context<'a> {
             .into_iter()
             .find_map(|(source, lesson)| {
                 let mut claim = words(&lesson);
-                claim.extend(said[source].iter().cloned());
+                claim.extend(words(
+                    &prepare(&prose_of(&topic_text(bodies[source])), None).text,
+                ));
                 claim.retain(|w| {
                     GENERIC_WORDS.binary_search(&w.as_str()).is_err() && !self.project.contains(w)
                 });
@@ -725,6 +727,29 @@ fn theme_lesson(theme: &Theme, members: &[&SourceComment], max: usize) -> Option
         .map(|c| c.body.as_str())
         .collect();
     lesson(&bodies, &theme.terms, max)
+}
+
+/// `text` without its code: fenced blocks and `inline` spans. The code a comment shows names what
+/// it is about at that place (`__duration__!`), not what its lesson is about.
+fn prose_of(text: &str) -> String {
+    let mut prose = String::with_capacity(text.len());
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if !fenced {
+            for (at, part) in line.split('`').enumerate() {
+                if at % 2 == 0 {
+                    prose.push_str(part);
+                    prose.push(' ');
+                }
+            }
+            prose.push('\n');
+        }
+    }
+    prose
 }
 
 fn stat(id: String, text: String) -> Evidence {
