@@ -461,13 +461,22 @@ pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> 
     acknowledges || (had_command && words.len() <= 3)
 }
 
-/// Whether `words` ask to update, add or fix comments ("Please update comments."): comments in
-/// the code, not the review's, which one addresses or resolves.
+/// Whether `words` ask to update, add or fix comments ("Please update comments.", "Can we update
+/// this comment?"): comments in the code, not the review's, which one addresses or resolves.
 fn asks_to_change_code_comments(words: &[&str]) -> bool {
-    words.windows(2).any(|pair| {
-        matches!(pair[0], "update" | "add" | "fix") && matches!(pair[1], "comment" | "comments")
+    let is_comment = |w: &str| matches!(w, "comment" | "comments");
+    words.windows(3).chain(words.windows(2)).any(|run| {
+        let object = match run {
+            [_, determiner, object] if DETERMINERS.contains(determiner) => object,
+            [_, object] => object,
+            _ => return false,
+        };
+        matches!(run[0], "update" | "add" | "fix") && is_comment(object)
     })
 }
+
+/// Words between a verb and its object in a request ("update this comment").
+const DETERMINERS: &[&str] = &["this", "that", "the", "these", "those", "a", "your", "its"];
 
 /// A word of [`CONTENT_FREE`], a number ("Left 2 comments"), or an emoji or other symbol with no
 /// letter or digit ("😁", "🥳").
@@ -708,6 +717,8 @@ mod tests {
             // llvm-0077, verbatim: comments in the code, not the review's.
             "Please update comments.",
             "Could you add a comment here?",
+            // vault-0014, verbatim.
+            "Can we update this comment?",
             "Can we discuss whether this should be public?",
             "Could you close the file handle here?",
             "Note: this leaks the handle when the file is empty.",
