@@ -33,20 +33,20 @@ const DIRECTORY_PREFIX: &str = "dir:";
 
 /// Words too common in review comments to say anything about a theme.
 const STOPWORDS: &[&str] = &[
-    "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as",
-    "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by",
-    "can", "cc", "could", "did", "do", "does", "doing", "don't", "down", "during", "each",
-    "either", "else", "etc", "even", "ever", "every", "few", "for", "from", "further", "get",
-    "gets", "got", "had", "has", "have", "having", "he", "hello", "her", "here", "hey", "hi",
-    "him", "his", "how", "i", "i'd", "i'm", "if", "in", "into", "is", "isn't", "it", "it's", "its",
-    "itself", "just", "let", "let's", "lgtm", "like", "maybe", "me", "might", "more", "most",
-    "much", "must", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "one", "only",
-    "or", "other", "our", "out", "over", "own", "please", "quite", "rather", "really", "same",
-    "see", "she", "should", "so", "some", "sorry", "still", "such", "than", "thank", "thanks",
-    "that", "that's", "the", "their", "them", "then", "there", "these", "they", "think", "this",
-    "those", "though", "through", "thx", "to", "too", "under", "until", "up", "us", "very", "was",
-    "we", "we're", "were", "what", "when", "where", "which", "while", "who", "why", "will", "with",
-    "would", "yes", "yet", "you", "your",
+    "a", "about", "above", "after", "again", "all", "also", "although", "am", "an", "and", "any",
+    "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
+    "but", "by", "can", "cc", "could", "did", "do", "does", "doing", "don't", "down", "during",
+    "each", "either", "else", "etc", "even", "ever", "every", "few", "for", "from", "further",
+    "get", "gets", "got", "had", "has", "have", "having", "he", "hello", "her", "here", "hey",
+    "hi", "him", "his", "how", "i", "i'd", "i'm", "if", "in", "into", "is", "isn't", "it", "it's",
+    "its", "itself", "just", "let", "let's", "lgtm", "like", "maybe", "me", "might", "more",
+    "most", "much", "must", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "one",
+    "only", "or", "other", "our", "out", "over", "own", "please", "quite", "rather", "really",
+    "same", "see", "she", "should", "so", "some", "sorry", "still", "such", "than", "thank",
+    "thanks", "that", "that's", "the", "their", "them", "then", "there", "these", "they", "think",
+    "this", "those", "though", "through", "thx", "to", "too", "under", "until", "up", "us", "very",
+    "was", "we", "we're", "were", "what", "when", "where", "which", "while", "who", "why", "will",
+    "with", "would", "yes", "yet", "you", "your",
 ];
 
 /// A comment's terms: vocabulary index and weighted term frequency.
@@ -420,5 +420,17 @@ mod tests {
     #[test]
     fn stopwords_are_sorted_for_binary_search() {
         assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn a_conjunction_is_no_topic_word() {
+        // elixir-0055 and elixir-0075, verbatim: a rule for doc examples and a suggested
+        // sentence, alike only in "although".
+        let said = |body: &str| words(&prepare(body, None).text);
+        let rule = said(":+1: although we should remove `#=>` from the results then.");
+        let suggestion = said(
+            "```suggestion\ninto a `Duration` struct, although one can also be given directly:\n```",
+        );
+        assert!(rule.is_disjoint(&suggestion), "{rule:?} {suggestion:?}");
     }
 }
