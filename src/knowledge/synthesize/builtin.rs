@@ -373,9 +373,10 @@ impl<'a> Context<'a> {
 
     /// The theme's lesson, with the members that echo it: the comment it is taken from and those
     /// that share a word with the lesson or that comment's prose (as the embedder reads words,
-    /// without [`GENERIC_WORDS`]; not the comment's code, see [`prose_of`]). A theme can hold comments alike only in words that say nothing of its
-    /// lesson; citing them would back a claim they do not make. The lesson is the best-ranked one
-    /// echoed by comments of two pull requests or more; `None` when there is none.
+    /// without [`GENERIC_WORDS`]; not the comment's code, see [`prose_of`]). A theme can hold
+    /// comments alike only in words that say nothing of its lesson; citing them would back a
+    /// claim they do not make. The lesson is the best-ranked one echoed by comments of two pull
+    /// requests or more; `None` when there is none.
     fn echoing(
         &self,
         theme: &Theme,
@@ -761,9 +762,9 @@ fn stat(id: String, text: String) -> Evidence {
 }
 
 /// Up to `limit` comments as evidence: one per PR first (in the given order), then those PRs'
-/// other inline comments, each on code of its own. A PR's further comments without a file are
-/// left out: they carry on the same discussion (a reply, a follow-up on the branch) and are not
-/// another time the lesson was raised.
+/// other inline comments. A PR's further comments without a file are left out: they carry on the
+/// same discussion (a reply, a follow-up on the branch) and are not another time the lesson was
+/// raised.
 fn comment_evidence(comments: &[&SourceComment], limit: usize) -> Vec<Evidence> {
     let mut prs = HashSet::new();
     let (first, rest): (Vec<&&SourceComment>, Vec<&&SourceComment>) =
