@@ -1375,3 +1375,38 @@ fn code_a_lesson_shows_does_not_make_other_remarks_echo_it() {
         1
     );
 }
+
+#[test]
+fn a_lesson_in_common_words_is_echoed_by_a_remark_saying_them_all() {
+    // hashicorp/vault's vault-0014 and vault-0071, verbatim: "update" and "comment" are words of
+    // every project, yet both remarks ask for the same thing.
+    let mut remarks = [
+        (
+            1,
+            2_190,
+            "vishalnayak",
+            Label::Documentation,
+            Some("vault/token_store.go"),
+            "Can we update this comment?",
+        ),
+        (
+            2,
+            3_932,
+            "calvn",
+            Label::Documentation,
+            Some("vault/identity_store.go"),
+            "Don't forget to update this comment :) Small nit, but I prefer `CreateOrFetchEntity`.",
+        ),
+    ];
+    let terms = &["update", "comment"];
+    let findings = findings_on_one_theme("hashicorp/vault", terms, &remarks);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_eq!(findings[0].title, "Update this comment");
+    assert_eq!(findings[0].evidence.len(), 2);
+    // One of the words is not enough.
+    remarks[1].5 = "Don't forget to update the changelog :)";
+    assert_eq!(
+        findings_on_one_theme("hashicorp/vault", terms, &remarks),
+        Vec::<Finding>::new()
+    );
+}

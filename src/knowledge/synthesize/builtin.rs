@@ -394,7 +394,13 @@ impl<'a> Context<'a> {
         lessons(&bodies, &theme.terms, TITLE_CHARS)
             .into_iter()
             .find_map(|(source, lesson)| {
-                let mut claim = words(&lesson);
+                // A lesson in common words only ("Update this comment") is echoed by a
+                // comment that says all of them.
+                let whole: HashSet<String> = words(&lesson)
+                    .into_iter()
+                    .filter(|w| !self.project.contains(w))
+                    .collect();
+                let mut claim = whole.clone();
                 claim.extend(words(
                     &prepare(&prose_of(&topic_text(bodies[source])), None).text,
                 ));
@@ -405,7 +411,11 @@ impl<'a> Context<'a> {
                     .iter()
                     .zip(&said)
                     .enumerate()
-                    .filter(|(at, (_, words))| *at == source || !words.is_disjoint(&claim))
+                    .filter(|(at, (_, words))| {
+                        *at == source
+                            || !words.is_disjoint(&claim)
+                            || (whole.len() >= 2 && words.is_superset(&whole))
+                    })
                     .map(|(_, (c, _))| *c)
                     .collect();
                 let prs: HashSet<i64> = echoing.iter().map(|c| c.pr_number).collect();
