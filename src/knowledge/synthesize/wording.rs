@@ -537,8 +537,18 @@ fn lesson_sentences(body: &str) -> Vec<(String, bool)> {
                 .next()
                 .is_some_and(|w| ADVICE_VERBS.contains(&w.to_lowercase().as_str()));
             let words = cleaned.split_whitespace().count();
-            // "Remove this", "Change to": the verb's object is out of sight.
-            let object = cleaned.split_whitespace().skip(1).any(|w| {
+            // "Remove this", "Change to", "Consider adding this": the verb's object is out of
+            // sight (a gerund after the verb is part of the verb).
+            let verb_words = if cleaned
+                .split_whitespace()
+                .nth(1)
+                .is_some_and(|w| w.len() > 4 && w.ends_with("ing"))
+            {
+                2
+            } else {
+                1
+            };
+            let object = cleaned.split_whitespace().skip(verb_words).any(|w| {
                 let w = w.to_lowercase();
                 let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '`');
                 !w.is_empty() && !DEICTIC.contains(&w) && !DANGLING.contains(&w)
@@ -707,8 +717,9 @@ fn plain(text: &str) -> String {
         .join("\n")
 }
 
-/// The file or repository a URL names, when it names one: the last path segment when it is a
-/// file name (`checker.ts`), or a GitHub repository's name. Nothing for anything else (a pull
+/// The file, directory or repository a URL names, when it names one: the last path segment when
+/// it is a file name (`checker.ts`), a directory of a GitHub repository by its path in it
+/// (`test/issues/general`), or a GitHub repository's name. Nothing for anything else (a pull
 /// request, a commit, a page): a title shows no link.
 fn linked_name(url: &str) -> Option<&str> {
     let rest = url.split_once("://")?.1;
@@ -717,6 +728,15 @@ fn linked_name(url: &str) -> Option<&str> {
     let host = segments.next()?;
     let path: Vec<&str> = segments.collect();
     let last = *path.last()?;
+    if host == "github.com" && path.len() >= 5 && path[2] == "tree" {
+        // github.com/<owner>/<repo>/tree/<ref>/<dir>…: the directory's path in the repository.
+        let prefix = format!("{host}/{}/{}/tree/{}/", path[0], path[1], path[3]);
+        let directory = rest.strip_prefix(&prefix)?.trim_end_matches('/');
+        let plain = directory
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-/".contains(c));
+        return plain.then_some(directory);
+    }
     if !last
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
@@ -1519,12 +1539,20 @@ mod tests {
             lesson(&[generated], &[], TITLE_CHARS).as_deref(),
             Some("Changes should be done in `TSJS-lib-generator` instead")
         );
+        // duckdb-0099, verbatim: a directory by its path in the repository.
+        let directory = "Consider adding this to https://github.com/duckdb/duckdb/tree/master/test/issues/general. This directory includes many of the regression tests from reported issues.";
+        assert_eq!(
+            lesson(&[directory], &[], TITLE_CHARS).as_deref(),
+            Some("Consider adding this to `test/issues/general`")
+        );
         for (url, name) in [
             (
                 "https://github.com/o/r/blob/main/CONTRIBUTING.md#tests",
                 Some("CONTRIBUTING.md"),
             ),
             ("https://github.com/o/r", Some("r")),
+            ("https://github.com/o/r/tree/main/src/", Some("src")),
+            ("https://github.com/o/r/tree/main", None),
             ("https://github.com/o/r/pull/12", None),
             ("https://example.org/guide", None),
             ("https://example.org/a%60b.md", None),
@@ -1541,6 +1569,8 @@ mod tests {
             "@vsavkin you should know better than doing a PR like this: no message, no test, and a bad commit message! :-/",
             "Please change \n```\nif err != nil {\n}\n```\nto\n```\nrequire.NoError(t, err)\n```",
             "so please remove this.",
+            // A gerund after the verb is part of it, not its object (written for this rule).
+            "Consider adding this.",
         ] {
             assert_eq!(lesson(&[body], &[], TITLE_CHARS), None, "{body:?}");
         }
