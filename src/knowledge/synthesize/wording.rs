@@ -798,6 +798,8 @@ fn shorten(sentence: &str, max: usize) -> Option<String> {
             let first = head.split_whitespace().next().unwrap_or_default();
             head[..at].split_whitespace().count() > MIN_LESSON_WORDS
                 && !SUBORDINATORS.contains(&first.to_lowercase().as_str())
+                // "`if ...: raise ValueError`": no break inside a code span.
+                && head[..at].matches('`').count() % 2 == 0
         })
     });
     match clause {
@@ -1582,6 +1584,15 @@ mod tests {
             lesson(&["Please remove this import."], &[], TITLE_CHARS).as_deref(),
             Some("Remove this import")
         );
+    }
+
+    #[test]
+    fn a_title_is_never_cut_inside_a_code_span() {
+        // sympy-0066's last paragraph, verbatim.
+        let sentence = "Changing the assert to `if ...: raise ValueError` subtly changes the interpretation of the code from \"this condition should always be false\" to \"there may be some reasonable cases where this is false\" which is an important difference when reading the code.";
+        let title = shorten(sentence, TITLE_CHARS).unwrap();
+        assert_eq!(title.matches('`').count() % 2, 0, "{title}");
+        assert!(title.starts_with("Changing the assert to `if ...: raise ValueError`"));
     }
 
     #[test]
