@@ -506,6 +506,11 @@ fn lesson_sentences(body: &str) -> Vec<(String, bool)> {
         .filter(|sentence| !is_reply(sentence))
         // "We should change this again to work similar to this:" shows its substance below.
         .filter(|sentence| !sentence.ends_with(':'))
+        // "… have started to use: ```code``` instead of importing AnsibleModule directly.": what
+        // follows a code block alone is no sentence.
+        .filter(|sentence| {
+            !(sentence.to_lowercase().starts_with("instead of ") && !sentence.contains(','))
+        })
         // "❤️ the safety comment in a test …" is a reaction, not advice.
         .filter(|sentence| {
             !sentence
@@ -1583,6 +1588,17 @@ mod tests {
         assert_eq!(
             lesson(&["Please remove this import."], &[], TITLE_CHARS).as_deref(),
             Some("Remove this import")
+        );
+    }
+
+    #[test]
+    fn the_rest_of_a_sentence_after_its_code_is_no_lesson() {
+        // ansible-0099, verbatim.
+        let body = "The minimum is actually to import anything from ```ansible.module_utils```.  You aren't required to import anything specifically from there.\n\nSo, for instance, amazon modules have started to use:\n``` python\n from ansible.module_utils.aws.core import AnsibleAWSModule\n```\ninstead of importing AnsibleModule directly.";
+        assert_eq!(lesson(&[body], &[], TITLE_CHARS), None);
+        assert_eq!(
+            lesson(&["Instead of importing it, pass it in."], &[], TITLE_CHARS).as_deref(),
+            Some("Instead of importing it, pass it in")
         );
     }
 
