@@ -200,6 +200,7 @@ const OPENERS: &[&str] = &[
     "maybe",
     "may be",
     "perhaps",
+    "i think that",
     "i think",
     "i would",
     "also",
@@ -534,6 +535,8 @@ fn lesson_sentences(body: &str) -> Vec<(String, bool)> {
             let cleaned = cleaned
                 .trim_end_matches(['.', '!', ';', ',', ':', ' '])
                 .trim_end_matches(" please")
+                .trim_end_matches(" tbh")
+                .trim_end_matches(" imo")
                 .trim_end_matches([',', ' '])
                 .to_string();
             // An imperative says enough in two words ("Use `x`").
@@ -1599,6 +1602,26 @@ mod tests {
         assert_eq!(
             lesson(&["Instead of importing it, pass it in."], &[], TITLE_CHARS).as_deref(),
             Some("Instead of importing it, pass it in")
+        );
+    }
+
+    #[test]
+    fn a_hedge_goes_with_its_that_and_its_trailing_tbh() {
+        // sympy-0103's last paragraph and hf-0025, verbatim.
+        let sympy = "I think that the name pdf should not be used for the PMF of a discrete distributions but otherwise if the method is called pmf then it is reasonable that it returns the expression for the PMF e.g. what is shown as the PMF:\nhttps://en.wikipedia.org/wiki/Geometric_distribution";
+        let title = lesson(&[sympy], &[], TITLE_CHARS).unwrap();
+        assert!(
+            title.starts_with("The name pdf should not be used"),
+            "{title}"
+        );
+        assert_eq!(
+            lesson(
+                &["should also be an expectation wrapped value tbh"],
+                &[],
+                TITLE_CHARS
+            )
+            .as_deref(),
+            Some("Should also be an expectation wrapped value")
         );
     }
 
