@@ -510,7 +510,7 @@ fn lesson_sentences(body: &str) -> Vec<(String, bool)> {
         // "… have started to use: ```code``` instead of importing AnsibleModule directly.": what
         // follows a code block alone is no sentence.
         .filter(|sentence| {
-            !(sentence.to_lowercase().starts_with("instead of ") && !sentence.contains(','))
+            !sentence.to_lowercase().starts_with("instead of ") || sentence.contains(',')
         })
         // "❤️ the safety comment in a test …" is a reaction, not advice.
         .filter(|sentence| {
@@ -807,7 +807,7 @@ fn shorten(sentence: &str, max: usize) -> Option<String> {
             head[..at].split_whitespace().count() > MIN_LESSON_WORDS
                 && !SUBORDINATORS.contains(&first.to_lowercase().as_str())
                 // "`if ...: raise ValueError`": no break inside a code span.
-                && head[..at].matches('`').count() % 2 == 0
+                && head[..at].matches('`').count().is_multiple_of(2)
         })
     });
     match clause {
