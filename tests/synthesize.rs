@@ -1318,9 +1318,21 @@ fn a_pull_request_s_discussion_is_cited_once_its_lines_of_code_each() {
             .collect()
     };
     assert_eq!(cited(&remarks), vec![vec!["1", "2"]]);
+    // Its figures are those of the comments it cites.
+    let insight = |remarks: &[Remark<'_>]| {
+        findings_on_one_theme("etcd-io/etcd", &["backport", "3.4"], remarks)[0]
+            .insight
+            .clone()
+    };
+    assert!(
+        insight(&remarks).starts_with("2 review comments from 1 reviewer across 2 pull requests"),
+        "{}",
+        insight(&remarks)
+    );
     // The same remark inline, on a line of its own, is another place the lesson applies.
     remarks[2].4 = Some("CHANGELOG/CHANGELOG-3.4.md");
     assert_eq!(cited(&remarks), vec![vec!["1", "2", "3"]]);
+    assert!(insight(&remarks).starts_with("3 review comments"));
 }
 
 #[test]

@@ -258,6 +258,8 @@ impl<'a> Context<'a> {
         if prs.len() < 2 {
             return None;
         }
+        // Its figures are those of the comments it cites.
+        let members = &cited(members)[..];
         let on_paths = cited_paths(theme, members);
         let paths: Vec<&str> = on_paths.iter().map(|(p, _)| *p).collect();
         // The files' own history figures when they are often fixed; a busy file seldom fixed,
@@ -771,17 +773,24 @@ fn stat(id: String, text: String) -> Evidence {
     }
 }
 
-/// Up to `limit` comments as evidence: one per PR first (in the given order), then those PRs'
-/// other inline comments. A PR's further comments without a file are left out: they carry on the
-/// same discussion (a reply, a follow-up on the branch) and are not another time the lesson was
-/// raised.
-fn comment_evidence(comments: &[&SourceComment], limit: usize) -> Vec<Evidence> {
+/// The comments a finding cites, in order: one per PR first (in the given order), then those
+/// PRs' other inline comments. A PR's further comments without a file are left out: they carry
+/// on the same discussion (a reply, a follow-up on the branch) and are not another time the
+/// lesson was raised.
+fn cited<'c>(comments: &[&'c SourceComment]) -> Vec<&'c SourceComment> {
     let mut prs = HashSet::new();
-    let (first, rest): (Vec<&&SourceComment>, Vec<&&SourceComment>) =
+    let (first, rest): (Vec<&SourceComment>, Vec<&SourceComment>) =
         comments.iter().partition(|c| prs.insert(c.pr_number));
     first
         .into_iter()
         .chain(rest.into_iter().filter(|c| c.path.is_some()))
+        .collect()
+}
+
+/// Up to `limit` of the comments a finding [`cited`] as evidence.
+fn comment_evidence(comments: &[&SourceComment], limit: usize) -> Vec<Evidence> {
+    cited(comments)
+        .into_iter()
         .take(limit)
         .map(|c| Evidence {
             kind: EvidenceKind::Comment,
