@@ -547,20 +547,18 @@ fn lesson_sentences(body: &str) -> Vec<(String, bool)> {
             let words = cleaned.split_whitespace().count();
             // "Remove this", "Change to", "Consider adding this": the verb's object is out of
             // sight (a gerund after the verb is part of the verb).
-            let verb_words = if cleaned
+            let gerund = cleaned
                 .split_whitespace()
                 .nth(1)
-                .is_some_and(|w| w.len() > 4 && w.ends_with("ing"))
-            {
-                2
-            } else {
-                1
-            };
-            let object = cleaned.split_whitespace().skip(verb_words).any(|w| {
-                let w = w.to_lowercase();
-                let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '`');
-                !w.is_empty() && !DEICTIC.contains(&w) && !DANGLING.contains(&w)
-            });
+                .is_some_and(|w| w.len() > 4 && w.ends_with("ing"));
+            let object = cleaned
+                .split_whitespace()
+                .skip(1 + usize::from(gerund))
+                .any(|w| {
+                    let w = w.to_lowercase();
+                    let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '`');
+                    !w.is_empty() && !DEICTIC.contains(&w) && !DANGLING.contains(&w)
+                });
             let enough = words >= MIN_LESSON_WORDS || (imperative && words >= 2);
             // "If `babel` is included, add …" → "Add … if `babel` is included".
             let cleaned = match condition {
