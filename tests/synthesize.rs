@@ -1118,6 +1118,22 @@ fn a_revert_years_from_any_review_of_its_files_is_no_landmine() {
     assert_eq!(landmines(&a), 1, "reviews of the same weeks corroborate it");
 }
 
+/// elixir's revert of "Do not support negative dates on the basic format" was "corroborated" by
+/// a wording suggestion on the same file's moduledoc, a week earlier.
+#[test]
+fn a_documentation_remark_does_not_corroborate_a_revert() {
+    let mut a = Analysed::new(false);
+    a.history.reverts = vec![revert(7, NOW - 2 * DAY_S, vec![HOT.into()])];
+    let landmines = |a: &Analysed| count_of(&a.builtin().findings, "landmine");
+    assert_eq!(landmines(&a), 1);
+    for comment in a.comments.values_mut() {
+        if comment.path.as_deref() == Some(HOT) {
+            comment.labels = vec![Label::Documentation, Label::Nitpick];
+        }
+    }
+    assert_eq!(landmines(&a), 0, "no remark on the file flags a risk");
+}
+
 #[test]
 fn a_hotspot_discussed_in_one_pull_request_is_no_fragile_area() {
     let mut a = Analysed::new(false);

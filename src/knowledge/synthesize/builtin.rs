@@ -568,11 +568,12 @@ impl<'a> Context<'a> {
                         .iter()
                         .any(|r| (c.created_at - r.at).abs() <= REVERT_REVIEW_DAYS * 86_400)
                 };
+                // A documentation or style remark says nothing of why a change was undone.
                 let comments: Vec<&SourceComment> = files
                     .iter()
                     .flat_map(|f| self.by_path.get(f.as_str()).into_iter().flatten())
                     .copied()
-                    .filter(|c| near(c))
+                    .filter(|c| near(c) && c.labels.iter().any(|&label| flags_risk(label)))
                     .collect();
                 if comments.is_empty() {
                     return None;
