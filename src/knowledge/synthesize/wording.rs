@@ -278,6 +278,9 @@ const ABOUT_THE_REVIEW: &[&str] = &[
 /// Phrases that reproach the writer's reader ("you should know better than …"): they back a
 /// lesson but cannot title one.
 const REPROACHES: &[&str] = &["know better"];
+/// Openings that reassure the reader ("Don't worry, 1.1.0 won't be a long wait"): an imperative
+/// in form, advice about nothing (lower-case).
+const REASSURANCES: &[&str] = &["don't worry", "do not worry", "no worries", "never mind"];
 /// Words that point at something the reader of a title cannot see ("Remove this").
 const DEICTIC: &[&str] = &[
     "this", "that", "these", "those", "it", "them", "here", "there", "one",
@@ -619,7 +622,8 @@ fn score(
         .iter()
         .chain(REPROACHES)
         .any(|p| lower.contains(p));
-    if !advice || question || code_like || ((about_writer || aside) && !musing) {
+    let reassurance = REASSURANCES.iter().any(|p| lower.starts_with(p));
+    if !advice || question || code_like || reassurance || ((about_writer || aside) && !musing) {
         return None;
     }
     let named = terms.iter().filter(|t| lower.contains(t.as_str())).count() as i64;
@@ -1590,6 +1594,14 @@ mod tests {
             lesson(&["Please remove this import."], &[], TITLE_CHARS).as_deref(),
             Some("Remove this import")
         );
+    }
+
+    #[test]
+    fn a_reassurance_is_no_lesson() {
+        // prometheus-0109, verbatim.
+        let body = "@jimmidyson We'll add that to 1.1.0, this release will be bugfix only.  But don't worry, 1.1.0 won't be a long wait.";
+        assert_eq!(lesson(&[body], &[], TITLE_CHARS), None);
+        assert!(!states_lesson(body));
     }
 
     #[test]
