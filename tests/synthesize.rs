@@ -1200,16 +1200,27 @@ type Remark<'a> = (i64, i64, &'a str, Label, Option<&'a str>, &'a str);
 /// The built-in findings on one theme of `terms` holding `remarks` (the first its medoid), in
 /// `repo`.
 fn findings_on_one_theme(repo: &str, terms: &[&str], remarks: &[Remark<'_>]) -> Vec<Finding> {
+    findings_on_dated_theme(repo, terms, remarks, &vec![NOW - DAY_S; remarks.len()])
+}
+
+/// [`findings_on_one_theme`] with each remark written at its time in `dates` (Unix seconds).
+fn findings_on_dated_theme(
+    repo: &str,
+    terms: &[&str],
+    remarks: &[Remark<'_>],
+    dates: &[i64],
+) -> Vec<Finding> {
     let comments: BTreeMap<i64, SourceComment> = remarks
         .iter()
-        .map(|&(id, pr, author, label, path, body)| {
+        .zip(dates)
+        .map(|(&(id, pr, author, label, path, body), &created_at)| {
             let comment = SourceComment {
                 id,
                 body: body.into(),
                 author: author.into(),
                 pr_number: pr,
                 path: path.map(str::to_string),
-                created_at: NOW - DAY_S,
+                created_at,
                 labels: vec![label],
                 ..SourceComment::default()
             };
@@ -1234,8 +1245,8 @@ fn findings_on_one_theme(repo: &str, terms: &[&str], remarks: &[Remark<'_>]) -> 
                 .iter()
                 .filter_map(|r| r.4.map(|p| (p.to_string(), 1)))
                 .collect(),
-            first_comment_at: NOW - DAY_S,
-            last_comment_at: NOW - DAY_S,
+            first_comment_at: *dates.iter().min().unwrap(),
+            last_comment_at: *dates.iter().max().unwrap(),
             resolved_share: None,
             first_seen: NOW,
             last_seen: NOW,
@@ -1401,6 +1412,50 @@ fn code_a_lesson_shows_does_not_make_other_remarks_echo_it() {
     assert_eq!(
         findings_on_one_theme("elixir-lang/elixir", terms, &remarks).len(),
         1
+    );
+}
+
+#[test]
+fn a_finding_s_dates_are_those_of_the_comments_it_cites() {
+    // hashicorp/vault's vault-0014, vault-0071 and vault-0033, verbatim and at their dates: the
+    // third, on another topic, is in the theme but echoes nothing of its lesson.
+    let remarks = [
+        (
+            1,
+            2_190,
+            "vishalnayak",
+            Label::Documentation,
+            Some("vault/token_store.go"),
+            "Can we update this comment?",
+        ),
+        (
+            2,
+            3_932,
+            "calvn",
+            Label::Documentation,
+            Some("vault/identity_store.go"),
+            "Don't forget to update this comment :) Small nit, but I prefer `CreateOrFetchEntity`.",
+        ),
+        (
+            3,
+            6_936,
+            "noelledaley",
+            Label::Nitpick,
+            Some("ui/app/helpers/mountable-secret-engines.js"),
+            "pretty sure we don't need to export this const anymore since we're only using the `KMIP` const elsewhere",
+        ),
+    ];
+    let dates = [1_481_846_400, 1_518_048_000, 1_560_988_800];
+    let findings =
+        findings_on_dated_theme("hashicorp/vault", &["update", "comment"], &remarks, &dates);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_eq!(findings[0].evidence.len(), 2);
+    assert!(
+        findings[0]
+            .insight
+            .contains("across 2 pull requests (#2190, #3932), from 2016-12-16 to 2018-02-08."),
+        "{}",
+        findings[0].insight
     );
 }
 

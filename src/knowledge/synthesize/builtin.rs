@@ -280,9 +280,10 @@ impl<'a> Context<'a> {
         let severity = if fragile { raise(base) } else { base };
         let reviewers: HashSet<&str> = members.iter().map(|c| c.author.as_str()).collect();
         let reviewers = count(reviewers.len(), "reviewer", "reviewers");
+        let written = members.iter().map(|c| c.created_at);
         let (from, to) = (
-            figures::date(theme.first_comment_at),
-            figures::date(theme.last_comment_at),
+            figures::date(written.clone().min().unwrap_or(theme.first_comment_at)),
+            figures::date(written.max().unwrap_or(theme.last_comment_at)),
         );
         let when = if from == to {
             format!("on {to}")
