@@ -1415,27 +1415,35 @@ fn code_a_lesson_shows_does_not_make_other_remarks_echo_it() {
     );
 }
 
+/// hashicorp/vault's vault-0014 and vault-0071, verbatim: "update" and "comment" are words of
+/// every project, yet both remarks ask for the same thing.
+const UPDATE_THIS_COMMENT: [Remark<'static>; 2] = [
+    (
+        1,
+        2_190,
+        "vishalnayak",
+        Label::Documentation,
+        Some("vault/token_store.go"),
+        "Can we update this comment?",
+    ),
+    (
+        2,
+        3_932,
+        "calvn",
+        Label::Documentation,
+        Some("vault/identity_store.go"),
+        "Don't forget to update this comment :) Small nit, but I prefer `CreateOrFetchEntity`.",
+    ),
+];
+
 #[test]
 fn a_finding_s_dates_are_those_of_the_comments_it_cites() {
-    // hashicorp/vault's vault-0014, vault-0071 and vault-0033, verbatim and at their dates: the
-    // third, on another topic, is in the theme but echoes nothing of its lesson.
+    // Beside them vault-0033, verbatim, and all three at their dates: on another topic, it is in
+    // the theme but echoes nothing of its lesson.
+    let [first, second] = UPDATE_THIS_COMMENT;
     let remarks = [
-        (
-            1,
-            2_190,
-            "vishalnayak",
-            Label::Documentation,
-            Some("vault/token_store.go"),
-            "Can we update this comment?",
-        ),
-        (
-            2,
-            3_932,
-            "calvn",
-            Label::Documentation,
-            Some("vault/identity_store.go"),
-            "Don't forget to update this comment :) Small nit, but I prefer `CreateOrFetchEntity`.",
-        ),
+        first,
+        second,
         (
             3,
             6_936,
@@ -1461,26 +1469,7 @@ fn a_finding_s_dates_are_those_of_the_comments_it_cites() {
 
 #[test]
 fn a_lesson_in_common_words_is_echoed_by_a_remark_saying_them_all() {
-    // hashicorp/vault's vault-0014 and vault-0071, verbatim: "update" and "comment" are words of
-    // every project, yet both remarks ask for the same thing.
-    let mut remarks = [
-        (
-            1,
-            2_190,
-            "vishalnayak",
-            Label::Documentation,
-            Some("vault/token_store.go"),
-            "Can we update this comment?",
-        ),
-        (
-            2,
-            3_932,
-            "calvn",
-            Label::Documentation,
-            Some("vault/identity_store.go"),
-            "Don't forget to update this comment :) Small nit, but I prefer `CreateOrFetchEntity`.",
-        ),
-    ];
+    let mut remarks = UPDATE_THIS_COMMENT;
     let terms = &["update", "comment"];
     let findings = findings_on_one_theme("hashicorp/vault", terms, &remarks);
     assert_eq!(findings.len(), 1, "{findings:#?}");
