@@ -149,7 +149,7 @@ fn category_of(label: Label) -> Option<(Category, Severity)> {
 }
 
 /// Whether a comment with `label` flags a risk in the code it is on (a defect, a hole, a cost, a
-/// design or test gap), as a fragile area's reviewers must.
+/// design or test gap), as the reviews backing a fragile area or a revert must.
 fn flags_risk(label: Label) -> bool {
     matches!(
         label,
