@@ -1114,6 +1114,11 @@ fn capitalise(text: &str) -> String {
 mod tests {
     use super::*;
 
+    /// The title [`lesson`] makes of one comment.
+    fn title_of(body: &str) -> Option<String> {
+        lesson(&[body], &[], TITLE_CHARS)
+    }
+
     #[test]
     fn mentions_lose_their_at_sign_and_addresses_do_not() {
         assert_eq!(quiet("ask @alice or @bob-x"), "ask alice or bob-x");
@@ -1146,7 +1151,7 @@ mod tests {
                 "We don't need `3.x` PRs if the `master` change can be cherry-picked",
             ),
         ] {
-            assert_eq!(lesson(&[body], &[], TITLE_CHARS).as_deref(), Some(expected));
+            assert_eq!(title_of(body).as_deref(), Some(expected));
         }
     }
 
@@ -1167,10 +1172,7 @@ mod tests {
         // home-assistant's ha-0044, verbatim: 100 characters without its stop, once cut to "We
         // normally don't allow IP addresses as unique id…" (the title also held its counts).
         let body = "We normally don't allow IP addresses as unique id as they may change for the same device or service.";
-        assert_eq!(
-            lesson(&[body], &[], TITLE_CHARS).as_deref(),
-            Some(&body[..body.len() - 1])
-        );
+        assert_eq!(title_of(body).as_deref(), Some(&body[..body.len() - 1]));
         // A lesson that can be said concisely ranks before one that cannot, as when the title
         // was shorter (ng-0087 as in the test below: its command is too long to keep in 67).
         let body = "Can you tell me exactly what commands you ran? you should be able to just do `git pull upstream master && git rebase master`.\n\nYou should be able to squash it with an interactive rebase.";
@@ -1187,7 +1189,7 @@ mod tests {
         // asks for a change.
         let body = "Please also annotate override constructor fields, see [mllib.LinearRegression](https://github.com/apache/spark/blob/master/mllib/src/main/scala/org/apache/spark/mllib/regression/LinearRegression.scala#L38)";
         assert_eq!(
-            lesson(&[body], &[], TITLE_CHARS).as_deref(),
+            title_of(body).as_deref(),
             Some("Annotate override constructor fields, see mllib.LinearRegression")
         );
         // Advice in words gitlore knows ranks first, whatever it names.
@@ -1208,7 +1210,7 @@ mod tests {
             // python/cpython's cpython-0014, its first sentence.
             "@encukou: Would you just mind to approve the change in that case?",
         ] {
-            assert_eq!(lesson(&[asked], &[], TITLE_CHARS), None, "{asked:?}");
+            assert_eq!(title_of(asked), None, "{asked:?}");
         }
     }
 
@@ -1253,16 +1255,13 @@ mod tests {
         // godotengine/godot's godot-0064, verbatim.
         let body = "As far as GDScript is concerned this change should be fine. We don't allow passing parameters by name.";
         assert_eq!(
-            lesson(&[body], &[], TITLE_CHARS).as_deref(),
+            title_of(body).as_deref(),
             Some("We don't allow passing parameters by name")
         );
-        assert_eq!(
-            lesson(&["This should work on Windows too."], &[], TITLE_CHARS),
-            None
-        );
+        assert_eq!(title_of("This should work on Windows too."), None);
         // bevyengine/bevy's bevy-0050, verbatim: a reaction to a line, not advice.
         let reaction = "❤️ the safety comment in a test on a line that should panic";
-        assert_eq!(lesson(&[reaction], &[], TITLE_CHARS), None);
+        assert_eq!(title_of(reaction), None);
     }
 
     #[test]
@@ -1271,7 +1270,7 @@ mod tests {
         let body =
             "generally looks good, just a few places i think we don't want to translate some stuff";
         assert_eq!(
-            lesson(&[body], &[], TITLE_CHARS).as_deref(),
+            title_of(body).as_deref(),
             Some("Just a few places we don't want to translate some stuff")
         );
         // An approval alone states nothing; one without a verdict is no approval.
@@ -1283,12 +1282,7 @@ mod tests {
     fn an_opening_emoji_vote_is_no_part_of_the_lesson() {
         // elixir's elixir-0055, verbatim.
         assert_eq!(
-            lesson(
-                &[":+1: although we should remove `#=>` from the results then."],
-                &[],
-                TITLE_CHARS
-            )
-            .as_deref(),
+            title_of(":+1: although we should remove `#=>` from the results then.").as_deref(),
             Some("We should remove `#=>` from the results then")
         );
         assert_eq!(without_leading_emoji("🎉 :tada: Nice"), Some("Nice"));
@@ -1319,7 +1313,7 @@ mod tests {
         // mapped lines left out): the proposal is in the lines after the colon, which a title
         // cannot show.
         let body = "While this request sounds completely reasonable, I'm not quite sure about the way the `--style` option works (even without your PR, see also #43). Maybe we should change this again to work similar to this:\n\n`--style=plain` => `--style=\"\"`\n`--style=line-numbers` => `--style=\"numbers,grid,header\"`\n\nWe could still provide and alias for some variants (like \"full\"). What do you think?";
-        assert_eq!(lesson(&[body], &[], TITLE_CHARS), None);
+        assert_eq!(title_of(body), None);
     }
 
     #[test]
@@ -1327,7 +1321,7 @@ mod tests {
         // home-assistant's ha-0044, verbatim: an adverb stands between "we" and "don't".
         let body = "We normally don't allow IP addresses as unique id as they may change for the same device or service.";
         assert_eq!(
-            lesson(&[body], &[], TITLE_CHARS).as_deref(),
+            title_of(body).as_deref(),
             Some(
                 "We normally don't allow IP addresses as unique id as they may change for the same device or service"
             )
@@ -1338,20 +1332,17 @@ mod tests {
     fn something_that_needs_doing_is_a_lesson() {
         // prometheus' prom-0077, verbatim.
         assert_eq!(
-            lesson(&["This all needs locking"], &[], TITLE_CHARS).as_deref(),
+            title_of("This all needs locking").as_deref(),
             Some("This all needs locking")
         );
-        assert_eq!(
-            lesson(&["This needs nothing more."], &[], TITLE_CHARS),
-            None
-        );
+        assert_eq!(title_of("This needs nothing more."), None);
     }
 
     #[test]
     fn a_leading_purpose_or_setting_is_not_the_lesson() {
         let body = "To keep the crate small, we need to be careful about new dependencies.";
         assert_eq!(
-            lesson(&[body], &[], TITLE_CHARS).as_deref(),
+            title_of(body).as_deref(),
             Some("We need to be careful about new dependencies")
         );
     }
@@ -1424,7 +1415,7 @@ mod tests {
             "LGTM. Tossing it into the next milestone.",
         ] {
             assert!(!states_lesson(body), "{body:?}");
-            assert_eq!(lesson(&[body], &[], TITLE_CHARS), None, "{body:?}");
+            assert_eq!(title_of(body), None, "{body:?}");
         }
         // A preference is a norm; said of the writer it backs a lesson but titles none.
         for musing in [
@@ -1433,7 +1424,7 @@ mod tests {
             "I'd rather not include this by default.",
         ] {
             assert!(states_lesson(musing), "{musing:?}");
-            assert_eq!(lesson(&[musing], &[], TITLE_CHARS), None, "{musing:?}");
+            assert_eq!(title_of(musing), None, "{musing:?}");
         }
         for body in [
             "Thanks, don't forget `[ci skip]` too :)",
@@ -1461,25 +1452,15 @@ mod tests {
     #[test]
     fn a_suggestion_asked_as_a_question_and_a_polite_gerund_become_advice() {
         assert_eq!(
-            lesson(&["Should this use `theme.spacing`?"], &[], TITLE_CHARS).as_deref(),
+            title_of("Should this use `theme.spacing`?").as_deref(),
             Some("Use `theme.spacing`")
         );
         assert_eq!(
-            lesson(
-                &["Would you mind signing off on the commit?"],
-                &[],
-                TITLE_CHARS
-            )
-            .as_deref(),
+            title_of("Would you mind signing off on the commit?").as_deref(),
             Some("Sign off on the commit")
         );
         assert_eq!(
-            lesson(
-                &["Thanks, don't forget `[ci skip]` too :)"],
-                &[],
-                TITLE_CHARS
-            )
-            .as_deref(),
+            title_of("Thanks, don't forget `[ci skip]` too :)").as_deref(),
             Some("Don't forget `[ci skip]` too")
         );
         // Grafana's and matplotlib's reviewers, verbatim.
@@ -1497,7 +1478,7 @@ mod tests {
                 "Add a test for this",
             ),
         ] {
-            assert_eq!(lesson(&[body], &[], TITLE_CHARS).as_deref(), Some(advice));
+            assert_eq!(title_of(body).as_deref(), Some(advice));
         }
         // Questions that suggest no change stay questions.
         for body in [
@@ -1505,7 +1486,7 @@ mod tests {
             "Is this slow, so we can measure it?",
             "Do you feel up to it?",
         ] {
-            assert_eq!(lesson(&[body], &[], TITLE_CHARS), None, "{body:?}");
+            assert_eq!(title_of(body), None, "{body:?}");
         }
     }
 
@@ -1518,21 +1499,16 @@ mod tests {
         );
         let body = "If written correctly, the test should fail without the fix.";
         assert_eq!(
-            lesson(&[body], &[], TITLE_CHARS).as_deref(),
+            title_of(body).as_deref(),
             Some("The test should fail without the fix if written correctly")
         );
         // prettier/prettier's prettier-0107, two of its lines: the condition is the lesson's.
         assert_eq!(
-            lesson(
-                &["If `babel` include, add `babel-flow` `babel-ts`."],
-                &[],
-                TITLE_CHARS
-            )
-            .as_deref(),
+            title_of("If `babel` include, add `babel-flow` `babel-ts`.").as_deref(),
             Some("Add `babel-flow` `babel-ts` if `babel` include")
         );
         assert_eq!(
-            lesson(&["If so, add a test for the empty case."], &[], TITLE_CHARS).as_deref(),
+            title_of("If so, add a test for the empty case.").as_deref(),
             Some("Add a test for the empty case")
         );
     }
@@ -1542,19 +1518,19 @@ mod tests {
         // microsoft/TypeScript's reviewers, verbatim (#… of ts-0006 and ts-0060 in the corpus).
         let moved = "thanks @brennanMKE for the PR. This file is a generated file from build. the change should be done in https://github.com/Microsoft/TypeScript/blob/master/src/compiler/checker.ts#L2898 instead.";
         assert_eq!(
-            lesson(&[moved], &[], TITLE_CHARS).as_deref(),
+            title_of(moved).as_deref(),
             Some("The change should be done in `checker.ts` instead")
         );
         let generated =
             "Changes should be done in https://github.com/Microsoft/TSJS-lib-generator instead.";
         assert_eq!(
-            lesson(&[generated], &[], TITLE_CHARS).as_deref(),
+            title_of(generated).as_deref(),
             Some("Changes should be done in `TSJS-lib-generator` instead")
         );
         // duckdb-0099, verbatim: a directory by its path in the repository.
         let directory = "Consider adding this to https://github.com/duckdb/duckdb/tree/master/test/issues/general. This directory includes many of the regression tests from reported issues.";
         assert_eq!(
-            lesson(&[directory], &[], TITLE_CHARS).as_deref(),
+            title_of(directory).as_deref(),
             Some("Consider adding this to `test/issues/general`")
         );
         for (url, name) in [
@@ -1584,14 +1560,14 @@ mod tests {
             // A gerund after the verb is part of it, not its object (written for this rule).
             "Consider adding this.",
         ] {
-            assert_eq!(lesson(&[body], &[], TITLE_CHARS), None, "{body:?}");
+            assert_eq!(title_of(body), None, "{body:?}");
         }
         // They back a lesson, as the review's own words.
         assert!(states_lesson(
             "@vsavkin you should know better than doing a PR like this: no message, no test, and a bad commit message! :-/"
         ));
         assert_eq!(
-            lesson(&["Please remove this import."], &[], TITLE_CHARS).as_deref(),
+            title_of("Please remove this import.").as_deref(),
             Some("Remove this import")
         );
     }
@@ -1600,7 +1576,7 @@ mod tests {
     fn a_reassurance_is_no_lesson() {
         // prometheus-0109, verbatim.
         let body = "@jimmidyson We'll add that to 1.1.0, this release will be bugfix only.  But don't worry, 1.1.0 won't be a long wait.";
-        assert_eq!(lesson(&[body], &[], TITLE_CHARS), None);
+        assert_eq!(title_of(body), None);
         assert!(!states_lesson(body));
     }
 
@@ -1608,9 +1584,9 @@ mod tests {
     fn the_rest_of_a_sentence_after_its_code_is_no_lesson() {
         // ansible-0099, verbatim.
         let body = "The minimum is actually to import anything from ```ansible.module_utils```.  You aren't required to import anything specifically from there.\n\nSo, for instance, amazon modules have started to use:\n``` python\n from ansible.module_utils.aws.core import AnsibleAWSModule\n```\ninstead of importing AnsibleModule directly.";
-        assert_eq!(lesson(&[body], &[], TITLE_CHARS), None);
+        assert_eq!(title_of(body), None);
         assert_eq!(
-            lesson(&["Instead of importing it, pass it in."], &[], TITLE_CHARS).as_deref(),
+            title_of("Instead of importing it, pass it in.").as_deref(),
             Some("Instead of importing it, pass it in")
         );
     }
@@ -1619,18 +1595,13 @@ mod tests {
     fn a_hedge_goes_with_its_that_and_its_trailing_tbh() {
         // sympy-0103's last paragraph and hf-0025, verbatim.
         let sympy = "I think that the name pdf should not be used for the PMF of a discrete distributions but otherwise if the method is called pmf then it is reasonable that it returns the expression for the PMF e.g. what is shown as the PMF:\nhttps://en.wikipedia.org/wiki/Geometric_distribution";
-        let title = lesson(&[sympy], &[], TITLE_CHARS).unwrap();
+        let title = title_of(sympy).unwrap();
         assert!(
             title.starts_with("The name pdf should not be used"),
             "{title}"
         );
         assert_eq!(
-            lesson(
-                &["should also be an expectation wrapped value tbh"],
-                &[],
-                TITLE_CHARS
-            )
-            .as_deref(),
+            title_of("should also be an expectation wrapped value tbh").as_deref(),
             Some("Should also be an expectation wrapped value")
         );
     }
@@ -1657,7 +1628,7 @@ mod tests {
         // TypeScript's reviewer, verbatim (ts-0005): "Yup" opens, and is no reply.
         let yup = "Yup, please check out the relevant part of our [`CONTRIBUTING.md`](https://github.com/Microsoft/TypeScript/blob/master/CONTRIBUTING.md#housekeeping).";
         assert_eq!(
-            lesson(&[yup], &[], TITLE_CHARS).as_deref(),
+            title_of(yup).as_deref(),
             Some("Check out the relevant part of our `CONTRIBUTING.md`")
         );
         let angular = "Minor comment: may be add a comma at the end of last line - the code should be auto re-formatted to have each error code on its own line.";
