@@ -220,6 +220,25 @@ fn reread(
     })
 }
 
+/// `records` of several repositories as the comments of one, named `name`: how the analysis holds
+/// at a size no single repository of the corpus has. A pull request keeps its number with the
+/// position of its repository in `repos` as millions, so two repositories' PRs stay apart.
+pub fn pool(records: &[&Record], repos: &[&str], name: &str) -> Vec<Record> {
+    records
+        .iter()
+        .map(|&record| {
+            let at = repos
+                .iter()
+                .position(|r| *r == record.repo)
+                .unwrap_or(repos.len());
+            let mut pooled = record.clone();
+            pooled.pr += 1_000_000 * (at as i64 + 1);
+            pooled.repo = name.to_string();
+            pooled
+        })
+        .collect()
+}
+
 /// The records as a `--reviews` file.
 fn reviews_file(records: &[&Record]) -> Result<String> {
     let mut text = String::new();

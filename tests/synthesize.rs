@@ -1468,6 +1468,50 @@ fn a_finding_s_dates_are_those_of_the_comments_it_cites() {
 }
 
 #[test]
+fn a_theme_holding_two_lessons_gives_a_finding_for_each() {
+    // Beside them vault-0052 and vault-0094, verbatim: in a large repository one theme can hold
+    // both lessons, each raised on two pull requests.
+    let [first, second] = UPDATE_THIS_COMMENT;
+    let remarks = [
+        first,
+        second,
+        (
+            3,
+            5_206,
+            "chrishoffman",
+            Label::Performance,
+            Some("vault/barrier_aes_gcm.go"),
+            "I think this should still be a RLock.  I believe there is no update to what this lock is protecting.",
+        ),
+        (
+            4,
+            2_919,
+            "chrishoffman",
+            Label::Convention,
+            Some("vault/router.go"),
+            "You should just `defer` the `RUnlock` instead of unlocking on all return paths.",
+        ),
+    ];
+    let findings = findings_on_one_theme("hashicorp/vault", &["update", "comment"], &remarks);
+    let cited: Vec<(&str, Vec<&str>)> = findings
+        .iter()
+        .map(|f| {
+            let ids = f.evidence.iter().map(|e| e.id.as_str()).collect();
+            (f.title.as_str(), ids)
+        })
+        .collect();
+    assert_eq!(
+        cited,
+        [
+            ("Update this comment", vec!["1", "2"]),
+            ("This should still be a RLock", vec!["3", "4"]),
+        ],
+        "{findings:#?}"
+    );
+    assert_ne!(findings[0].id, findings[1].id);
+}
+
+#[test]
 fn a_lesson_in_common_words_is_echoed_by_a_remark_saying_them_all() {
     let mut remarks = UPDATE_THIS_COMMENT;
     let terms = &["update", "comment"];

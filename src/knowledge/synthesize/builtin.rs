@@ -113,14 +113,25 @@ pub fn synthesize(input: &Input<'_>) -> Synthesis {
         if 2 * teaching.len() < theme.members.len() {
             continue;
         }
-        let citable = context.citable(theme, &teaching);
         // A theme none of whose sentences states a lesson that comments of two pull requests
-        // echo has nothing a maintainer could sign.
-        let Some((lesson, members)) = context.echoing(theme, &citable) else {
-            continue;
-        };
-        findings.extend(context.theme_finding(theme, &lesson, &members));
-        findings.extend(context.focus_findings(theme, &members));
+        // echo has nothing a maintainer could sign. One can hold more than one (in a large
+        // repository, a lesson about locks beside one about comments): each lesson that the
+        // members the lessons before it left echo on two pull requests is a finding of its own.
+        // The first keeps the theme's finding id; the others add their most central comment's.
+        let mut rest = context.citable(theme, &teaching);
+        let mut found = 0;
+        while let Some((lesson, members)) = context.echoing(theme, &rest) {
+            let id = match found {
+                0 => theme_finding_id(&theme.id),
+                _ => format!("{}-{}", theme_finding_id(&theme.id), members[0].id),
+            };
+            findings.extend(context.theme_finding(theme, id, &lesson, &members));
+            if found == 0 {
+                findings.extend(context.focus_findings(theme, &members));
+            }
+            rest.retain(|c| !members.iter().any(|m| m.id == c.id));
+            found += 1;
+        }
     }
     findings.extend(context.hotspot_findings());
     findings.extend(context.revert_findings());
@@ -247,6 +258,7 @@ impl<'a> Context<'a> {
     fn theme_finding(
         &self,
         theme: &Theme,
+        id: String,
         lesson: &str,
         members: &[&SourceComment],
     ) -> Option<Finding> {
@@ -322,7 +334,7 @@ impl<'a> Context<'a> {
         let mut evidence = comment_evidence(members, COMMENTS_PER_FINDING);
         evidence.extend(signals);
         Some(Finding {
-            id: theme_finding_id(&theme.id),
+            id,
             category,
             severity,
             title: lesson.to_string(),
