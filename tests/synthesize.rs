@@ -1468,6 +1468,46 @@ fn a_finding_s_dates_are_those_of_the_comments_it_cites() {
 }
 
 #[test]
+fn a_finding_cites_the_comment_its_title_is_taken_from() {
+    // prettier-0105, prettier-0107 (the same PR, both without a file) and prettier-0113,
+    // verbatim: the title comes from the second, which a PR's first comment used to stand for.
+    let remarks = [
+        (
+            1,
+            8_942,
+            "fisker",
+            Label::Testing,
+            None,
+            "I think this won't be nessary, `babel-flow` and `babel-ts` are just babel, `babel-ts` add extra `typescript` plugin.  `babel-flow` even the same as `babel` because `babel` enable `flow` too, unless there are conflicts, they all the same in this test. You can check `parser-babel.js`",
+        ),
+        (
+            2,
+            8_942,
+            "fisker",
+            Label::Testing,
+            None,
+            "If you really want do something like this, I hava a  suggest\n\nDo it in `tests_config/run_spec.js`.\n\nIf `babel` include, add `babel-flow` `babel-ts`.\nIf `flow` include, add `babel-flow`(I was planning to do this).\nSame for `typescript`\n\nI don't what the results, but some tests should fail.",
+        ),
+        (
+            3,
+            10_324,
+            "fisker",
+            Label::Documentation,
+            None,
+            "One more thing, please metion that `babel-ts` parser will be tested when `typescript` appears, and when `babel` parser is tested in `tests/js/` `espree` and `meriyah` will be tested too.",
+        ),
+    ];
+    let findings = findings_on_one_theme("prettier/prettier", &["babel", "flow"], &remarks);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_eq!(
+        findings[0].title,
+        "Add `babel-flow` `babel-ts` if `babel` include"
+    );
+    let cited: Vec<&str> = findings[0].evidence.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(cited, ["2", "3"]);
+}
+
+#[test]
 fn a_theme_holding_two_lessons_gives_a_finding_for_each() {
     // Beside them vault-0052 and vault-0094, verbatim: in a large repository one theme can hold
     // both lessons, each raised on two pull requests.

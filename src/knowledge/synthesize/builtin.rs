@@ -422,7 +422,7 @@ impl<'a> Context<'a> {
                 claim.retain(|w| {
                     GENERIC_WORDS.binary_search(&w.as_str()).is_err() && !self.project.contains(w)
                 });
-                let echoing: Vec<&SourceComment> = members
+                let mut echoing: Vec<&SourceComment> = members
                     .iter()
                     .zip(&said)
                     .enumerate()
@@ -433,6 +433,8 @@ impl<'a> Context<'a> {
                     })
                     .map(|(_, (c, _))| *c)
                     .collect();
+                // The comment the lesson is taken from is cited first, so its PR is shown by it.
+                echoing.sort_by_key(|c| c.id != members[source].id);
                 let prs: HashSet<i64> = echoing.iter().map(|c| c.pr_number).collect();
                 (prs.len() >= 2).then_some((lesson, echoing))
             })
