@@ -117,7 +117,8 @@ pub fn synthesize(input: &Input<'_>) -> Synthesis {
         // echo has nothing a maintainer could sign. One can hold more than one (in a large
         // repository, a lesson about locks beside one about comments): each lesson that the
         // members the lessons before it left echo on two pull requests is a finding of its own.
-        // The first keeps the theme's finding id; the others add their most central comment's.
+        // The first keeps the theme's finding id; the others add the id of the comment their
+        // title is taken from.
         let mut rest = context.citable(theme, &teaching);
         let mut found = 0;
         while let Some((lesson, members)) = context.echoing(theme, &rest) {
