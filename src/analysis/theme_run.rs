@@ -183,8 +183,10 @@ fn analyse(
         .iter()
         .map(|comment| (comment.kind.as_str(), comment.github_id))
         .collect();
-    let vectors = vectors.unwrap_or_else(|| model.vectors());
-    let mut clustering = cluster(&keys, &vectors, Params::default());
+    let mut clustering = match vectors {
+        Some(vectors) => cluster(&keys, &vectors, Params::default()),
+        None => cluster(&keys, &model.vectors(), Params::default()),
+    };
     recurring_only(&mut clustering, &corpus);
     let positions: Vec<Vec<usize>> = clustering
         .clusters

@@ -11,8 +11,9 @@
 mod knn;
 mod linkage;
 mod parallel;
+mod point;
 
-use crate::knowledge::embed::Vector;
+pub use point::Point;
 
 /// Clustering parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -48,12 +49,12 @@ pub struct Clustering {
     pub noise: Vec<usize>,
 }
 
-/// Clusters L2-normalised `vectors`; `keys[i]` identifies `vectors[i]` (unique, e.g. comment
-/// ids) and fixes the processing order. Returned indices are input positions.
-pub fn cluster<K: Ord>(keys: &[K], vectors: &[Vector], params: Params) -> Clustering {
+/// Clusters embeddings of at most unit length; `keys[i]` identifies `vectors[i]` (unique, e.g.
+/// comment ids) and fixes the processing order. Returned indices are input positions.
+pub fn cluster<K: Ord, P: Point>(keys: &[K], vectors: &[P], params: Params) -> Clustering {
     let mut order: Vec<usize> = (0..vectors.len().min(keys.len())).collect();
     order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
-    let points: Vec<&[f32]> = order.iter().map(|&i| vectors[i].as_slice()).collect();
+    let points: Vec<&P> = order.iter().map(|&i| &vectors[i]).collect();
     let leaves = linkage::clusters(&points, params.min_similarity);
     let mut clustered = vec![false; points.len()];
     let clusters = leaves
@@ -76,17 +77,14 @@ pub fn cluster<K: Ord>(keys: &[K], vectors: &[Vector], params: Params) -> Cluste
 
 /// For unit vectors, the summed cosine distance of `x` to the members is `m - x·Σ`, so the
 /// medoid is the member with the largest dot product with the members' sum.
-fn medoid(points: &[&[f32]], members: &[u32]) -> u32 {
-    let dimension = points.first().map_or(0, |p| p.len());
-    let mut sum = vec![0.0_f32; dimension];
+fn medoid<P: Point>(points: &[&P], members: &[u32]) -> u32 {
+    let mut sum = P::default();
     for &m in members {
-        sum.iter_mut()
-            .zip(points[m as usize])
-            .for_each(|(s, x)| *s += x);
+        sum.add(points[m as usize]);
     }
     let mut best = (f32::NEG_INFINITY, 0);
     for &m in members {
-        let score = knn::dot(points[m as usize], &sum);
+        let score = points[m as usize].dot(&sum);
         if score > best.0 {
             best = (score, m);
         }
@@ -97,6 +95,7 @@ fn medoid(points: &[&[f32]], members: &[u32]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::knowledge::embed::Vector;
 
     /// `per_group` unit vectors in a small random cloud around each of `groups` axes (which
     /// share a common component, like themes share vocabulary), plus `noise` vectors on axes of
@@ -170,7 +169,7 @@ mod tests {
     fn tiny_and_degenerate_inputs_are_all_noise() {
         let none: Vec<Vector> = Vec::new();
         assert_eq!(
-            cluster::<u32>(&[], &none, Params::default()),
+            cluster::<u32, Vector>(&[], &none, Params::default()),
             Clustering::default()
         );
         let zeros = vec![vec![0.0; 4]; 3];

@@ -1,29 +1,27 @@
 //! The built-in embedder (behaviour §3.1): TF-IDF over code-aware tokens, fitted on the corpus being
-//! analysed, folded into a dense vector by signed feature hashing.
+//! analysed, folded into sparse vectors by signed feature hashing.
 //!
 //! Terms are lower-cased words (identifiers split at `_`, `-` and camelCase humps, the whole
 //! identifier kept as a term too), a crude plural folding, review vocabulary folded onto concepts
 //! ([`super::concepts`]), English and review stopwords removed,
 //! plus bigrams of neighbouring words and, for inline comments, the directory at reduced weight.
 //! Terms seen in a single comment are dropped: they cannot make two comments alike.
-//! Each term adds `(1 + ln tf) · idf` to dimension `fnv1a(term) mod DIMENSION` with a sign from
-//! another bit of the same hash. Vectors are L2-normalised over all of a comment's terms, the dropped
-//! ones included, so a vector's norm is at most 1 and two comments that share one word among many
-//! are not alike. The hash is FNV-1a, written
-//! here, so vectors do not change with the Rust release. A vector depends only on its comment
-//! and on the multiset of comments, never on their order.
+//! Each term adds `(1 + ln tf) · idf` to component `fnv1a(term) mod dimension` with a sign from
+//! another bit of the same hash; the dimension grows with the terms kept (at least one component
+//! per term), so hashing collisions do not grow with the corpus. Vectors are L2-normalised over
+//! all of a comment's terms, the dropped ones included, so a vector's norm is at most 1 and two
+//! comments that share one word among many are not alike. The hash is FNV-1a, written here, so
+//! vectors do not change with the Rust release. A vector depends only on its comment and on the
+//! multiset of comments, never on their order.
 
 use std::collections::{HashMap, HashSet};
 
 use super::concepts::concept_of;
-use super::{Prepared, Vector};
+use super::{Prepared, SparseVector};
 
-/// Dimension (number of f32 components) of built-in vectors: 100,000 vectors stay near 100 MB.
-/// Hashing collisions make pairs alike that share no term: about 1 in 11 of the pairs at the
-/// theme threshold in a corpus repository of a hundred comments, most of them among 2,000
-/// (design.md, "Themes at a size no corpus repository has").
-pub const DIMENSION: usize = 256;
-
+/// Fewest components (count) of a vector. The training split's repositories keep 19 to 198
+/// terms each, so their vectors have this many, as when the theme threshold was chosen there.
+const MIN_DIMENSION: usize = 256;
 /// Weight (unitless, relative to a word) of the directory term: a hint, not a topic.
 const DIRECTORY_WEIGHT: f32 = 0.5;
 /// Weight (unitless, relative to a word) of a bigram: it repeats two words already counted.
@@ -134,19 +132,35 @@ impl TfIdf {
         TfIdf { terms, documents }
     }
 
-    /// The dense vector of every comment, in input order.
-    pub fn vectors(&self) -> Vec<Vector> {
-        let buckets: Vec<(usize, f32)> = self.terms.iter().map(|(text, _)| bucket(text)).collect();
+    /// The vector of every comment, in input order.
+    pub fn vectors(&self) -> Vec<SparseVector> {
+        let dimension = dimension_for(self.terms.len());
+        let buckets: Vec<(u32, f32)> = self
+            .terms
+            .iter()
+            .map(|(text, _)| bucket(text, dimension))
+            .collect();
         self.documents
             .iter()
             .map(|sparse| {
-                let mut vector = vec![0.0_f32; DIMENSION];
-                for &(id, weight) in sparse {
-                    let (dimension, sign) = buckets[id as usize];
-                    vector[dimension] += sign * weight;
-                }
-                fold_collisions(&mut vector, sparse);
-                vector
+                let mut hashed: Vec<(u32, f32)> = sparse
+                    .iter()
+                    .map(|&(id, weight)| {
+                        let (component, sign) = buckets[id as usize];
+                        (component, sign * weight)
+                    })
+                    .collect();
+                // Stable: a component's terms are summed in term order.
+                hashed.sort_by_key(|&(component, _)| component);
+                hashed.dedup_by(|next, kept| {
+                    let same = next.0 == kept.0;
+                    if same {
+                        kept.1 += next.1;
+                    }
+                    same
+                });
+                fold_collisions(&mut hashed, sparse);
+                SparseVector(hashed)
             })
             .collect()
     }
@@ -308,30 +322,35 @@ fn fold_plural(word: &mut String) {
     }
 }
 
-fn is_number(word: &str) -> bool {
-    word.chars().all(|c| c.is_ascii_digit())
+/// Components (count) of the vectors of a corpus whose vocabulary keeps `terms` terms: at least
+/// one per term, so collisions stay as rare at 100,000 comments as at a hundred.
+fn dimension_for(terms: usize) -> usize {
+    terms.next_power_of_two().max(MIN_DIMENSION)
 }
 
-/// The dimension and sign of a term: FNV-1a (64-bit), low bits pick the dimension, the top bit
+/// The component and sign of a term: FNV-1a (64-bit), low bits pick the component, the top bit
 /// the sign, so colliding terms cancel out on average instead of adding up.
-fn bucket(term: &str) -> (usize, f32) {
+fn bucket(term: &str, dimension: usize) -> (u32, f32) {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in term.bytes() {
         hash ^= u64::from(byte);
         hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
     }
     let sign = if hash >> 63 == 0 { 1.0 } else { -1.0 };
-    ((hash % DIMENSION as u64) as usize, sign)
+    ((hash % dimension as u64) as u32, sign)
 }
 
-/// Scales a hashed vector back to the norm of its sparse terms (at most 1), which hash
-/// collisions change.
-fn fold_collisions(vector: &mut [f32], sparse: &[(u32, f32)]) {
-    let wanted = sparse.iter().map(|(_, w)| w * w).sum::<f32>().sqrt();
-    let norm = vector.iter().map(|v| v * v).sum::<f32>().sqrt();
+/// Scales a hashed vector back to the norm of its terms (at most 1), which collisions change.
+fn fold_collisions(hashed: &mut [(u32, f32)], terms: &[(u32, f32)]) {
+    let wanted = terms.iter().map(|(_, w)| w * w).sum::<f32>().sqrt();
+    let norm = hashed.iter().map(|(_, v)| v * v).sum::<f32>().sqrt();
     if norm > 0.0 {
-        vector.iter_mut().for_each(|v| *v *= wanted / norm);
+        hashed.iter_mut().for_each(|(_, v)| *v *= wanted / norm);
     }
+}
+
+fn is_number(word: &str) -> bool {
+    word.chars().all(|c| c.is_ascii_digit())
 }
 
 #[cfg(test)]
@@ -388,7 +407,7 @@ mod tests {
             "unwrap panics",
         ]));
         let v = model.vectors();
-        let dot = |a: &Vector, b: &Vector| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
+        let dot = |a: &SparseVector, b: &SparseVector| a.dot(b);
         // Every term of the last comment is shared: unit length. The first has terms of its own,
         // which are dropped but keep their share of the norm.
         assert!((dot(&v[4], &v[4]) - 1.0).abs() < 1e-5);
@@ -433,5 +452,44 @@ mod tests {
             "```suggestion\ninto a `Duration` struct, although one can also be given directly:\n```",
         );
         assert!(rule.is_disjoint(&suggestion), "{rule:?} {suggestion:?}");
+    }
+
+    #[test]
+    fn comments_sharing_no_word_stay_apart_in_a_large_vocabulary() {
+        // 2,000 comments of 10 words each from 5,000 words, so nearly every word is kept: at a
+        // fixed 256 components, a third of the pairs that share no word would collide.
+        let mut state = 11_u64;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            (state >> 33) as usize
+        };
+        let bodies: Vec<Vec<String>> = (0..2000)
+            .map(|_| (0..10).map(|_| format!("w{}x", next() % 5000)).collect())
+            .collect();
+        let prepared: Vec<Prepared> = bodies
+            .iter()
+            .map(|words| Prepared {
+                text: words.join(". "),
+                directory: None,
+            })
+            .collect();
+        let model = TfIdf::fit(&prepared);
+        assert!(model.terms.len() > 4000, "{}", model.terms.len());
+        let vectors = model.vectors();
+        let (mut apart, mut touching) = (0, 0);
+        for a in 0..bodies.len() {
+            for b in a + 1..(a + 50).min(bodies.len()) {
+                if bodies[a].iter().any(|w| bodies[b].contains(w)) {
+                    continue;
+                }
+                apart += 1;
+                if vectors[a].dot(&vectors[b]).abs() > 1e-6 {
+                    touching += 1;
+                }
+            }
+        }
+        assert!(touching * 50 < apart, "{touching} of {apart} pairs touch");
     }
 }

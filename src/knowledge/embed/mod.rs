@@ -1,12 +1,37 @@
 //! Embeddings of review comments for clustering (behaviour §3.1): the text an embedder sees, and the
-//! vector type every embedder produces. The built-in embedder is [`builtin`].
+//! vector types the embedders produce. The built-in embedder is [`builtin`].
 
 pub mod builtin;
 mod concepts;
 pub mod remote;
 
-/// A dense embedding. Built-in vectors are L2-normalised, so cosine similarity is a dot product.
+/// A dense embedding (a remote model's), L2-normalised, so cosine similarity is a dot product.
 pub type Vector = Vec<f32>;
+
+/// A sparse embedding (the built-in one's): `(component, weight)` sorted by component, of at most
+/// unit length, so cosine similarity is a dot product over the components two embeddings share.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SparseVector(pub Vec<(u32, f32)>);
+
+impl SparseVector {
+    /// Dot product, summed in component order over the components both have.
+    pub fn dot(&self, other: &SparseVector) -> f32 {
+        let (x, y) = (&self.0, &other.0);
+        let (mut i, mut j, mut sum) = (0, 0, 0.0);
+        while i < x.len() && j < y.len() {
+            match x[i].0.cmp(&y[j].0) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    sum += x[i].1 * y[j].1;
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        sum
+    }
+}
 
 /// What an embedder embeds for one comment.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
