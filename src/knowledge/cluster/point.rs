@@ -16,6 +16,10 @@ const PROJECTION_DIMENSION: usize = 256;
 pub trait Point: Default + Send + Sync {
     /// Dot product: the cosine similarity of two embeddings, or of a group's sums.
     fn dot(&self, other: &Self) -> f32;
+    /// The dot products with each of `others`, in order: what comparing all pairs needs.
+    fn dots(&self, others: &[&Self]) -> Vec<f32> {
+        others.iter().map(|other| self.dot(other)).collect()
+    }
     /// Adds `other` to `self`, component by component.
     fn add(&mut self, other: &Self);
     /// A dense form for the random-projection forest, which keeps dot products roughly.
@@ -43,6 +47,28 @@ impl Point for Vector {
 impl Point for SparseVector {
     fn dot(&self, other: &Self) -> f32 {
         SparseVector::dot(self, other)
+    }
+
+    /// `self` spread over a dense row, which each other vector reads at its components: the same
+    /// sums, in the same order, as [`SparseVector::dot`] (the components not shared add zero),
+    /// without a merge per pair.
+    fn dots(&self, others: &[&Self]) -> Vec<f32> {
+        let width = self
+            .0
+            .last()
+            .map_or(0, |&(component, _)| component as usize + 1);
+        let mut row = vec![0.0_f32; width];
+        self.0.iter().for_each(|&(c, x)| row[c as usize] = x);
+        others
+            .iter()
+            .map(|other| {
+                other
+                    .0
+                    .iter()
+                    .map(|&(c, y)| row.get(c as usize).map_or(0.0, |x| x * y))
+                    .sum()
+            })
+            .collect()
     }
 
     fn add(&mut self, other: &Self) {
@@ -107,6 +133,9 @@ mod tests {
         sum.add(&a);
         sum.add(&b);
         assert_eq!(sum.0, [(0, 0.6), (1, 0.5), (3, 1.3), (7, 0.5)]);
+        let others = [&b, &sum, &SparseVector::default()];
+        let one_by_one: Vec<f32> = others.iter().map(|o| a.dot(o)).collect();
+        assert_eq!(a.dots(&others), one_by_one);
         let projected = a.projection();
         assert_eq!(projected.iter().filter(|x| **x != 0.0).count(), 2);
     }
