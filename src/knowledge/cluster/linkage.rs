@@ -94,18 +94,10 @@ struct Sets<P> {
 
 impl<P: Point> Sets<P> {
     fn new(points: &[&P]) -> Sets<P> {
-        let sum = points
-            .iter()
-            .map(|&p| {
-                let mut sum = P::default();
-                sum.add(p);
-                sum
-            })
-            .collect();
         Sets {
             parent: (0..points.len() as u32).collect(),
             size: vec![1; points.len()],
-            sum,
+            sum: points.iter().map(|&p| p.clone()).collect(),
         }
     }
 

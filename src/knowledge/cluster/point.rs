@@ -13,7 +13,7 @@ use crate::knowledge::embed::{SparseVector, Vector};
 const PROJECTION_DIMENSION: usize = 256;
 
 /// An embedding the clustering can compare, sum and project.
-pub trait Point: Default + Send + Sync {
+pub trait Point: Clone + Default + Send + Sync {
     /// Dot product: the cosine similarity of two embeddings, or of a group's sums.
     fn dot(&self, other: &Self) -> f32;
     /// The dot products with each of `others`, in order: what comparing all pairs needs.
@@ -72,32 +72,8 @@ impl Point for SparseVector {
     }
 
     fn add(&mut self, other: &Self) {
-        let (x, y) = (&self.0, &other.0);
-        let mut merged = Vec::with_capacity(x.len() + y.len());
-        let (mut i, mut j) = (0, 0);
-        while i < x.len() || j < y.len() {
-            let order = match (x.get(i), y.get(j)) {
-                (Some(a), Some(b)) => a.0.cmp(&b.0),
-                (Some(_), None) => std::cmp::Ordering::Less,
-                _ => std::cmp::Ordering::Greater,
-            };
-            match order {
-                std::cmp::Ordering::Less => {
-                    merged.push(x[i]);
-                    i += 1;
-                }
-                std::cmp::Ordering::Greater => {
-                    merged.push(y[j]);
-                    j += 1;
-                }
-                std::cmp::Ordering::Equal => {
-                    merged.push((x[i].0, x[i].1 + y[j].1));
-                    i += 1;
-                    j += 1;
-                }
-            }
-        }
-        self.0 = merged;
+        let entries = std::mem::take(&mut self.0);
+        *self = SparseVector::summed(entries.into_iter().chain(other.0.iter().copied()).collect());
     }
 
     /// Signed feature hashing of the components: colliding ones cancel out on average.

@@ -143,24 +143,18 @@ impl TfIdf {
         self.documents
             .iter()
             .map(|sparse| {
-                let mut hashed: Vec<(u32, f32)> = sparse
-                    .iter()
-                    .map(|&(id, weight)| {
-                        let (component, sign) = buckets[id as usize];
-                        (component, sign * weight)
-                    })
-                    .collect();
-                // Stable: a component's terms are summed in term order.
-                hashed.sort_by_key(|&(component, _)| component);
-                hashed.dedup_by(|next, kept| {
-                    let same = next.0 == kept.0;
-                    if same {
-                        kept.1 += next.1;
-                    }
-                    same
-                });
-                fold_collisions(&mut hashed, sparse);
-                SparseVector(hashed)
+                // A component's terms are summed in term order.
+                let mut hashed = SparseVector::summed(
+                    sparse
+                        .iter()
+                        .map(|&(id, weight)| {
+                            let (component, sign) = buckets[id as usize];
+                            (component, sign * weight)
+                        })
+                        .collect(),
+                );
+                fold_collisions(&mut hashed.0, sparse);
+                hashed
             })
             .collect()
     }

@@ -14,6 +14,20 @@ pub type Vector = Vec<f32>;
 pub struct SparseVector(pub Vec<(u32, f32)>);
 
 impl SparseVector {
+    /// The vector of `entries` in any component order, the weights of equal components summed
+    /// in the order given.
+    pub fn summed(mut entries: Vec<(u32, f32)>) -> SparseVector {
+        entries.sort_by_key(|&(component, _)| component); // stable
+        entries.dedup_by(|next, kept| {
+            let same = next.0 == kept.0;
+            if same {
+                kept.1 += next.1;
+            }
+            same
+        });
+        SparseVector(entries)
+    }
+
     /// Dot product, summed in component order over the components both have.
     pub fn dot(&self, other: &SparseVector) -> f32 {
         let (x, y) = (&self.0, &other.0);
