@@ -4,6 +4,7 @@
 
 mod commands;
 mod norms;
+mod objection;
 mod process;
 mod tool_notices;
 mod trivial;
@@ -114,6 +115,7 @@ pub fn revision() -> &'static str {
             include_str!("mod.rs"),
             include_str!("commands.rs"),
             include_str!("norms.rs"),
+            include_str!("objection.rs"),
             include_str!("process.rs"),
             include_str!("tool_notices.rs"),
             include_str!("trivial.rs"),
@@ -179,8 +181,10 @@ impl NoiseRules {
     /// The noise class of a comment by `author` whose analysable text is `text`: a tool's
     /// notice posted through a person's account is a bot's.
     /// `by_pr_author`: the author opened the pull request; `content_free`: the noise model's
-    /// verdict on the text ([`crate::knowledge::classify::builtin::Reading`]). A statement of
-    /// the project's norms ("we don't accept cosmetic changes") is never content-free.
+    /// verdict on the text ([`crate::knowledge::classify::builtin::Reading`]), which does not
+    /// stand against a reviewer's objection to the code ("Thanks! But this leaks …"). A
+    /// statement of the project's norms ("we don't accept cosmetic changes") is never
+    /// content-free.
     pub fn classify(
         &self,
         author: &Author,
@@ -188,11 +192,14 @@ impl NoiseRules {
         by_pr_author: bool,
         content_free: bool,
     ) -> Option<Noise> {
+        // A PR author's "but this …" defends or explains their change, as their other replies do.
+        let model_says_trivial =
+            content_free && (by_pr_author || !objection::objects_to_the_code(text));
         if self.is_own(author) {
             Some(Noise::Own)
         } else if self.is_bot(author) || tool_notices::is_tool_notice(text) {
             Some(Noise::Bot)
-        } else if ((content_free || is_trivial(text, by_pr_author, &[]))
+        } else if ((model_says_trivial || is_trivial(text, by_pr_author, &[]))
             && !norms::states_a_norm(text))
             || process::is_agreement_notice(text)
             || process::is_first_contribution_thanks(text)
@@ -314,6 +321,22 @@ mod tests {
         assert_eq!(
             rules.classify(&user("alice"), "this leaks the file handle", false, false),
             None
+        );
+    }
+
+    #[test]
+    fn the_noise_model_does_not_overrule_a_reviewers_objection() {
+        let rules = NoiseRules::new(None, None, &[]);
+        let objection = "Thanks! But this leaks the handle when the connection drops.";
+        assert_eq!(rules.classify(&user("alice"), objection, false, true), None);
+        // The PR author's own "but this …" stays the model's call.
+        assert_eq!(
+            rules.classify(&user("alice"), objection, true, true),
+            Some(Noise::Trivial)
+        );
+        assert_eq!(
+            rules.classify(&user("alice"), "Thanks, looks good!", false, true),
+            Some(Noise::Trivial)
         );
     }
 
