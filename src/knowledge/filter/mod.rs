@@ -4,8 +4,8 @@
 
 mod commands;
 mod norms;
-mod objection;
 mod process;
+mod remarks;
 mod tool_notices;
 mod trivial;
 
@@ -115,8 +115,8 @@ pub fn revision() -> &'static str {
             include_str!("mod.rs"),
             include_str!("commands.rs"),
             include_str!("norms.rs"),
-            include_str!("objection.rs"),
             include_str!("process.rs"),
+            include_str!("remarks.rs"),
             include_str!("tool_notices.rs"),
             include_str!("trivial.rs"),
         ] {
@@ -182,7 +182,7 @@ impl NoiseRules {
     /// notice posted through a person's account is a bot's.
     /// `by_pr_author`: the author opened the pull request; `content_free`: the noise model's
     /// verdict on the text ([`crate::knowledge::classify::builtin::Reading`]), which does not
-    /// stand against a reviewer's objection to the code ("Thanks! But this leaks …"). A
+    /// stand against a reviewer's remark on the code ("Thanks! But this leaks …", "Typo: …"). A
     /// statement of the project's norms ("we don't accept cosmetic changes") is never
     /// content-free.
     pub fn classify(
@@ -194,7 +194,7 @@ impl NoiseRules {
     ) -> Option<Noise> {
         // A PR author's "but this …" defends or explains their change, as their other replies do.
         let model_says_trivial =
-            content_free && (by_pr_author || !objection::objects_to_the_code(text));
+            content_free && (by_pr_author || !remarks::remarks_on_the_code(text));
         if self.is_own(author) {
             Some(Noise::Own)
         } else if self.is_bot(author) || tool_notices::is_tool_notice(text) {
@@ -325,7 +325,7 @@ mod tests {
     }
 
     #[test]
-    fn the_noise_model_does_not_overrule_a_reviewers_objection() {
+    fn the_noise_model_does_not_overrule_a_reviewers_remark_on_the_code() {
         let rules = NoiseRules::new(None, None, &[]);
         let objection = "Thanks! But this leaks the handle when the connection drops.";
         assert_eq!(rules.classify(&user("alice"), objection, false, true), None);
@@ -333,6 +333,10 @@ mod tests {
         assert_eq!(
             rules.classify(&user("alice"), objection, true, true),
             Some(Noise::Trivial)
+        );
+        assert_eq!(
+            rules.classify(&user("alice"), "Typo: recieve", false, true),
+            None
         );
         assert_eq!(
             rules.classify(&user("alice"), "Thanks, looks good!", false, true),

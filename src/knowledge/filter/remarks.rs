@@ -1,7 +1,7 @@
-//! Objections: after thanks or an approval, "but" or "however" and a clause about the code
-//! ("Thanks! But this leaks the handle when the connection drops.", "Yes, but the locks are
-//! different"). Whatever came first, such a comment says something: the noise model's verdict
-//! that it is content-free does not stand.
+//! Remarks on the code that the noise model's verdict alone cannot make content-free, however
+//! few their words or politely wrapped: an objection after thanks or an approval ("Thanks! But
+//! this leaks the handle when the connection drops.", "Yes, but the locks are different") and a
+//! typo pointed out ("Typo: recieve", the labelling guide's nitpick).
 
 use super::trivial::is_trivial;
 
@@ -10,10 +10,22 @@ const SUBJECTS: &[&str] = &["this", "the", "that", "these", "those"];
 /// The fewest words of that clause, its subject included.
 const MIN_WORDS: usize = 4;
 
+/// Whether `text` objects to the code or points out a typo.
+pub fn remarks_on_the_code(text: &str) -> bool {
+    objects_to_the_code(text) || points_out_a_typo(text)
+}
+
+/// Whether `text` opens by pointing out a typo: "typo:" or "typo in" ("Typo: recieve", "typo in
+/// the docstring"), not an apology for one ("bad typo").
+fn points_out_a_typo(text: &str) -> bool {
+    let lower = text.trim_start().to_lowercase();
+    lower.starts_with("typo:") || lower.starts_with("typo in ")
+}
+
 /// Whether `text`'s first "but" or "however" opens a clause of [`MIN_WORDS`] words or more whose
 /// first word is one of [`SUBJECTS`] and that is not itself content-free ("…, but the PR is
 /// good. Thank you!").
-pub fn objects_to_the_code(text: &str) -> bool {
+fn objects_to_the_code(text: &str) -> bool {
     let words: Vec<&str> = text.split_whitespace().collect();
     let bare = |word: &str| {
         word.trim_matches(|c: char| !c.is_alphanumeric())
@@ -45,6 +57,15 @@ mod tests {
         ] {
             assert!(objects_to_the_code(text), "{text}");
         }
+    }
+
+    #[test]
+    fn a_typo_pointed_out_is_a_remark_an_apology_for_one_is_not() {
+        assert!(remarks_on_the_code("Typo: recieve"));
+        assert!(remarks_on_the_code("typo in the docstring"));
+        // ansible/ansible, verbatim (ansible-0005).
+        assert!(!remarks_on_the_code("autch... bad typo."));
+        assert!(!remarks_on_the_code("Typos fixed."));
     }
 
     #[test]
