@@ -192,7 +192,8 @@ impl NoiseRules {
         by_pr_author: bool,
         content_free: bool,
     ) -> Option<Noise> {
-        // A PR author's "but this …" defends or explains their change, as their other replies do.
+        // A PR author's own "But this is …" or "typo in the branch name" stays the model's call:
+        // it defends or explains their change, as their other replies do.
         let model_says_trivial =
             content_free && (by_pr_author || !remarks::remarks_on_the_code(text));
         if self.is_own(author) {
