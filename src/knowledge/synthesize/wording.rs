@@ -1048,7 +1048,8 @@ fn suggestion(sentence: &str) -> Option<String> {
         .or_else(|| (verb == "be").then(|| format!("This should {rest}")))
 }
 
-/// `text` after the emoji codes (`:+1:`, `:tada:`) and emoji that open it, when any does.
+/// `text` after the emoji codes (`:+1:`, `:tada:`), smileys (`:-)`) and emoji that open it, when
+/// any does.
 fn without_leading_emoji(text: &str) -> Option<&str> {
     let mut rest = text;
     loop {
@@ -1061,7 +1062,13 @@ fn without_leading_emoji(text: &str) -> Option<&str> {
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '-')))
             .then(|| &after[end + 1..])
         });
-        let trimmed = match code {
+        let smiley = || {
+            SMILEYS.iter().find_map(|smiley| {
+                rest.strip_prefix(smiley)
+                    .filter(|after| after.is_empty() || after.starts_with(char::is_whitespace))
+            })
+        };
+        let trimmed = match code.or_else(smiley) {
             Some(after) => after,
             None => rest.trim_start_matches(|c: char| !c.is_ascii() && !c.is_alphanumeric()),
         }
@@ -1074,11 +1081,13 @@ fn without_leading_emoji(text: &str) -> Option<&str> {
     (rest.len() < text.len()).then_some(rest)
 }
 
+/// Smileys written in ASCII.
+const SMILEYS: &[&str] = &[
+    ":-)", ":)", ";-)", ";)", ":-(", ":(", ":|", ":-/", ":/", ":D", ":P",
+];
+
 /// `text` without trailing smileys (`:)`, `;-)`, `:|` …) and emoji.
 fn without_smileys(text: &str) -> String {
-    const SMILEYS: &[&str] = &[
-        ":-)", ":)", ";-)", ";)", ":-(", ":(", ":|", ":-/", ":/", ":D", ":P",
-    ];
     let mut text = text.trim_end();
     loop {
         let before = text;
@@ -1288,6 +1297,17 @@ mod tests {
         assert_eq!(without_leading_emoji("🎉 :tada: Nice"), Some("Nice"));
         assert_eq!(without_leading_emoji("Use `:ok` here"), None);
         assert_eq!(without_leading_emoji(":ok = run()"), None);
+    }
+
+    #[test]
+    fn a_smiley_left_by_the_sentence_before_is_no_part_of_the_lesson() {
+        // rubocop's rubocop-0077, verbatim: ":-)" belongs to "Almost.", not to the lesson.
+        assert_eq!(
+            title_of("Almost. :-) Commit message titles should not end with a `.`.").as_deref(),
+            Some("Commit message titles should not end with a `.`")
+        );
+        assert_eq!(without_leading_emoji(":P too"), Some("too"));
+        assert_eq!(without_leading_emoji(":Path is set"), None);
     }
 
     #[test]
