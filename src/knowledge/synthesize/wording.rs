@@ -934,6 +934,20 @@ fn clean(sentence: &str) -> (String, bool) {
             text = imperative(&text);
         }
     }
+    // "You forgot to add yourself …" asks for what should have been done.
+    let lower = text.to_lowercase();
+    if let Some(rest) = lower
+        .strip_prefix("you forgot to ")
+        .map(|_| &text["you forgot to ".len()..])
+    {
+        return (capitalise(rest), true);
+    }
+    if let Some(rest) = lower
+        .strip_prefix("you forgot ")
+        .map(|_| &text["you forgot ".len()..])
+    {
+        return (format!("Don't forget {rest}"), true);
+    }
     (text, request)
 }
 
@@ -1297,6 +1311,23 @@ mod tests {
         assert_eq!(without_leading_emoji("🎉 :tada: Nice"), Some("Nice"));
         assert_eq!(without_leading_emoji("Use `:ok` here"), None);
         assert_eq!(without_leading_emoji(":ok = run()"), None);
+    }
+
+    #[test]
+    fn what_a_contributor_forgot_is_asked_for() {
+        // rubocop's rubocop-0002 and rubocop-0081, verbatim.
+        assert_eq!(
+            title_of("You forgot to add yourself to the bottom of the file.").as_deref(),
+            Some("Add yourself to the bottom of the file")
+        );
+        assert_eq!(
+            title_of("@alexdowad I think you forgot \"Fix\" in one of the commit messages.")
+                .as_deref(),
+            Some("Don't forget \"Fix\" in one of the commit messages")
+        );
+        assert!(states_lesson(
+            "You forgot to add yourself to the bottom of the file."
+        ));
     }
 
     #[test]
