@@ -1118,6 +1118,29 @@ fn a_revert_years_from_any_review_of_its_files_is_no_landmine() {
     assert_eq!(landmines(&a), 1, "reviews of the same weeks corroborate it");
 }
 
+/// ruff's revert of a version bump to `Cargo.toml` was "corroborated" by a question on another
+/// pull request seven weeks later: reviews after a revert are about later changes.
+#[test]
+fn reviews_after_a_revert_do_not_corroborate_it() {
+    let mut a = Analysed::new(false);
+    let first_on_hot = a
+        .comments
+        .values()
+        .filter(|c| c.path.as_deref() == Some(HOT))
+        .map(|c| c.created_at)
+        .min()
+        .expect("comments on the hot file");
+    let landmines = |a: &Analysed| count_of(&a.builtin().findings, "landmine");
+    a.history.reverts = vec![revert(7, first_on_hot - 7 * DAY_S, vec![HOT.into()])];
+    assert_eq!(
+        landmines(&a),
+        0,
+        "every review of the file is a week or more later"
+    );
+    a.history.reverts[0].at = first_on_hot + 7 * DAY_S;
+    assert_eq!(landmines(&a), 1, "a review a week before corroborates it");
+}
+
 /// elixir's revert of "Do not support negative dates on the basic format" was "corroborated" by
 /// a wording suggestion on the same file's moduledoc, a week earlier.
 #[test]

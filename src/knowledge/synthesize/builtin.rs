@@ -31,9 +31,10 @@ const MIN_FRAGILE_FIX_RATIO: f64 = 0.15;
 /// "kept flagging": one discussion in one pull request is no pattern.
 const MIN_HOTSPOT_COMMENTS: usize = 2;
 const MIN_HOTSPOT_PRS: usize = 2;
-/// Days between a review comment and a revert of its file within which the comment can be about
-/// the reverted change (its review, or the talk about taking it back); a remark on the same file
-/// years apart says nothing about it.
+/// Days before a revert of its file within which a review comment can be about the reverted change
+/// (its review, or the talk about taking it back); a remark on the same file years before says
+/// nothing about it, nor does one on a later pull request (ruff's question on moving crates into
+/// the workspace, seven weeks after a version bump to `Cargo.toml` was reverted).
 const REVERT_REVIEW_DAYS: i64 = 60;
 /// Revert landmines (count) kept, the most telling first: beyond a handful they bury the rest.
 const MAX_REVERT_FINDINGS: usize = 5;
@@ -579,10 +580,12 @@ impl<'a> Context<'a> {
         ranked
             .into_iter()
             .filter_map(|(files, reverts)| {
+                // A day's grace after the revert: comment and commit dates come from different
+                // clocks and time zones.
                 let near = |c: &SourceComment| {
-                    reverts
-                        .iter()
-                        .any(|r| (c.created_at - r.at).abs() <= REVERT_REVIEW_DAYS * 86_400)
+                    reverts.iter().any(|r| {
+                        (-86_400..=REVERT_REVIEW_DAYS * 86_400).contains(&(r.at - c.created_at))
+                    })
                 };
                 // A documentation or style remark says nothing of why a change was undone.
                 let comments: Vec<&SourceComment> = files
