@@ -242,7 +242,7 @@ fn backfill_progress_and_an_empty_repository_are_said_plainly() {
 
         > **Still reading past reviews:** 120 of 400 pull requests so far. Findings will fill in as it goes.
 
-        Nothing to report yet: a lesson needs review comments on at least two pull requests, or one comment backed by the git history.
+        Nothing to report yet: a lesson needs review comments that raise it on at least two pull requests, or one comment backed by the git history.
 
         Tick **Dismiss** under a finding to hide it for good (needs write access). Comment `/gitlore refresh` on a pull request to update now, or `/gitlore help` for more.
     "#]].assert_eq(&render_issue(&view));

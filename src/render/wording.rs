@@ -21,8 +21,8 @@ pub const LLM_BUDGET_SPENT: &str = "Today's LLM budget for this repository is sp
      analysis wrote this update. The LLM takes over again tomorrow.";
 
 /// Said when an analysis found nothing worth publishing yet.
-pub const NO_FINDINGS_YET: &str = "Nothing to report yet: a lesson needs review comments on at least \
-     two pull requests, or one comment backed by the git history.";
+pub const NO_FINDINGS_YET: &str = "Nothing to report yet: a lesson needs review comments that raise \
+     it on at least two pull requests, or one comment backed by the git history.";
 
 /// The findings issue's closing lines.
 pub const ISSUE_FOOTER: &str = "Tick **Dismiss** under a finding to hide it for good (needs write \
