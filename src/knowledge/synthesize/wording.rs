@@ -1006,13 +1006,14 @@ fn imperative(text: &str) -> String {
     }
 }
 
-/// Whether `sentence` opens as a reply ("Yes, …", "Right.", "Ok so …").
+/// Whether `sentence` opens as a reply ("Yes, …", "Right.", "Ok so …", "Ah right, …").
 fn is_reply(sentence: &str) -> bool {
     let first = sentence
         .split(|c: char| c.is_whitespace() || ",.!:;".contains(c))
-        .next()
-        .unwrap_or_default()
-        .to_lowercase();
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+        .find(|word| !matches!(word.as_str(), "ah" | "oh" | "aha" | "hmm" | "hm"))
+        .unwrap_or_default();
     REPLY_OPENERS.contains(&first.as_str())
 }
 
@@ -1311,6 +1312,16 @@ mod tests {
         assert_eq!(without_leading_emoji("🎉 :tada: Nice"), Some("Nice"));
         assert_eq!(without_leading_emoji("Use `:ok` here"), None);
         assert_eq!(without_leading_emoji(":ok = run()"), None);
+    }
+
+    #[test]
+    fn a_reply_after_an_interjection_is_still_a_reply() {
+        // airflow's airflow-0019, verbatim: it answers a reviewer, it teaches no one.
+        let reply = "Ah right, read the file name again, needs to be added, just not in this PR \
+                     newsfragment";
+        assert_eq!(title_of(reply), None);
+        assert!(is_reply("Oh, ok so it stays"));
+        assert!(!is_reply("Oh, this one needs a test"));
     }
 
     #[test]
