@@ -935,17 +935,15 @@ fn clean(sentence: &str) -> (String, bool) {
         }
     }
     // "You forgot to add yourself …" asks for what should have been done.
-    let lower = text.to_lowercase();
-    if let Some(rest) = lower
-        .strip_prefix("you forgot to ")
-        .map(|_| &text["you forgot to ".len()..])
-    {
+    let after = |prefix: &str| {
+        text.get(..prefix.len())
+            .filter(|head| head.eq_ignore_ascii_case(prefix))
+            .map(|_| &text[prefix.len()..])
+    };
+    if let Some(rest) = after("you forgot to ") {
         return (capitalise(rest), true);
     }
-    if let Some(rest) = lower
-        .strip_prefix("you forgot ")
-        .map(|_| &text["you forgot ".len()..])
-    {
+    if let Some(rest) = after("you forgot ") {
         return (format!("Don't forget {rest}"), true);
     }
     (text, request)
