@@ -8,6 +8,7 @@ const COMMAND_BOTS: &[&str] = &[
     "bors-servo",
     "homu",
     "rust-timer",
+    "nanosoldier",
     "rustbot",
     "craterbot",
     "dependabot",
@@ -188,6 +189,9 @@ pub fn is_command_line(line: &str, extra: &[String]) -> bool {
             Some((command, reason)) if !reason.contains('(') => command,
             _ => after,
         };
+        if is_code_argument(after) {
+            return true;
+        }
         let unquoted = without_quoted(after);
         let rest: Vec<&str> = unquoted.split_whitespace().collect();
         return rest.len() <= 6
@@ -197,6 +201,23 @@ pub fn is_command_line(line: &str, extra: &[String]) -> bool {
                 .all(|w| is_command_word(w) || is_command_argument(w));
     }
     false
+}
+
+/// What a benchmark bot is given after its name: flags, then at most one inline code span, and
+/// nothing else (`@nanosoldier `runbenchmarks("sort")``, `@EgorBot -amd -windows_x64`, whose
+/// code follows in a fenced block).
+fn is_code_argument(after: &str) -> bool {
+    let (flags, code) = match after.find('`') {
+        Some(start) => (&after[..start], &after[start..]),
+        None => (after, ""),
+    };
+    let flags: Vec<&str> = flags.split_whitespace().collect();
+    let code_span = code.is_empty()
+        || (code.len() > 2 && code.ends_with('`') && code.matches('`').count() == 2);
+    let flags_only = flags
+        .iter()
+        .all(|w| w.starts_with('-') && is_command_argument(w));
+    (!flags.is_empty() || !code.is_empty()) && code_span && flags_only
 }
 
 /// `text` with each `"…"` argument (quotes included) made one word, `"quoted"`, so that the
@@ -370,6 +391,9 @@ mod tests {
             "@bors r- (failed in rollup)",
             "@pytorchbot label \"topic: not user facing\"",
             "@rustbot modify labels: +beta-nominated",
+            // Benchmark bots given code (julia-0026, verbatim; dotnet-0087's first line).
+            "@nanosoldier `runbenchmarks(\"sort\")`",
+            "@EgorBot -amd -windows_x64",
         ] {
             assert!(is_command_line(line, &[]), "{line:?} is a command");
         }
@@ -385,6 +409,9 @@ mod tests {
             "r?",
             "@bors please look at why (the queue) is stuck again and tell me what broke it",
             "@pytorchbot \"merge\" is what I would have expected here, not a new label",
+            "@nanosoldier `runbenchmarks()` keeps failing on the sort suite",
+            "@EgorBot -amd is not what I asked for",
+            "@alice `unwrap` panics here",
         ] {
             assert!(!is_command_line(line, &[]), "{line:?} is not a command");
         }

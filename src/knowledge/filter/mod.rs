@@ -74,6 +74,7 @@ pub const DEFAULT_BOT_LOGINS: &[&str] = &[
     "rust-highfive",
     "rust-timer",
     "rust-log-analyzer",
+    "nanosoldier",
     "mary-poppins",
     "googlebot",
     "google-cla",

@@ -5,7 +5,8 @@
 //! "Backported to `7.x` in 473b47e", "This PR was merged into the repository by commit …") and
 //! pointers to other pull requests ("Superseded by #12", "Closing in favour of #99"), short CI
 //! status lines ("Test failure is unrelated", "Tests are green now") and closing notes for
-//! inactivity ("Closing as stale.") and requests for a review ("Could someone take a look?").
+//! inactivity ("Closing as stale.") and requests for a review ("Could someone take a look?") or
+//! for someone's opinion on the whole ("@laurynmm What do you think?").
 //! A line that is one of them says nothing a reviewer could learn from.
 
 use std::collections::HashMap;
@@ -109,6 +110,7 @@ pub fn is_process_line(line: &str) -> bool {
         || is_lifecycle_remark(&lower, word_count)
         || is_decision_announcement(&lower, word_count)
         || is_merge_request(&lower, word_count)
+        || is_opinion_ping(&lower)
 }
 
 /// The longest line any of the rules that read only short lines reads, in words: they are given
@@ -328,6 +330,32 @@ fn is_review_request(lower: &str, word_count: usize) -> bool {
     }
     REVIEW_REQUESTS.iter().any(|phrase| lower.contains(phrase))
         && !says_any(lower, &[REQUEST_CONTENT])
+}
+
+/// Whole lines that ask someone for their opinion of the pull request as a whole, naming nothing
+/// in it (after the mentions that open them; lower-cased, without the closing `?`).
+const OPINION_PINGS: &[&str] = &[
+    "what do you think",
+    "wdyt",
+    "thoughts",
+    "any thoughts",
+    "are you ok with this",
+    "are you okay with this",
+    "are you fine with this",
+    "does this look ok",
+    "does this look okay",
+    "does this look good",
+    "does this look good to you",
+    "any objections",
+    "anyone feel like looking over this",
+];
+
+/// A line that only asks someone's opinion of the whole pull request: routing, as a review
+/// request is ("@laurynmm What do you think?", "@eviltrout are you ok with this?"). A question
+/// about anything in it ("what do you think of the new flag?") is not one.
+fn is_opinion_ping(lower: &str) -> bool {
+    let asked = lower.trim_end_matches(['?', '.', '!', ' ']);
+    OPINION_PINGS.contains(&asked)
 }
 
 /// Phrases that ask someone to merge or approve the pull request, or say that it is ready for

@@ -408,12 +408,16 @@ pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> 
     let mut had_command = false;
     let mut kept = Vec::new();
     let mut rough_words = 0;
-    for line in text.lines() {
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
         let trimmed = line.trim_start();
         if trimmed.starts_with('>') || is_separator(trimmed) {
             continue;
         }
-        if is_command_line(trimmed, extra_commands) || is_process_line(trimmed) {
+        if is_command_line(trimmed, extra_commands) {
+            had_command = true;
+            skip_code_argument(&mut lines);
+        } else if is_process_line(trimmed) {
             had_command = true;
         } else {
             rough_words += trimmed.split_whitespace().count();
@@ -459,6 +463,23 @@ pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> 
         && opens_acknowledgement(&words)
         && !words.iter().any(|w| CONTENT_MARKERS.contains(w));
     acknowledges || (had_command && words.len() <= 3)
+}
+
+/// Skips a fenced code block that opens on the line after a command: the command's argument, as
+/// the code a benchmark bot is asked to run (`@EgorBot -amd` then ```` ```cs ````).
+fn skip_code_argument(lines: &mut std::iter::Peekable<std::str::Lines>) {
+    if !lines
+        .peek()
+        .is_some_and(|next| next.trim_start().starts_with("```"))
+    {
+        return;
+    }
+    lines.next();
+    for line in lines.by_ref() {
+        if line.trim_start().starts_with("```") {
+            return;
+        }
+    }
 }
 
 /// Whether `words` ask to update, add or fix comments ("Please update comments.", "Can we update
@@ -651,6 +672,13 @@ mod tests {
             "https://github.com/elastic/elasticsearch/issues/8688 is closed",
             "Introduced in https://github.com/grafana/grafana/pull/106433",
             "@elasticmachine run elasticsearch-ci/packaging-tests-unix-sample",
+            // julia-0026, zulip-0077, discourse-0095 and julia-0074, verbatim; dotnet-0087's
+            // command with its code shortened.
+            "@nanosoldier `runbenchmarks(\"sort\")`",
+            "@laurynmm  What do you think?",
+            "@eviltrout are you ok with this?",
+            "Anyone feel like looking over this?",
+            "@EgorBot -amd -windows_x64\n```cs\nusing System;\npublic class Benchmarks { }\n```",
         ] {
             assert!(is_trivial(text, false, &[]), "{text:?} should be trivial");
         }
@@ -724,6 +752,9 @@ mod tests {
             "Note: this leaks the handle when the file is empty.",
             "This change breaks the Windows build.",
             "Introduced in #123, but it only fails on Windows.",
+            "@EgorBot -amd\n```cs\nusing System;\n```\nThis allocates on every call.",
+            "@alice what do you think of the new flag?",
+            "What do you think about renaming it to `open_file`?",
         ] {
             assert!(
                 !is_trivial(text, false, &[]),
