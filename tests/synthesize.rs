@@ -1141,6 +1141,18 @@ fn reviews_after_a_revert_do_not_corroborate_it() {
     assert_eq!(landmines(&a), 1, "a review a week before corroborates it");
 }
 
+/// deno's 2019 revert of "Refactor dispatch handling" named `cli/ops.rs` and sixteen other files,
+/// all but one deleted since: a landmine names only files that can still be changed.
+#[test]
+fn a_revert_of_files_deleted_since_is_no_landmine() {
+    let mut a = Analysed::new(false);
+    a.history.reverts = vec![revert(7, NOW - 2 * DAY_S, vec![HOT.into()])];
+    let landmines = |a: &Analysed| count_of(&a.builtin().findings, "landmine");
+    assert_eq!(landmines(&a), 1);
+    a.history.files_at_head.retain(|file| file != HOT);
+    assert_eq!(landmines(&a), 0, "the reverted file is gone from the head");
+}
+
 /// elixir's revert of "Do not support negative dates on the basic format" was "corroborated" by
 /// a wording suggestion on the same file's moduledoc, a week earlier.
 #[test]
@@ -1184,6 +1196,9 @@ fn revert_landmines_are_capped_to_the_most_telling() {
         .map(|i| revert(i, NOW - DAY_S * (10 - i), files(i)))
         .collect();
     a.history.reverts[0].depth = 2;
+    a.history
+        .files_at_head
+        .extend((0..8).map(|i| format!("src/other{i}.rs")));
     let findings = a.builtin().findings;
     let reverts: Vec<&Finding> = findings
         .iter()

@@ -189,6 +189,8 @@ struct Context<'a> {
     /// The words of the repository's name: every review of a project may name it, so
     /// "prettier" says nothing of a lesson in prettier/prettier.
     project: HashSet<String>,
+    /// Paths at the analysed head; `None` when no head is known (every path then counts).
+    at_head: Option<HashSet<&'a str>>,
 }
 
 impl<'a> Context<'a> {
@@ -237,6 +239,14 @@ impl<'a> Context<'a> {
             hotspots,
             signals,
             project: words(&input.repo.replace(['/', '-', '_', '.'], " ")),
+            at_head: input.history.head.as_ref().map(|_| {
+                input
+                    .history
+                    .files_at_head
+                    .iter()
+                    .map(String::as_str)
+                    .collect()
+            }),
         }
     }
 
@@ -561,10 +571,21 @@ impl<'a> Context<'a> {
     }
 
     /// Reverts of files that have review comments are landmines; reverts of reverts above all.
+    /// Whether `path` exists at the analysed head (or no head is known).
+    fn exists_at_head(&self, path: &str) -> bool {
+        self.at_head.as_ref().is_none_or(|head| head.contains(path))
+    }
+
     fn revert_findings(&self) -> Vec<Finding> {
         let mut groups: BTreeMap<Vec<String>, Vec<&Revert>> = BTreeMap::new();
         for revert in &self.input.history.reverts {
-            let mut files = revert.files.clone();
+            // A file deleted since is no landmine: nobody will change it again.
+            let mut files: Vec<String> = revert
+                .files
+                .iter()
+                .filter(|file| self.exists_at_head(file))
+                .cloned()
+                .collect();
             files.sort();
             if !files.is_empty() {
                 groups.entry(files).or_default().push(revert);
