@@ -592,7 +592,10 @@ fn score(
     for hedge in HEDGES {
         padded = padded.replace(hedge, " ");
     }
-    let stated = ADVICE_VERBS.contains(&first)
+    // "Let's wait to land until …" decides a step of this pull request's review, as "Let's ask
+    // …" does: no lesson.
+    let lets_step = first == "let's" && words.get(1).is_some_and(|w| NOT_A_CHANGE.contains(w));
+    let stated = (ADVICE_VERBS.contains(&first) && !lets_step)
         || ADVICE_PHRASES.iter().any(|p| padded.contains(p))
         || needs_doing(&words)
         || states_a_norm(sentence);
@@ -1638,6 +1641,15 @@ mod tests {
         let body = "@jimmidyson We'll add that to 1.1.0, this release will be bugfix only.  But don't worry, 1.1.0 won't be a long wait.";
         assert_eq!(title_of(body), None);
         assert!(!states_lesson(body));
+    }
+
+    #[test]
+    fn a_step_of_the_review_decided_is_no_lesson() {
+        // deno-0026, verbatim.
+        let body = "Let's wait to land until the _stream.mjs bundle is working locally.";
+        assert_eq!(title_of(body), None);
+        assert!(!states_lesson(body));
+        assert!(title_of("Let's keep the flag private until the API settles.").is_some());
     }
 
     #[test]
