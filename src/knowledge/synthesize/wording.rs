@@ -274,6 +274,8 @@ const ABOUT_THE_REVIEW: &[&str] = &[
     "same here",
     "as above",
     "see above",
+    // the branch's state ("Just needs to be synced with master to fix the merge conflicts")
+    "merge conflict",
 ];
 /// Phrases that reproach the writer's reader ("you should know better than …"): they back a
 /// lesson but cannot title one.
@@ -1641,6 +1643,13 @@ mod tests {
         let body = "@jimmidyson We'll add that to 1.1.0, this release will be bugfix only.  But don't worry, 1.1.0 won't be a long wait.";
         assert_eq!(title_of(body), None);
         assert!(!states_lesson(body));
+    }
+
+    #[test]
+    fn the_state_of_the_branch_is_no_lesson() {
+        // flutter-0048's last sentence, verbatim.
+        let body = "Just needs to be synced with master to fix the merge conflicts.";
+        assert_eq!(title_of(body), None);
     }
 
     #[test]
