@@ -200,6 +200,11 @@ const OPENERS: &[&str] = &[
     "maybe",
     "may be",
     "perhaps",
+    "looks like",
+    "seems like",
+    "it seems",
+    "pretty sure",
+    "i'm pretty sure",
     "i think that",
     "i think",
     "i would",
@@ -1643,6 +1648,19 @@ mod tests {
         let body = "@jimmidyson We'll add that to 1.1.0, this release will be bugfix only.  But don't worry, 1.1.0 won't be a long wait.";
         assert_eq!(title_of(body), None);
         assert!(!states_lesson(body));
+    }
+
+    #[test]
+    fn an_opening_impression_is_no_part_of_the_lesson() {
+        // ng-0091's last sentence and vault-0033's first clause, verbatim but for its capital.
+        assert_eq!(
+            title_of("Looks like you have a merge commit in there that needs to be removed."),
+            Some("You have a merge commit in there that needs to be removed".into())
+        );
+        assert_eq!(
+            title_of("Pretty sure we don't need to export this const anymore"),
+            Some("We don't need to export this const anymore".into())
+        );
     }
 
     #[test]
