@@ -544,11 +544,13 @@ fn opens_acknowledgement(words: &[&str]) -> bool {
 /// [`MAX_PLAN_WORDS`] words, without code or a question, are content-free; the other gives a
 /// reason ("… as I think it won't show up …").
 fn announces_a_plan(words: &[&str]) -> bool {
-    match words {
-        ["i'll" | "i’ll" | "will", ..] | ["i", "will", ..] => true,
-        ["i'm" | "i’m", "going", "to", ..] | ["i", "am", "going", "to", ..] => true,
-        _ => false,
-    }
+    matches!(
+        words,
+        ["i'll" | "i’ll" | "will", ..]
+            | ["i", "will", ..]
+            | ["i'm" | "i’m", "going", "to", ..]
+            | ["i", "am", "going", "to", ..]
+    )
 }
 
 /// Whether `words` open by saying the speaker made a change ("I just inlined the variable.", "I've
