@@ -570,12 +570,12 @@ impl<'a> Context<'a> {
             .collect()
     }
 
-    /// Reverts of files that have review comments are landmines; reverts of reverts above all.
     /// Whether `path` exists at the analysed head (or no head is known).
     fn exists_at_head(&self, path: &str) -> bool {
         self.at_head.as_ref().is_none_or(|head| head.contains(path))
     }
 
+    /// Reverts of files that have review comments are landmines; reverts of reverts above all.
     fn revert_findings(&self) -> Vec<Finding> {
         let mut groups: BTreeMap<Vec<String>, Vec<&Revert>> = BTreeMap::new();
         for revert in &self.input.history.reverts {

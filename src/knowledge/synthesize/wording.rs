@@ -202,7 +202,6 @@ const OPENERS: &[&str] = &[
     "perhaps",
     "looks like",
     "seems like",
-    "it seems",
     "pretty sure",
     "i'm pretty sure",
     "i think that",
