@@ -189,8 +189,6 @@ struct Context<'a> {
     /// The words of the repository's name: every review of a project may name it, so
     /// "prettier" says nothing of a lesson in prettier/prettier.
     project: HashSet<String>,
-    /// Paths at the analysed head; `None` when no head is known (every path then counts).
-    at_head: Option<HashSet<&'a str>>,
 }
 
 impl<'a> Context<'a> {
@@ -239,14 +237,6 @@ impl<'a> Context<'a> {
             hotspots,
             signals,
             project: words(&input.repo.replace(['/', '-', '_', '.'], " ")),
-            at_head: input.history.head.as_ref().map(|_| {
-                input
-                    .history
-                    .files_at_head
-                    .iter()
-                    .map(String::as_str)
-                    .collect()
-            }),
         }
     }
 
@@ -570,20 +560,24 @@ impl<'a> Context<'a> {
             .collect()
     }
 
-    /// Whether `path` exists at the analysed head (or no head is known).
-    fn exists_at_head(&self, path: &str) -> bool {
-        self.at_head.as_ref().is_none_or(|head| head.contains(path))
-    }
-
     /// Reverts of files that have review comments are landmines; reverts of reverts above all.
     fn revert_findings(&self) -> Vec<Finding> {
+        let history = self.input.history;
+        // Paths at the analysed head; `None` when no head is known (every path then counts).
+        let at_head: Option<HashSet<&str>> = (history.head.is_some()
+            && !history.reverts.is_empty())
+        .then(|| history.files_at_head.iter().map(String::as_str).collect());
         let mut groups: BTreeMap<Vec<String>, Vec<&Revert>> = BTreeMap::new();
-        for revert in &self.input.history.reverts {
+        for revert in &history.reverts {
             // A file deleted since is no landmine: nobody will change it again.
             let mut files: Vec<String> = revert
                 .files
                 .iter()
-                .filter(|file| self.exists_at_head(file))
+                .filter(|file| {
+                    at_head
+                        .as_ref()
+                        .is_none_or(|head| head.contains(file.as_str()))
+                })
                 .cloned()
                 .collect();
             files.sort();
