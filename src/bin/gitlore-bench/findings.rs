@@ -81,14 +81,7 @@ pub fn run(args: FindingsArgs) -> Result<()> {
             print_row(&score, split);
             // The test split is only ever scored, never read.
             if args.verbose && split == Split::Train {
-                for (finding, cited) in &published.findings {
-                    let ids: Vec<&str> = cited
-                        .iter()
-                        .map(|id| id.as_deref().unwrap_or("?"))
-                        .collect();
-                    println!("    - {} [{}]", finding.title, ids.join(" "));
-                    print_citations(&records, &gold, finding, cited);
-                }
+                print_findings(&records, &gold, &published.findings);
                 let models = classifier.unwrap_or(Models::shipped());
                 let set_aside = |record: &Record| quality::predict(&rules, models, record).0;
                 print_themes(&records, &gold, &published, set_aside);
@@ -97,7 +90,9 @@ pub fn run(args: FindingsArgs) -> Result<()> {
         }
         print_row(&total, split);
         if args.pooled {
-            print_row(&pooled_score(&corpus, split, &rules)?, split);
+            // The test split is only ever scored, never read.
+            let verbose = args.verbose && split == Split::Train;
+            print_row(&pooled_score(&corpus, split, &rules, verbose)?, split);
         }
         println!(
             "  {}: {:.0}% of gold themes recovered by a finding, evidence precision {:.3}, {} citing noise, theme purity {:.3}",
@@ -115,8 +110,14 @@ pub fn run(args: FindingsArgs) -> Result<()> {
     Ok(())
 }
 
-/// The score of one split's repositories read as one repository.
-fn pooled_score(corpus: &Corpus, split: Split, rules: &NoiseRules) -> Result<RepoScore> {
+/// The score of one split's repositories read as one repository; with `verbose`, each finding's
+/// title and cited comments too.
+fn pooled_score(
+    corpus: &Corpus,
+    split: Split,
+    rules: &NoiseRules,
+    verbose: bool,
+) -> Result<RepoScore> {
     let name = format!("pooled {}", split.as_str());
     let repos: Vec<&str> = corpus
         .repos()
@@ -131,6 +132,9 @@ fn pooled_score(corpus: &Corpus, split: Split, rules: &NoiseRules) -> Result<Rep
         .filter(|t| repos.contains(&t.repo.as_str()))
         .collect();
     let published = scorecard::publish(&records, rules, None)?;
+    if verbose {
+        print_findings(&records, &gold, &published.findings);
+    }
     Ok(scorecard::score(&name, &records, &gold, &published))
 }
 
@@ -148,6 +152,22 @@ fn print_row(score: &RepoScore, split: Split) {
         score.evidence_precision(),
         score.citing_noise
     );
+}
+
+/// Each finding's title and cited ids, then its citations.
+fn print_findings(
+    records: &[&Record],
+    gold: &[&GoldTheme],
+    findings: &[(Finding, Vec<Option<String>>)],
+) {
+    for (finding, cited) in findings {
+        let ids: Vec<&str> = cited
+            .iter()
+            .map(|id| id.as_deref().unwrap_or("?"))
+            .collect();
+        println!("    - {} [{}]", finding.title, ids.join(" "));
+        print_citations(records, gold, finding, cited);
+    }
 }
 
 /// The gold theme holding the most of `ids`, when one holds any.

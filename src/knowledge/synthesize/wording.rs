@@ -900,6 +900,14 @@ fn clean(sentence: &str) -> (String, bool) {
             continue;
         }
         let lower = text.to_lowercase();
+        // "Yes, add a test": the reply word goes, the advice stays.
+        let words = opening_words(&text);
+        if answers_with_advice(&words) {
+            // A smiley after it (":D") goes at the next turn, as an emoji would.
+            let rest = text[words[0].len()..].trim_start_matches([' ', ',', '!', '.']);
+            text = rest.strip_prefix(": ").unwrap_or(rest).to_string();
+            continue;
+        }
         if let Some(end) = approval_clause(&lower) {
             text = text[end..]
                 .trim_start_matches([' ', ',', ':', '!', '.'])
@@ -1014,14 +1022,39 @@ fn imperative(text: &str) -> String {
 }
 
 /// Whether `sentence` opens as a reply ("Yes, …", "Right.", "Ok so …", "Ah right, …").
+/// A reply word followed by an imperative ("Yes, add a test") answers with advice: no reply.
 fn is_reply(sentence: &str) -> bool {
-    let first = sentence
+    let words = opening_words(sentence);
+    let words: Vec<&str> = words
+        .iter()
+        .map(String::as_str)
+        .skip_while(|word| matches!(*word, "ah" | "oh" | "aha" | "hmm" | "hm"))
+        .collect();
+    words.first().is_some_and(|w| REPLY_OPENERS.contains(w)) && !answers_with_advice(&words)
+}
+
+/// The lower-cased words of `text`, without punctuation and smileys.
+fn opening_words(text: &str) -> Vec<String> {
+    let mut lower = text.to_lowercase();
+    for smiley in SMILEYS {
+        lower = lower.replace(&smiley.to_lowercase(), " ");
+    }
+    lower
         .split(|c: char| c.is_whitespace() || ",.!:;".contains(c))
         .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
-        .find(|word| !matches!(word.as_str(), "ah" | "oh" | "aha" | "hmm" | "hm"))
-        .unwrap_or_default();
-    REPLY_OPENERS.contains(&first.as_str())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether `words` open with reply words or "sorry" followed by an imperative: "Yes, add a
+/// test", "Sorry :D Yes, use `x` here".
+fn answers_with_advice<W: AsRef<str>>(words: &[W]) -> bool {
+    let replying = |w: &W| REPLY_OPENERS.contains(&w.as_ref()) || w.as_ref() == "sorry";
+    words.first().is_some_and(replying)
+        && words
+            .iter()
+            .find(|w| !replying(w))
+            .is_some_and(|w| ADVICE_VERBS.contains(&w.as_ref()))
 }
 
 /// A suggestion asked as a question, as the advice it is: "Should this use `x`?" → "Use `x`",
@@ -1329,6 +1362,23 @@ mod tests {
         assert_eq!(title_of(reply), None);
         assert!(is_reply("Oh, ok so it stays"));
         assert!(!is_reply("Oh, this one needs a test"));
+    }
+
+    #[test]
+    fn a_reply_word_before_an_imperative_leaves_the_advice() {
+        // vuejs/core's vue-0026, verbatim: it answers "can you a test?" with the lesson.
+        let body = "@pfumagalli, sorry :D Yes, add a test, probably in here: \
+                    https://github.com/vuejs/core/blob/main/packages/dts-test/setupHelpers.test-d.ts";
+        assert_eq!(
+            title_of(body).as_deref(),
+            Some("Add a test, probably in here: `setupHelpers.test-d.ts`")
+        );
+        assert_eq!(
+            title_of("Ok, use the helper then.").as_deref(),
+            Some("Use the helper then")
+        );
+        assert!(!is_reply("Yes, add a test"));
+        assert_eq!(title_of("Yes, I added a test."), None);
     }
 
     #[test]
