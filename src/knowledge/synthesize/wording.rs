@@ -358,6 +358,7 @@ const CLAUSE_BREAKS: &[&str] = &[
     ", so ",
     ", which ",
     ", but ",
+    " but ",
     " — ",
     " - ",
     ": ",
@@ -1362,6 +1363,18 @@ mod tests {
         assert_eq!(title_of(reply), None);
         assert!(is_reply("Oh, ok so it stays"));
         assert!(!is_reply("Oh, this one needs a test"));
+    }
+
+    #[test]
+    fn a_long_lesson_is_cut_at_its_but() {
+        // sympy/sympy's sympy-0103, verbatim.
+        let body = "I think that the name pdf should not be used for the PMF of a discrete \
+                    distributions but otherwise if the method is called pmf then it is reasonable \
+                    that it returns the expression for the PMF e.g. what is shown as the PMF:";
+        assert_eq!(
+            title_of(body).as_deref(),
+            Some("The name pdf should not be used for the PMF of a discrete distributions")
+        );
     }
 
     #[test]
