@@ -238,6 +238,7 @@ const OPENERS: &[&str] = &[
     "therefore",
     "note that",
     "actually",
+    "basically",
     "in fact",
     "that said",
     "anyway",
@@ -514,6 +515,7 @@ fn lesson_sentences(body: &str) -> Vec<(String, bool)> {
     let text = plain(&analysable_text(body));
     sentences(&text)
         .into_iter()
+        .map(|sentence| without_example(without_enclosing_parentheses(&sentence)))
         .filter(|sentence| !is_reply(sentence))
         // "We should change this again to work similar to this:" shows its substance below.
         .filter(|sentence| !sentence.ends_with(':'))
@@ -534,6 +536,12 @@ fn lesson_sentences(body: &str) -> Vec<(String, bool)> {
             let sentence = sentence.replace(" I think ", " ").replace(" i think ", " ");
             let (main, condition) = split_clause(&sentence);
             let (cleaned, request) = clean(main);
+            let cleaned = without_reason(cleaned)?;
+            // "This should be a normal ASSERT but I will defer …": the writer's aside goes.
+            let cleaned = match cleaned.find(" but I ") {
+                Some(at) => cleaned[..at].to_string(),
+                None => cleaned,
+            };
             let (mut cleaned, request) = match suggestion(&cleaned) {
                 Some(imperative) => (imperative, true),
                 None => (cleaned, request),
@@ -542,13 +550,7 @@ fn lesson_sentences(body: &str) -> Vec<(String, bool)> {
                 // "Could you add a test?" is a request: "Add a test".
                 cleaned.pop();
             }
-            let cleaned = cleaned
-                .trim_end_matches(['.', '!', ';', ',', ':', ' '])
-                .trim_end_matches(" please")
-                .trim_end_matches(" tbh")
-                .trim_end_matches(" imo")
-                .trim_end_matches([',', ' '])
-                .to_string();
+            let cleaned = without_trailing_words(&cleaned).to_string();
             // An imperative says enough in two words ("Use `x`").
             let imperative = cleaned
                 .split_whitespace()
@@ -871,7 +873,10 @@ fn sentences(text: &str) -> Vec<String> {
         let mut chars = line.chars().peekable();
         while let Some(c) = chars.next() {
             current.push(c);
-            if matches!(c, '.' | '!' | '?') && chars.peek().is_none_or(|n| n.is_whitespace()) {
+            if matches!(c, '.' | '!' | '?')
+                && chars.peek().is_none_or(|n| n.is_whitespace())
+                && !ends_with_abbreviation(&current)
+            {
                 out.push(std::mem::take(&mut current).trim().to_string());
             }
         }
@@ -881,6 +886,16 @@ fn sentences(text: &str) -> Vec<String> {
     }
     out.retain(|s| !s.is_empty());
     out
+}
+
+/// Abbreviations whose period ends no sentence ("…, e.g. if `x` is …").
+const ABBREVIATIONS: &[&str] = &["e.g.", "i.e.", "vs.", "cf."];
+
+/// Whether `text` ends with one of [`ABBREVIATIONS`] as a word of its own.
+fn ends_with_abbreviation(text: &str) -> bool {
+    let last = text.rsplit(char::is_whitespace).next().unwrap_or_default();
+    let last = last.trim_start_matches(|c: char| !c.is_alphanumeric());
+    ABBREVIATIONS.iter().any(|a| last.eq_ignore_ascii_case(a))
 }
 
 /// A sentence without openers (requests, greetings, discourse markers) and surrounding
@@ -1003,6 +1018,95 @@ fn split_clause(sentence: &str) -> (&str, Option<&str>) {
     let pointer = words.len() == 2 && matches!(words[1], "so" | "not" | "yes" | "that" | "this");
     let condition = CONDITIONS.contains(&first.as_str()) && !pointer;
     (main.trim(), condition.then_some(opening.trim()))
+}
+
+/// Words a sentence may end with that are no part of its lesson ("…, thx", "… though").
+const TRAILING_WORDS: &[&str] = &[" please", " tbh", " imo", " thx", " thanks", " though"];
+
+/// `sentence` without its closing punctuation and [`TRAILING_WORDS`].
+fn without_trailing_words(sentence: &str) -> &str {
+    let mut text = sentence;
+    loop {
+        let trimmed = text.trim_end_matches(['.', '!', ';', ',', ':', ' ']);
+        let trimmed = TRAILING_WORDS
+            .iter()
+            .find_map(|w| trimmed.strip_suffix(w))
+            .unwrap_or(trimmed);
+        if trimmed.len() == text.len() {
+            return text;
+        }
+        text = trimmed;
+    }
+}
+
+/// "(`txid` needs to stay a string)" without the parentheses that enclose it whole.
+fn without_enclosing_parentheses(sentence: &str) -> &str {
+    let trimmed = sentence.trim_end_matches(['.', ' ']);
+    trimmed
+        .strip_prefix('(')
+        .and_then(|s| s.strip_suffix(')'))
+        .filter(|inner| !inner.contains(['(', ')']))
+        .unwrap_or(sentence)
+}
+
+/// `sentence` without the example its "e.g." or "i.e." gives, which is no part of its lesson
+/// ("Inherit from it, e.g. if `A` is like `B`, …" → "Inherit from it"); a question stays one.
+fn without_example(sentence: &str) -> String {
+    let lower = sentence.to_lowercase();
+    let Some(at) = [" e.g.", " i.e.", "(e.g.", "(i.e."]
+        .iter()
+        .filter_map(|a| lower.find(a))
+        .min()
+    else {
+        return sentence.to_string();
+    };
+    let mut kept = sentence[..at]
+        .trim_end_matches([',', ' ', ':', '('])
+        .to_string();
+    if sentence.ends_with('?') {
+        kept.push('?');
+    }
+    kept
+}
+
+/// Subordinators that give a reason or a contrast before the lesson.
+const REASONS: &[&str] = &[
+    "because", "since", "as", "given", "although", "though", "whereas", "while",
+];
+/// Subjects and modals that open the main clause after a reason without a comma ("Given that
+/// … is undefined this should be an ASSERT").
+const MAIN_SUBJECTS: &[&str] = &["this", "that", "it", "we", "you", "they"];
+const MAIN_MODALS: &[&str] = &[
+    "should",
+    "shouldn't",
+    "must",
+    "need",
+    "needs",
+    "will",
+    "won't",
+    "would",
+    "can",
+    "cannot",
+    "can't",
+];
+
+/// The main clause of a sentence that opens with a reason (`REASONS`): what follows its comma,
+/// else from a subject and a modal on ("… this should be …"); `None` when there is none, for a
+/// reason alone is no lesson. Any other sentence as it is.
+fn without_reason(sentence: String) -> Option<String> {
+    let words: Vec<&str> = sentence.split_whitespace().collect();
+    let first = words.first().map(|w| w.to_lowercase()).unwrap_or_default();
+    if !REASONS.contains(&first.as_str()) {
+        return Some(sentence);
+    }
+    if let Some((_, main)) = sentence.split_once(", ") {
+        return Some(capitalise(main.trim()));
+    }
+    let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+    let at = (1..lower.len().saturating_sub(1)).find(|&i| {
+        MAIN_SUBJECTS.contains(&lower[i].as_str()) && MAIN_MODALS.contains(&lower[i + 1].as_str())
+    })?;
+    Some(capitalise(&words[at..].join(" ")))
 }
 
 /// A request's verb from its gerund ("would you mind signing off" → "sign off").
@@ -1363,6 +1467,50 @@ mod tests {
         assert_eq!(title_of(reply), None);
         assert!(is_reply("Oh, ok so it stays"));
         assert!(!is_reply("Oh, this one needs a test"));
+    }
+
+    #[test]
+    fn a_reason_without_its_main_clause_is_no_title() {
+        // grafana/grafana's grafana-0001, verbatim: its last sentences give a reason only.
+        let body = "hi @chauchausoup 👋 \n\nunfortunately i'm pretty sure this doesn't actually \
+                    test anything. try changing the values in your test, it always passes.\n\ni \
+                    think because we're adding the styles via emotion classes instead of using the \
+                    react `style` declaration this kind of approach will never work 🤔 \n\nhope \
+                    that makes sense";
+        assert_ne!(
+            title_of(body).as_deref().map(|t| t.starts_with("Because")),
+            Some(true)
+        );
+        // envoyproxy/envoy's envoy-0046, verbatim.
+        let given = "Given that the behavior after hitting this is undefined I think this should \
+                     be a normal ASSERT but I will defer to @asraa as the arbiter of the new \
+                     rules. :)";
+        assert_eq!(
+            title_of(given).as_deref(),
+            Some("This should be a normal ASSERT")
+        );
+    }
+
+    #[test]
+    fn enclosing_parentheses_and_trailing_thanks_are_no_part_of_the_lesson() {
+        // bitcoin/bitcoin's btc-0075, its last sentence verbatim.
+        assert_eq!(
+            title_of("(txid needs to not be converted to int though)").as_deref(),
+            Some("Txid needs to not be converted to int")
+        );
+        // etcd-io/etcd's etcd-0008, verbatim.
+        assert_eq!(
+            title_of("@mitake Please add changelog item for both 3.5 and 3.4, thx").as_deref(),
+            Some("Add changelog item for both 3.5 and 3.4")
+        );
+    }
+
+    #[test]
+    fn an_abbreviation_ends_no_sentence() {
+        assert_eq!(
+            sentences("Inherit from it, e.g. if `A` is like `B`. Then run it."),
+            vec!["Inherit from it, e.g. if `A` is like `B`.", "Then run it."]
+        );
     }
 
     #[test]
