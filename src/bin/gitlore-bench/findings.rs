@@ -19,8 +19,8 @@ pub struct FindingsArgs {
     #[arg(long, default_value = "tests/fixtures/corpus")]
     corpus: PathBuf,
     /// On the training split, also print each finding's title and cited comments (in its gold
-    /// theme, about its files, noise), each theme's members and the gold themes missed. The test
-    /// split is only ever scored.
+    /// theme, about its files, noise), each theme's members and the gold themes missed; with
+    /// `--pooled`, the pooled training split's findings too. The test split is only ever scored.
     #[arg(long)]
     verbose: bool,
     /// Read each training repository with models trained on the other training repositories, as
