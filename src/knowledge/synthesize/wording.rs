@@ -1099,8 +1099,9 @@ fn without_reason(sentence: String) -> Option<String> {
     if !REASONS.contains(&first.as_str()) {
         return Some(sentence);
     }
-    if let Some((_, main)) = sentence.split_once(", ") {
-        return Some(capitalise(main.trim()));
+    let (main, _) = split_clause(&sentence);
+    if main.len() < sentence.len() {
+        return Some(capitalise(main));
     }
     let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
     let at = (1..lower.len().saturating_sub(1)).find(|&i| {
@@ -1130,12 +1131,15 @@ fn imperative(text: &str) -> String {
 /// A reply word followed by an imperative ("Yes, add a test") answers with advice: no reply.
 fn is_reply(sentence: &str) -> bool {
     let words = opening_words(sentence);
-    let words: Vec<&str> = words
+    let start = words
         .iter()
-        .map(String::as_str)
-        .skip_while(|word| matches!(*word, "ah" | "oh" | "aha" | "hmm" | "hm"))
-        .collect();
-    words.first().is_some_and(|w| REPLY_OPENERS.contains(w)) && !answers_with_advice(&words)
+        .position(|word| !matches!(word.as_str(), "ah" | "oh" | "aha" | "hmm" | "hm"))
+        .unwrap_or(words.len());
+    let words = &words[start..];
+    words
+        .first()
+        .is_some_and(|w| REPLY_OPENERS.contains(&w.as_str()))
+        && !answers_with_advice(words)
 }
 
 /// The lower-cased words of `text`, without punctuation and smileys.
@@ -1153,13 +1157,13 @@ fn opening_words(text: &str) -> Vec<String> {
 
 /// Whether `words` open with reply words or "sorry" followed by an imperative: "Yes, add a
 /// test", "Sorry :D Yes, use `x` here".
-fn answers_with_advice<W: AsRef<str>>(words: &[W]) -> bool {
-    let replying = |w: &W| REPLY_OPENERS.contains(&w.as_ref()) || w.as_ref() == "sorry";
+fn answers_with_advice(words: &[String]) -> bool {
+    let replying = |w: &String| REPLY_OPENERS.contains(&w.as_str()) || w == "sorry";
     words.first().is_some_and(replying)
         && words
             .iter()
             .find(|w| !replying(w))
-            .is_some_and(|w| ADVICE_VERBS.contains(&w.as_ref()))
+            .is_some_and(|w| ADVICE_VERBS.contains(&w.as_str()))
 }
 
 /// A suggestion asked as a question, as the advice it is: "Should this use `x`?" → "Use `x`",
