@@ -447,22 +447,47 @@ pub fn lesson(bodies: &[&str], terms: &[String], max: usize) -> Option<String> {
 /// to `max`.
 pub fn lessons(bodies: &[&str], terms: &[String], max: usize) -> Vec<(usize, String)> {
     let concise = max.min(CONCISE_CHARS);
-    let mut ranked: Vec<(bool, i64, usize, String)> = Vec::new();
+    let mut ranked: Vec<(bool, i64, usize, String, bool)> = Vec::new();
     for (at, body) in bodies.iter().enumerate() {
         for (sentence, request) in lesson_sentences(body) {
             if let Some(score) = score(&sentence, request, terms, concise, false) {
                 let said_concisely = shorten(&sentence, concise).is_some();
-                ranked.push((said_concisely, score, at, sentence));
+                ranked.push((said_concisely, score, at, sentence, request));
             }
         }
     }
     // Stable: of equal rank, the earlier sentence first.
-    ranked.sort_by_key(|&(said_concisely, score, _, _)| std::cmp::Reverse((said_concisely, score)));
+    ranked.sort_by_key(|&(said_concisely, score, ..)| std::cmp::Reverse((said_concisely, score)));
     ranked
         .into_iter()
-        .filter_map(|(_, _, at, sentence)| Some((at, shorten(&sentence, max)?)))
+        .filter_map(|(_, _, at, sentence, request)| {
+            Some((at, advice_kept(&sentence, request, max)?))
+        })
         .collect()
 }
+
+/// `sentence` shortened to `max` characters, if what is kept still states advice: "At a closer
+/// look it will actually panic, because … there is no need to involve system ordering" loses
+/// its advice with its reason.
+fn advice_kept(sentence: &str, request: bool, max: usize) -> Option<String> {
+    let states = |text: &str| score(text, request, &[], max, false).is_some();
+    let short = shorten(sentence, max)?;
+    let kept = short.trim_end_matches('…');
+    if kept.len() == sentence.len() || states(kept) {
+        return Some(short);
+    }
+    // "We appreciate the enthusiasm here, however … we do not accept PRs for …": the advice
+    // after the turn.
+    let lower = sentence.to_lowercase();
+    let (at, turn) = TURNS
+        .iter()
+        .find_map(|turn| lower.find(turn).map(|at| (at, turn)))?;
+    let after = capitalise(sentence[at + turn.len()..].trim());
+    states(&after).then(|| shorten(&after, max))?
+}
+
+/// Where a sentence turns from a remark to what follows from it.
+const TURNS: &[&str] = &[", however, ", ", however ", ", but ", ", so "];
 
 /// Whether some sentence of `body` states a lesson (advice or a norm), as [`lesson`] reads it:
 /// what a comment without a file needs to back a finding.
@@ -1490,6 +1515,36 @@ mod tests {
         assert_eq!(
             title_of(given).as_deref(),
             Some("This should be a normal ASSERT")
+        );
+    }
+
+    #[test]
+    fn a_title_keeps_the_advice_its_sentence_was_chosen_for() {
+        // bevyengine/bevy's bevy-0092, verbatim: its advice ("no need to involve system
+        // ordering") is in the reason a title leaves out, and the rest is no lesson.
+        let bevy = "I didn't test it but I think the example shouldn't panic since commands are \
+                    applied at a `Stage` boundary, so the entity will despawn after `use_entity`.\n\n\
+                    At a closer look it will actually panic, because there are `DefaultPlugins`, \
+                    then there is no need to involve system ordering.";
+        assert_eq!(title_of(bevy), None);
+        // home-assistant/core's ha-0060, verbatim: the advice follows ", so".
+        let ha = "I noticed the `setup_purpleair` fixture uses `async_setup_component` and passes \
+                  a config. That's not useful. This integration only uses config entries, so it's \
+                  better to use `hass.config_entries.async_setup` to set up the config entry.";
+        assert_eq!(
+            title_of(ha).as_deref(),
+            Some("It's better to use `hass.config_entries.async_setup` to set up the config entry")
+        );
+        // dotnet/runtime's dotnet-0036, its first paragraph verbatim: the advice follows
+        // ", however".
+        let dotnet = "We appreciate the enthusiasm here, however as per our \
+                      [CONTRIBUTING.md](https://github.com/dotnet/runtime/blob/main/CONTRIBUTING.md) \
+                      we do not accept PRs for new API surface area that has not gone through our \
+                      [api-review-process.md](https://github.com/dotnet/runtime/blob/main/docs/project/api-review-process.md)";
+        let title = title_of(dotnet).unwrap();
+        assert!(
+            title.starts_with("As per our CONTRIBUTING.md we do not accept PRs for new API"),
+            "{title}"
         );
     }
 
