@@ -15,7 +15,7 @@ const MIN_LESSON_WORDS: usize = 3;
 
 /// Words opening a request for information or for a step of the review, not for a change to the
 /// code ("Could you tell us more?", "Can you take a look?", "Would you just mind to approve
-/// …?"): such a request titles no lesson.
+/// …?", "Let's see if anyone has feedback …"): such a request titles no lesson.
 const NOT_A_CHANGE: &[&str] = &[
     "answer",
     "approve",
@@ -42,6 +42,7 @@ const NOT_A_CHANGE: &[&str] = &[
     "review",
     "run",
     "say",
+    "see",
     "send",
     "share",
     "show",
@@ -279,6 +280,13 @@ const ABOUT_THE_REVIEW: &[&str] = &[
     "same here",
     "as above",
     "see above",
+    // the writer's own review ("In that case please ignore my comments", "ping me directly", "A
+    // few comments below but please ignore …")
+    "my comment",
+    "my review",
+    "ping me",
+    "comment below",
+    "comments below",
     // the branch's state ("Just needs to be synced with master to fix the merge conflicts")
     "merge conflict",
 ];
@@ -341,6 +349,9 @@ const REPLY_OPENERS: &[&str] = &[
 const DANGLING: &[&str] = &[
     "in", "at", "by", "of", "see", "from", "to", "via", "on", "cc",
 ];
+/// Words that name only the pull request or its branch: "Update your PR" asks for a change
+/// without saying which.
+const THE_PULL_REQUEST: &[&str] = &["your", "the", "pr", "prs", "pull", "request", "branch"];
 /// Words that open a subordinate clause, which cannot stand as a title alone.
 const SUBORDINATORS: &[&str] = &[
     "while", "although", "though", "if", "when", "since", "as", "because", "whereas", "unless",
@@ -594,7 +605,10 @@ fn lesson_sentences(body: &str) -> Vec<(String, bool)> {
                 .any(|w| {
                     let w = w.to_lowercase();
                     let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '`');
-                    !w.is_empty() && !DEICTIC.contains(&w) && !DANGLING.contains(&w)
+                    !w.is_empty()
+                        && !DEICTIC.contains(&w)
+                        && !DANGLING.contains(&w)
+                        && !THE_PULL_REQUEST.contains(&w)
                 });
             let enough = words >= MIN_LESSON_WORDS || (imperative && words >= 2);
             // "If `babel` is included, add …" → "Add … if `babel` is included".
@@ -629,17 +643,18 @@ fn score(
     // "Let's wait to land until …" decides a step of this pull request's review, as "Let's ask
     // …" does: no lesson.
     let lets_step = first == "let's" && words.get(1).is_some_and(|w| NOT_A_CHANGE.contains(w));
-    let stated = (ADVICE_VERBS.contains(&first) && !lets_step)
-        || ADVICE_PHRASES.iter().any(|p| padded.contains(p))
-        || needs_doing(&words)
-        || states_a_norm(sentence);
+    let stated = !lets_step
+        && (ADVICE_VERBS.contains(&first)
+            || ADVICE_PHRASES.iter().any(|p| padded.contains(p))
+            || needs_doing(&words)
+            || states_a_norm(sentence));
     // A request backs a lesson; as a title it must ask for a change ("Can you tell us more?"
     // asks for information), and it ranks below advice stated in words gitlore knows ("please
     // annotate the constructor fields" titles only where nothing else does).
     let requested = !stated
         && request
         && (musing || !(NOT_A_CHANGE.contains(&first) || FUNCTION_WORDS.contains(&first)));
-    let advice = stated || requested;
+    let advice = (stated || requested) && !predicts_an_effect(&words);
     let question = lower.ends_with('?');
     let about_writer =
         FIRST_PERSON.contains(&first) || WRITER_PHRASES.iter().any(|p| padded.contains(p));
@@ -673,6 +688,29 @@ fn score(
             - if chatter { 6 } else { 0 }
             - if requested { REQUEST_RANK } else { 0 },
     )
+}
+
+/// Whether the words open by predicting what the change will do ("This PR can avoid a flood of
+/// smaller PRs", "That would remove the need to …", "This should help"): a verdict on the change,
+/// not advice. "It should avoid …" asks something of the code.
+fn predicts_an_effect(words: &[&str]) -> bool {
+    let after_subject = match words {
+        ["this" | "that" | "it", "pr" | "change" | "patch", rest @ ..]
+        | ["this" | "that" | "it", rest @ ..] => rest,
+        _ => return false,
+    };
+    match after_subject {
+        [
+            "would" | "will" | "can" | "could" | "might" | "may",
+            verb,
+            ..,
+        ] => matches!(
+            *verb,
+            "make" | "avoid" | "help" | "allow" | "remove" | "simplify" | "improve"
+        ),
+        ["should", verb, ..] => matches!(*verb, "help" | "simplify" | "improve"),
+        _ => false,
+    }
 }
 
 /// Whether the words say that something needs doing ("This all needs locking", "needs
@@ -895,13 +933,19 @@ fn sentences(text: &str) -> Vec<String> {
         .flat_map(|l| l.split("; "))
     {
         let mut current = String::new();
-        let mut chars = line.chars().peekable();
-        while let Some(c) = chars.next() {
+        let chars: Vec<char> = line.chars().collect();
+        for (at, &c) in chars.iter().enumerate() {
             current.push(c);
-            if matches!(c, '.' | '!' | '?')
-                && chars.peek().is_none_or(|n| n.is_whitespace())
-                && !ends_with_abbreviation(&current)
-            {
+            let next = chars.get(at + 1);
+            let ends = (matches!(c, '.' | '!' | '?')
+                && next.is_none_or(|n| n.is_whitespace())
+                && !ends_with_abbreviation(&current))
+                // "Master became Python 3.10 :-) Please update your PR": a smiley before a
+                // capital ends a sentence.
+                || (next == Some(&' ')
+                    && chars.get(at + 2).is_some_and(|n| n.is_uppercase())
+                    && SMILEYS.iter().any(|smiley| current.ends_with(smiley)));
+            if ends {
                 out.push(std::mem::take(&mut current).trim().to_string());
             }
         }
@@ -1280,6 +1324,11 @@ fn without_smileys(text: &str) -> String {
     let mut text = text.trim_end();
     loop {
         let before = text;
+        // "please ping me directly :-).": the stop after a smiley goes with it.
+        let unstopped = text.trim_end_matches(['.', '!']);
+        if SMILEYS.iter().any(|s| unstopped.ends_with(*s)) {
+            text = unstopped;
+        }
         if let Some(smiley) = SMILEYS.iter().find(|s| text.ends_with(*s)) {
             text = text[..text.len() - smiley.len()].trim_end();
         }
@@ -1545,6 +1594,59 @@ mod tests {
         assert!(
             title.starts_with("As per our CONTRIBUTING.md we do not accept PRs for new API"),
             "{title}"
+        );
+    }
+
+    #[test]
+    fn the_writers_own_review_and_the_pull_request_alone_are_no_lesson() {
+        // facebook/react's react-0040, its last paragraph verbatim: the smiley and its stop go
+        // with the request about the review.
+        let react = "@aweary If you see something like this next time please ping me directly \
+                     :-). This is an extremely bad issue and we shouldn’t have missed it.";
+        assert_eq!(title_of(react), None);
+        // numpy/numpy's numpy-0086, its last sentence verbatim.
+        assert_eq!(title_of("In that case please ignore my comments."), None);
+        // python/cpython's cpython-0093, verbatim: the smiley ends a sentence, and what is left
+        // asks for a change of the pull request without saying which.
+        let cpython = "Hey, master became Python 3.10 :-) Please update your PR ;-)";
+        assert_eq!(
+            sentences(cpython),
+            [
+                "Hey, master became Python 3.10 :-)",
+                "Please update your PR ;-)"
+            ]
+        );
+        assert_eq!(title_of(cpython), None);
+        // hashicorp/vault's vault-0040, its second sentence verbatim: a branch named is a lesson.
+        assert_eq!(
+            title_of("Can you make this PR directly against the 1.9 release branch please?")
+                .as_deref(),
+            Some("Make this PR directly against the 1.9 release branch")
+        );
+        // sympy/sympy's sympy-0058, verbatim: a step of the review.
+        assert_eq!(
+            title_of(
+                "Let's see if anyone has feedback about raising this error instead of the previous."
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn what_the_change_will_do_is_a_verdict_not_advice() {
+        // JuliaLang/julia's julia-0004 and huggingface/transformers' hf-0049, their first
+        // sentences verbatim.
+        let julia = "This PR can avoid a flood of smaller PRs, but might be a bit disheartening to \
+                     review.";
+        assert_eq!(title_of(julia), None);
+        assert_eq!(
+            title_of("cc @SunMarc This would make it a bit easier to bring in #38886!"),
+            None
+        );
+        // What the code should do is advice.
+        assert_eq!(
+            title_of("It should avoid the copy when the buffer is already aligned.").as_deref(),
+            Some("It should avoid the copy when the buffer is already aligned")
         );
     }
 
