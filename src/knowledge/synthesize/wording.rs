@@ -670,10 +670,13 @@ fn score(
         .count();
     let code_like = 3 * prose < 2 * unquoted.len();
     // About the review or the reader: it may back a lesson, never title one.
-    let aside = ABOUT_THE_REVIEW
-        .iter()
-        .chain(REPROACHES)
-        .any(|p| lower.contains(p));
+    // "However, we need to fix the bug first": the order of this pull request's steps.
+    let step_order = lower.trim_end_matches(['.', '!']).ends_with(" first");
+    let aside = step_order
+        || ABOUT_THE_REVIEW
+            .iter()
+            .chain(REPROACHES)
+            .any(|p| lower.contains(p));
     let reassurance = REASSURANCES.iter().any(|p| lower.starts_with(p));
     if !advice || question || code_like || reassurance || ((about_writer || aside) && !musing) {
         return None;
@@ -1623,6 +1626,11 @@ mod tests {
                 .as_deref(),
             Some("Make this PR directly against the 1.9 release branch")
         );
+        // flutter/flutter's flutter-0044, verbatim: the order of this pull request's steps.
+        let flutter = "I'm all for unskipping this shard (and don't hesitate to land it, this is by \
+                       far the least troubling PR I've seen as far as merge conflicts with my \
+                       .cirrus.yml PR go). However, we need to fix the bug first. :-)";
+        assert_eq!(title_of(flutter), None);
         // sympy/sympy's sympy-0058, verbatim: a step of the review.
         assert_eq!(
             title_of(
