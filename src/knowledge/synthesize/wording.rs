@@ -453,7 +453,7 @@ pub fn lesson(bodies: &[&str], terms: &[String], max: usize) -> Option<String> {
 }
 
 /// Every sentence of `bodies` that states a lesson in at most `max` characters, best first (as
-/// [`lesson`] ranks them), each shortened, with the position in `bodies` of its body. Sentences
+/// [`lesson`] ranks them), each shortened ([`advice_kept`]), with the position in `bodies` of its body. Sentences
 /// that can be said in [`CONCISE_CHARS`] (whole or cut) rank first; a longer one is shown whole up
 /// to `max`.
 pub fn lessons(bodies: &[&str], terms: &[String], max: usize) -> Vec<(usize, String)> {
@@ -1642,8 +1642,8 @@ mod tests {
 
     #[test]
     fn what_the_change_will_do_is_a_verdict_not_advice() {
-        // JuliaLang/julia's julia-0004 and huggingface/transformers' hf-0049, their first
-        // sentences verbatim.
+        // JuliaLang/julia's julia-0004, its first sentence, and huggingface/transformers'
+        // hf-0049, verbatim.
         let julia = "This PR can avoid a flood of smaller PRs, but might be a bit disheartening to \
                      review.";
         assert_eq!(title_of(julia), None);
