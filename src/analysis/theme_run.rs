@@ -14,19 +14,17 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 
-use crate::domain::body_hash;
 use crate::domain::classification::Label;
 use crate::domain::themes::{Theme, ThemeRun};
 use crate::domain::{CommentKind, RepoId};
-use crate::knowledge::classify::CommentText;
-use crate::knowledge::classify::llm::{Input, LlmClassifier, Source};
+use crate::knowledge::classify::llm::{Asked, Source, classify_comments};
 use crate::knowledge::cluster::{Cluster, Clustering, Params, cluster};
 use crate::knowledge::embed::Vector;
 use crate::knowledge::embed::builtin::TfIdf;
 use crate::knowledge::embed::remote::RemoteEmbedder;
 use crate::knowledge::embed::{Prepared, prepare};
 use crate::knowledge::exclude::Exclusions;
-use crate::knowledge::filter::{analysable_text, topic_text};
+use crate::knowledge::filter::topic_text;
 use crate::knowledge::themes::{distinctive_terms, match_themes};
 use crate::llm::LlmClient;
 use crate::store::Store;
@@ -107,27 +105,14 @@ async fn relabel(
     corpus: &mut [CorpusComment],
     notes: &mut Vec<String>,
 ) -> Result<()> {
-    let texts: Vec<String> = corpus.iter().map(|c| analysable_text(&c.body)).collect();
-    let hashes: Vec<String> = corpus.iter().map(|c| body_hash(&c.body)).collect();
-    let inputs: Vec<Input<'_>> = corpus
+    let asked: Vec<Asked<'_>> = corpus
         .iter()
-        .enumerate()
-        .map(|(i, comment)| Input {
-            id: format!("c{i}"),
-            body_hash: &hashes[i],
-            text: CommentText {
-                body: &texts[i],
-                path: comment.path.as_deref(),
-                diff_hunk: None,
-            },
+        .map(|c| Asked {
+            body: &c.body,
+            path: c.path.as_deref(),
         })
         .collect();
-    let (labels, stats) = LlmClassifier {
-        client,
-        cache: store,
-    }
-    .classify(&inputs)
-    .await?;
+    let (labels, stats) = classify_comments(client, store, &asked).await?;
     for (comment, (labels, source)) in corpus.iter_mut().zip(labels) {
         if source != Source::Fallback {
             comment.labels = labels;

@@ -181,6 +181,16 @@ pub fn score(records: &[&Record], models: Models) -> Scores {
     scores
 }
 
+/// Figures of given predictions on `records`: per record, whether it was called noise and its
+/// labels (a classifier other than the built-in one, such as the configured LLM).
+pub fn score_predictions(records: &[&Record], predictions: &[(bool, Vec<Label>)]) -> Scores {
+    let mut scores = Scores::default();
+    for (record, (noise, labels)) in records.iter().zip(predictions) {
+        scores.add(record, *noise, labels);
+    }
+    scores
+}
+
 /// Label-model training examples: the substantive records, featurized.
 pub fn label_examples(records: &[&Record]) -> Vec<Example> {
     records

@@ -8,7 +8,8 @@
 //!   incremental; with `--repo PATH`, of a real repository, with its revert count checked.
 //! - `quality`: the noise filter's and the classifier's figures on the labelled corpus of real
 //!   review comments; `findings`: gold themes recovered and evidence precision of the findings
-//!   analysed from the same corpus; `train` fits the classifier on the corpus's training split.
+//!   analysed from the same corpus; `train` fits the classifier on the corpus's training split;
+//!   `llm-quality`: the configured LLM classifier's figures on the same corpus.
 //! - `test-lengths`: median and 90th-percentile length of the integration tests, and their
 //!   assertion count.
 
@@ -17,6 +18,7 @@ mod findings;
 mod history;
 mod ingest;
 mod ingress;
+mod llm_quality;
 mod quality;
 mod test_lengths;
 
@@ -47,6 +49,8 @@ enum Command {
     Findings(findings::FindingsArgs),
     /// The scorecard of the noise filter and the classifier on the labelled corpus.
     Quality(quality::QualityArgs),
+    /// The scorecard of the configured LLM classifier (`GITLORE_LLM_*`) on the labelled corpus.
+    LlmQuality(llm_quality::LlmQualityArgs),
     /// Trains the built-in classifier on the corpus's training split and writes its model file.
     Train(quality::TrainArgs),
     /// Median and 90th-percentile length of the tests in `tests/*.rs`, and their assertions.
@@ -61,6 +65,7 @@ fn main() -> anyhow::Result<()> {
         Command::History(args) => history::run(args),
         Command::Findings(args) => findings::run(args),
         Command::Quality(args) => quality::run(args),
+        Command::LlmQuality(args) => llm_quality::run(args),
         Command::Train(args) => quality::train(args),
         Command::TestLengths(args) => test_lengths::run(args),
     }

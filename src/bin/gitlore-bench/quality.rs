@@ -13,7 +13,7 @@ use gitlore::knowledge::corpus::{Corpus, Record, Split};
 use gitlore::knowledge::quality::{self, Counts, MACRO_MIN_SUPPORT, Models, Scores};
 
 /// The corpus of the repository, relative to the crate.
-const DEFAULT_CORPUS: &str = "tests/fixtures/corpus";
+pub const DEFAULT_CORPUS: &str = "tests/fixtures/corpus";
 /// Where `train` writes the models.
 const MODEL_DIR: &str = "src/knowledge/classify/builtin";
 
@@ -263,7 +263,7 @@ pub fn run(args: QualityArgs) -> Result<()> {
         );
         let people = quality::second_labeller(&corpus);
         let unseen = quality::unseen_on_second_pass(&corpus, &held);
-        print_labels_side_by_side(&people, &unseen);
+        print_labels_side_by_side(&people, &unseen, "gitlore");
         print_summary("second labeller", &people);
         print_summary("gitlore, unseen repositories", &unseen);
     }
@@ -283,7 +283,7 @@ pub fn run(args: QualityArgs) -> Result<()> {
     Ok(())
 }
 
-fn print_labels(scores: &Scores) {
+pub fn print_labels(scores: &Scores) {
     println!(
         "{:<14} {:>6} {:>6} {:>6} {:>5}",
         "label", "P", "R", "F1", "n"
@@ -302,12 +302,9 @@ fn print_labels(scores: &Scores) {
     }
 }
 
-/// Per-label F1 of two scorecards of the same comments.
-fn print_labels_side_by_side(people: &Scores, gitlore: &Scores) {
-    println!(
-        "{:<14} {:>5} {:>8} {:>8}",
-        "label", "n", "person", "gitlore"
-    );
+/// Per-label F1 of two scorecards of the same comments: a person's and `name`'s.
+pub fn print_labels_side_by_side(people: &Scores, gitlore: &Scores, name: &str) {
+    println!("{:<14} {:>5} {:>8} {:>8}", "label", "n", "person", name);
     for label in Label::ALL {
         let (person, model) = (
             people.labels[label as usize],
@@ -333,7 +330,7 @@ fn macro_mark(counts: Counts) -> &'static str {
     }
 }
 
-fn print_summary(name: &str, scores: &Scores) {
+pub fn print_summary(name: &str, scores: &Scores) {
     println!(
         "{name:<28} comments {:>4}  macro-F1 {:.3}  noise P {:.3} R {:.3} (n {:>3})  labelled {:.3} of {}",
         scores.comments,

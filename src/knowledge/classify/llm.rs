@@ -14,8 +14,10 @@ use quick_xml::events::Event;
 use sha2::{Digest, Sha256};
 
 use super::{CommentText, builtin};
+use crate::domain::body_hash;
 use crate::domain::cache::{CacheKey, ModelCache};
 use crate::domain::classification::{Classification, Label, Scored};
+use crate::knowledge::filter::analysable_text;
 use crate::llm::{LlmClient, Message, prompt_tokens};
 
 /// The system prompt; its hash is the prompt version, so editing it invalidates the cache.
@@ -132,6 +134,38 @@ impl LlmClassifier<'_> {
             .collect();
         Ok((results, stats))
     }
+}
+
+/// One stored comment as the analysis asks about it: its raw body and its file.
+#[derive(Debug, Clone, Copy)]
+pub struct Asked<'a> {
+    pub body: &'a str,
+    pub path: Option<&'a str>,
+}
+
+/// Labels `comments` as the analysis does: each by its analysable text and path (no diff hunk),
+/// cached by its raw body's hash, in input order.
+pub async fn classify_comments(
+    client: &LlmClient,
+    cache: &dyn ModelCache,
+    comments: &[Asked<'_>],
+) -> Result<(Vec<(Classification, Source)>, RunStats)> {
+    let texts: Vec<String> = comments.iter().map(|c| analysable_text(c.body)).collect();
+    let hashes: Vec<String> = comments.iter().map(|c| body_hash(c.body)).collect();
+    let inputs: Vec<Input<'_>> = comments
+        .iter()
+        .enumerate()
+        .map(|(i, comment)| Input {
+            id: format!("c{i}"),
+            body_hash: &hashes[i],
+            text: CommentText {
+                body: &texts[i],
+                path: comment.path,
+                diff_hunk: None,
+            },
+        })
+        .collect();
+    LlmClassifier { client, cache }.classify(&inputs).await
 }
 
 /// Groups the comments to ask about (indices into `inputs`) into requests of at most [`BATCH`]

@@ -1,0 +1,227 @@
+//! `gitlore-bench llm-quality` against a fake OpenAI-compatible model over HTTP: the built-in
+//! filter keeps noise from the model, the model's answers are scored per label, a second run
+//! reads them from its store, and a model that answers nothing is an error, not a scorecard of
+//! the built-in labels.
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::post;
+use serde_json::{Value, json};
+
+/// A labelled corpus of one test repository: two noise comments the built-in filter is sure of
+/// and four substantive ones, self-written for this test of the command's plumbing.
+const RECORDS: [(&str, Option<&str>, &[&str]); 6] = [
+    ("LGTM", Some("trivial"), &[]),
+    ("@bors r+", Some("trivial"), &[]),
+    (
+        "Please add a test for the empty input, it is not covered.",
+        None,
+        &["testing"],
+    ),
+    (
+        "This leaks the file handle when the read fails.",
+        None,
+        &["bug"],
+    ),
+    ("Why is this lock needed here?", None, &["question"]),
+    (
+        "nit: the docstring says 'retruns'.",
+        None,
+        &["nitpick", "documentation"],
+    ),
+];
+
+fn write_corpus(dir: &Path) {
+    std::fs::write(dir.join("splits.toml"), "test = [\"acme/widgets\"]\n").unwrap();
+    let lines: Vec<String> = RECORDS
+        .iter()
+        .enumerate()
+        .map(|(i, (body, noise, labels))| {
+            json!({
+                "id": format!("w-{i}"), "repo": "acme/widgets", "pr": i + 1, "author": "ana",
+                "kind": "conversation", "body": body, "noise": noise, "labels": labels,
+            })
+            .to_string()
+        })
+        .collect();
+    std::fs::write(dir.join("acme__widgets.jsonl"), lines.join("\n")).unwrap();
+}
+
+#[derive(Clone)]
+struct Fake {
+    /// Whether the model answers (else every request fails with a 500).
+    answers: bool,
+    /// The user messages received.
+    asked: Arc<Mutex<Vec<String>>>,
+}
+
+/// Labels each asked comment by a word of it: "test" testing, "leak" bug, "why" question, and
+/// anything else documentation (so the nitpick of the fourth comment is missed).
+async fn complete(State(fake): State<Fake>, body: String) -> (StatusCode, String) {
+    let request: Value = serde_json::from_str(&body).unwrap();
+    let user = request["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    fake.asked.lock().unwrap().push(user.clone());
+    if !fake.answers {
+        return (StatusCode::INTERNAL_SERVER_ERROR, "down".into());
+    }
+    let answer: String = user
+        .split("<comment id=\"")
+        .skip(1)
+        .map(|rest| {
+            let id = rest.split('"').next().unwrap();
+            let text = rest.to_lowercase();
+            let label = if text.contains("test") {
+                "testing"
+            } else if text.contains("leak") {
+                "bug"
+            } else if text.contains("why") {
+                "question"
+            } else {
+                "documentation"
+            };
+            format!("<c id=\"{id}\"><label>{label}</label></c>")
+        })
+        .collect();
+    let reply = json!({
+        "choices": [{ "message": { "role": "assistant", "content": answer } }],
+        "usage": { "prompt_tokens": 100, "completion_tokens": 20 },
+    });
+    (StatusCode::OK, reply.to_string())
+}
+
+async fn start(answers: bool) -> (String, Arc<Mutex<Vec<String>>>) {
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let app = Router::new()
+        .route("/v1/chat/completions", post(complete))
+        .with_state(Fake {
+            answers,
+            asked: asked.clone(),
+        });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{address}/v1"), asked)
+}
+
+/// Runs `gitlore-bench llm-quality` on `corpus` with the model at `base_url` (none: no model
+/// configured), its answers kept in `data`.
+async fn bench(corpus: &Path, data: &Path, base_url: Option<&str>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gitlore-bench"));
+    command
+        .args(["llm-quality", "--corpus"])
+        .arg(corpus)
+        .arg("--data-dir")
+        .arg(data)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("GITLORE_LOG", "warn");
+    if let Some(url) = base_url {
+        command
+            .env("GITLORE_LLM_PROVIDER", "openai")
+            .env("GITLORE_LLM_BASE_URL", url)
+            .env("GITLORE_LLM_MODEL", "fake-model")
+            .env("GITLORE_LLM_API_KEY", "sk-test")
+            .env("GITLORE_LLM_TIMEOUT_SECS", "5");
+    }
+    tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap()
+}
+
+/// The printed row of `label`: precision, recall, F1, support.
+fn row(stdout: &str, label: &str) -> String {
+    stdout
+        .lines()
+        .find(|line| line.split_whitespace().next() == Some(label))
+        .unwrap_or_else(|| panic!("no {label} row in:\n{stdout}"))
+        .split_whitespace()
+        .skip(1)
+        .take(4)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_model_labels_what_the_filter_keeps_and_is_scored_per_label() {
+    let corpus = tempfile::tempdir().unwrap();
+    write_corpus(corpus.path());
+    let data = tempfile::tempdir().unwrap();
+    let (url, asked) = start(true).await;
+
+    let first = bench(corpus.path(), data.path(), Some(&url)).await;
+    let stdout = String::from_utf8_lossy(&first.stdout);
+    assert!(
+        first.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    assert!(
+        stdout.contains("6 comments; 4 kept by the built-in noise filter and asked about: 4 answered by the model in 1 requests, 0 from the cache"),
+        "{stdout}"
+    );
+    let sent = asked.lock().unwrap().concat();
+    assert!(
+        !sent.contains("LGTM") && !sent.contains("bors"),
+        "noise never reaches the model: {sent}"
+    );
+    assert_eq!(row(&stdout, "testing"), "1.000 1.000 1.000 1");
+    assert_eq!(row(&stdout, "bug"), "1.000 1.000 1.000 1");
+    assert_eq!(row(&stdout, "question"), "1.000 1.000 1.000 1");
+    assert_eq!(row(&stdout, "nitpick"), "0.000 0.000 0.000 1");
+    assert_eq!(row(&stdout, "documentation"), "1.000 1.000 1.000 1");
+    assert!(
+        stdout.contains("noise P 1.000 R 1.000 (n   2)  labelled 1.000 of 4"),
+        "{stdout}"
+    );
+
+    let second = bench(corpus.path(), data.path(), Some(&url)).await;
+    let again = String::from_utf8_lossy(&second.stdout);
+    assert!(second.status.success(), "{again}");
+    assert!(
+        again.contains("0 answered by the model in 0 requests, 4 from the cache"),
+        "{again}"
+    );
+    assert_eq!(
+        asked.lock().unwrap().len(),
+        1,
+        "the second run asks nothing"
+    );
+    assert_eq!(row(&again, "nitpick"), row(&stdout, "nitpick"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_that_answers_nothing_is_an_error_and_so_is_none_configured() {
+    let corpus = tempfile::tempdir().unwrap();
+    write_corpus(corpus.path());
+    let data = tempfile::tempdir().unwrap();
+    let (url, asked) = start(false).await;
+
+    let failed = bench(corpus.path(), data.path(), Some(&url)).await;
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert!(!failed.status.success());
+    assert!(
+        stderr.contains("the model answered none of the 4 comments asked about"),
+        "{stderr}"
+    );
+    assert!(!asked.lock().unwrap().is_empty(), "it was asked");
+    assert!(
+        !String::from_utf8_lossy(&failed.stdout).contains("macro-F1"),
+        "no scorecard of the built-in labels passed off as the model's"
+    );
+
+    let unset = bench(corpus.path(), data.path(), None).await;
+    let stderr = String::from_utf8_lossy(&unset.stderr);
+    assert!(!unset.status.success());
+    assert!(
+        stderr.contains("llm-quality needs a model: set GITLORE_LLM_PROVIDER"),
+        "{stderr}"
+    );
+}
