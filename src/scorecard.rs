@@ -1,6 +1,6 @@
 //! The findings scorecard on the labelled corpus: each repository's comments go through the App's
-//! own ingestion and analysis (built-in components, the whole window, no history), and what comes
-//! out is compared with the corpus's gold themes and labels.
+//! own ingestion and analysis (the whole window, no history; built-in components unless the
+//! configured models are given), and what comes out is compared with the corpus's gold themes and labels.
 //!
 //! - A gold theme is recovered by a theme that holds two or more of its comments, and by a
 //!   finding that cites two or more of them.
@@ -10,6 +10,7 @@
 //!   not exist.
 
 use std::collections::{HashMap, HashSet};
+use std::path::Path;
 
 use anyhow::{Context, Result};
 use serde_json::json;
@@ -106,18 +107,44 @@ pub struct Published {
     /// The active findings, with the corpus ids of the comments each cites (`None` for an id that
     /// is no comment of the repository).
     pub findings: Vec<(Finding, Vec<Option<String>>)>,
+    /// What fell back from a configured model to a built-in component, and why.
+    pub notes: Vec<String>,
 }
 
-/// Runs the App's ingestion and analysis on `records` (one repository's) in a throw-away store.
-/// With `classifier`, the comments are read by those models instead of the shipped ones (models
-/// trained without the repository, to score it as an unseen one).
+/// How the corpus is analysed, beyond the App's defaults.
+#[derive(Clone, Copy, Default)]
+pub struct Setup<'a> {
+    /// The built-in classifier's models instead of the shipped ones (models trained without the
+    /// repository, to score it as an unseen one).
+    pub classifier: Option<quality::Models<'a>>,
+    /// The configured LLM and embedder, used as the App uses them.
+    pub models: Models<'a>,
+    /// Where the store lives, so that a second run reuses the models' cached answers; `None`: a
+    /// throw-away directory.
+    pub store_dir: Option<&'a Path>,
+}
+
+/// Runs the App's ingestion and analysis on `records` (one repository's) in a throw-away store,
+/// with the built-in components. With `classifier`, the comments are read by those models
+/// instead of the shipped ones.
 pub fn publish(
     records: &[&Record],
     rules: &NoiseRules,
     classifier: Option<quality::Models>,
 ) -> Result<Published> {
-    let dir = tempfile::tempdir().context("Cannot create a temporary directory")?;
-    let store = Store::open(&store::database_path(dir.path()))?;
+    let setup = Setup {
+        classifier,
+        ..Setup::default()
+    };
+    publish_with(records, rules, &setup)
+}
+
+/// [`publish`] as `setup` says.
+pub fn publish_with(records: &[&Record], rules: &NoiseRules, setup: &Setup) -> Result<Published> {
+    let temporary = tempfile::tempdir().context("Cannot create a temporary directory")?;
+    let dir = setup.store_dir.unwrap_or(temporary.path());
+    std::fs::create_dir_all(dir).with_context(|| format!("Cannot create {}", dir.display()))?;
+    let store = Store::open(&store::database_path(dir))?;
     let name = records.first().map_or("corpus", |r| r.repo.as_str());
     let repo = reviews::local_repo(name);
     store.write_derived(|tx| repos::upsert_repo(tx, &repo, None, false))?;
@@ -138,7 +165,7 @@ pub fn publish(
         }
         Ok(())
     })?;
-    if let Some(models) = classifier {
+    if let Some(models) = setup.classifier {
         reread(&store, repo.id, &parsed, records, rules, models)?;
     }
     let mut config = RepoConfig::default();
@@ -152,10 +179,11 @@ pub fn publish(
         repo_path: None,
         now: UnixMs::from_secs(now),
         window_end: now,
-        models: Models::default(),
+        models: setup.models,
         rules,
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
         .build()
         .context("Cannot start the async runtime")?;
     let outcome = runtime.block_on(analysis::run(&store, &request))?;
@@ -168,6 +196,7 @@ pub fn publish(
         .collect();
     let named = |id: &i64| corpus_ids.get(id).cloned();
     Ok(Published {
+        notes: outcome.notes,
         themes: outcome
             .themes
             .themes
@@ -356,6 +385,7 @@ mod tests {
                 vec!["c".into(), "e".into()],
             ],
             findings: Vec::new(),
+            notes: Vec::new(),
         };
         let score = score("o/r", &records, &[&gold], &published);
         assert_eq!((score.pure_members, score.matched_members), (2, 3));

@@ -1,7 +1,8 @@
-//! `gitlore-bench llm-quality` against a fake OpenAI-compatible model over HTTP: the built-in
-//! filter keeps noise from the model, the model's answers are scored per label, a second run
-//! reads them from its store, and a model that answers nothing is an error, not a scorecard of
-//! the built-in labels.
+//! The benches of the configured models against a fake OpenAI-compatible model over HTTP.
+//! `gitlore-bench llm-quality`: the built-in filter keeps noise from the model, the model's
+//! answers are scored per label, a second run reads them from its store, and a model that answers
+//! nothing is an error, not a scorecard of the built-in labels. `gitlore-bench findings
+//! --configured-models`: the analysis asks the model, and what fell back is said.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -56,40 +57,52 @@ fn write_corpus(dir: &Path) {
 struct Fake {
     /// Whether the model answers (else every request fails with a 500).
     answers: bool,
-    /// The user messages received.
+    /// The user messages of the classification requests received.
     asked: Arc<Mutex<Vec<String>>>,
+    /// How many other requests (the synthesizer's) were received.
+    others: Arc<Mutex<usize>>,
 }
 
 /// Labels each asked comment by a word of it: "test" testing, "leak" bug, "why" question, and
-/// anything else documentation (so the nitpick of the fourth comment is missed).
+/// anything else documentation (so the nitpick of the fourth comment is missed). Any other
+/// request gets prose, which no synthesizer can use.
 async fn complete(State(fake): State<Fake>, body: String) -> (StatusCode, String) {
     let request: Value = serde_json::from_str(&body).unwrap();
+    let system = request["messages"][0]["content"].as_str().unwrap();
     let user = request["messages"][1]["content"]
         .as_str()
         .unwrap()
         .to_string();
-    fake.asked.lock().unwrap().push(user.clone());
+    let classifying = system.starts_with("You label pull-request review comments");
+    if classifying {
+        fake.asked.lock().unwrap().push(user.clone());
+    } else {
+        *fake.others.lock().unwrap() += 1;
+    }
     if !fake.answers {
         return (StatusCode::INTERNAL_SERVER_ERROR, "down".into());
     }
-    let answer: String = user
-        .split("<comment id=\"")
-        .skip(1)
-        .map(|rest| {
-            let id = rest.split('"').next().unwrap();
-            let text = rest.to_lowercase();
-            let label = if text.contains("test") {
-                "testing"
-            } else if text.contains("leak") {
-                "bug"
-            } else if text.contains("why") {
-                "question"
-            } else {
-                "documentation"
-            };
-            format!("<c id=\"{id}\"><label>{label}</label></c>")
-        })
-        .collect();
+    let answer: String = if classifying {
+        user.split("<comment id=\"")
+            .skip(1)
+            .map(|rest| {
+                let id = rest.split('"').next().unwrap();
+                let text = rest.to_lowercase();
+                let label = if text.contains("test") {
+                    "testing"
+                } else if text.contains("leak") {
+                    "bug"
+                } else if text.contains("why") {
+                    "question"
+                } else {
+                    "documentation"
+                };
+                format!("<c id=\"{id}\"><label>{label}</label></c>")
+            })
+            .collect()
+    } else {
+        "I would rather not.".to_string()
+    };
     let reply = json!({
         "choices": [{ "message": { "role": "assistant", "content": answer } }],
         "usage": { "prompt_tokens": 100, "completion_tokens": 20 },
@@ -97,26 +110,33 @@ async fn complete(State(fake): State<Fake>, body: String) -> (StatusCode, String
     (StatusCode::OK, reply.to_string())
 }
 
-async fn start(answers: bool) -> (String, Arc<Mutex<Vec<String>>>) {
-    let asked = Arc::new(Mutex::new(Vec::new()));
+async fn start(answers: bool) -> (String, Fake) {
+    let fake = Fake {
+        answers,
+        asked: Arc::new(Mutex::new(Vec::new())),
+        others: Arc::new(Mutex::new(0)),
+    };
     let app = Router::new()
         .route("/v1/chat/completions", post(complete))
-        .with_state(Fake {
-            answers,
-            asked: asked.clone(),
-        });
+        .with_state(fake.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    (format!("http://{address}/v1"), asked)
+    (format!("http://{address}/v1"), fake)
 }
 
 /// Runs `gitlore-bench llm-quality` on `corpus` with the model at `base_url` (none: no model
 /// configured), its answers kept in `data`.
 async fn bench(corpus: &Path, data: &Path, base_url: Option<&str>) -> Output {
+    run_bench(&["llm-quality"], corpus, data, base_url).await
+}
+
+/// Runs `gitlore-bench ARGS… --corpus CORPUS --data-dir DATA` with the model at `base_url`.
+async fn run_bench(args: &[&str], corpus: &Path, data: &Path, base_url: Option<&str>) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_gitlore-bench"));
     command
-        .args(["llm-quality", "--corpus"])
+        .args(args)
+        .arg("--corpus")
         .arg(corpus)
         .arg("--data-dir")
         .arg(data)
@@ -154,7 +174,8 @@ async fn the_model_labels_what_the_filter_keeps_and_is_scored_per_label() {
     let corpus = tempfile::tempdir().unwrap();
     write_corpus(corpus.path());
     let data = tempfile::tempdir().unwrap();
-    let (url, asked) = start(true).await;
+    let (url, fake) = start(true).await;
+    let asked = fake.asked;
 
     let first = bench(corpus.path(), data.path(), Some(&url)).await;
     let stdout = String::from_utf8_lossy(&first.stdout);
@@ -202,7 +223,8 @@ async fn a_model_that_answers_nothing_is_an_error_and_so_is_none_configured() {
     let corpus = tempfile::tempdir().unwrap();
     write_corpus(corpus.path());
     let data = tempfile::tempdir().unwrap();
-    let (url, asked) = start(false).await;
+    let (url, fake) = start(false).await;
+    let asked = fake.asked;
 
     let failed = bench(corpus.path(), data.path(), Some(&url)).await;
     let stderr = String::from_utf8_lossy(&failed.stderr);
@@ -223,5 +245,52 @@ async fn a_model_that_answers_nothing_is_an_error_and_so_is_none_configured() {
     assert!(
         stderr.contains("llm-quality needs a model: set GITLORE_LLM_PROVIDER"),
         "{stderr}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn findings_with_the_configured_models_ask_them_and_say_what_fell_back() {
+    let corpus = tempfile::tempdir().unwrap();
+    write_corpus(corpus.path());
+    let data = tempfile::tempdir().unwrap();
+    let (url, fake) = start(true).await;
+    let args = ["findings", "--configured-models"];
+
+    let first = run_bench(&args, corpus.path(), data.path(), Some(&url)).await;
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&first.stdout),
+        String::from_utf8_lossy(&first.stderr),
+    );
+    assert!(first.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("all test"), "{stdout}");
+    let asked = fake.asked.lock().unwrap().concat();
+    assert!(
+        asked.contains("This leaks the file handle") && !asked.contains("LGTM"),
+        "the analysis asks the model about what the filter keeps: {asked}"
+    );
+    assert!(
+        *fake.others.lock().unwrap() > 0,
+        "the synthesizer is asked too"
+    );
+    assert!(
+        stderr.contains("acme/widgets: ") && stderr.contains("the built-in findings are shown"),
+        "the synthesizer's fallback is said: {stderr}"
+    );
+
+    let classified = fake.asked.lock().unwrap().len();
+    let second = run_bench(&args, corpus.path(), data.path(), Some(&url)).await;
+    assert!(second.status.success());
+    assert_eq!(
+        fake.asked.lock().unwrap().len(),
+        classified,
+        "labels come from the kept store the second time"
+    );
+
+    let unset = run_bench(&args, corpus.path(), data.path(), None).await;
+    assert!(!unset.status.success());
+    assert!(
+        String::from_utf8_lossy(&unset.stderr).contains("--configured-models needs a model"),
+        "{}",
+        String::from_utf8_lossy(&unset.stderr)
     );
 }

@@ -4,7 +4,13 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Context, Result, bail};
+
+use gitlore::analysis::theme_run::Models as AnalysisModels;
+use gitlore::config::Settings;
+use gitlore::knowledge::embed::remote::RemoteEmbedder;
+use gitlore::llm::LlmClient;
+use gitlore::scorecard::Setup;
 
 use gitlore::domain::findings::Finding;
 use gitlore::knowledge::classify::builtin::train::Options;
@@ -32,11 +38,56 @@ pub struct FindingsArgs {
     /// size no repository of the corpus has. A gold theme is still one repository's.
     #[arg(long)]
     pooled: bool,
+    /// Analyse with the configured LLM and embedder (`GITLORE_LLM_*`, `GITLORE_EMBED_*`) as the
+    /// App does when they are set: LLM labels, remote vectors, the LLM synthesizer. What fell
+    /// back to a built-in component is printed per repository on stderr.
+    #[arg(long, conflicts_with = "pooled")]
+    configured_models: bool,
+    /// Keep each repository's store in this directory (one folder per repository), so that a
+    /// second run reuses the configured models' cached answers. Default: throw-away stores.
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+}
+
+/// The configured LLM and embedder, when asked for.
+struct Configured {
+    llm: Option<LlmClient>,
+    embedder: Option<RemoteEmbedder>,
+}
+
+impl Configured {
+    fn load(wanted: bool) -> Result<Configured> {
+        if !wanted {
+            return Ok(Configured {
+                llm: None,
+                embedder: None,
+            });
+        }
+        let settings = Settings::load(None).context("Cannot read the GITLORE_* settings")?;
+        if settings.llm.is_none() && settings.embed.is_none() {
+            bail!(
+                "--configured-models needs a model: set GITLORE_LLM_PROVIDER, GITLORE_LLM_MODEL and \
+                 GITLORE_LLM_API_KEY, or GITLORE_EMBED_BASE_URL and GITLORE_EMBED_MODEL"
+            );
+        }
+        Ok(Configured {
+            llm: settings.llm.map(LlmClient::new).transpose()?,
+            embedder: settings.embed.map(RemoteEmbedder::new).transpose()?,
+        })
+    }
+
+    fn models(&self) -> AnalysisModels<'_> {
+        AnalysisModels {
+            llm: self.llm.as_ref(),
+            embedder: self.embedder.as_ref(),
+        }
+    }
 }
 
 pub fn run(args: FindingsArgs) -> Result<()> {
     let corpus = Corpus::load(&args.corpus)?;
     let rules = NoiseRules::new(None, None, &[]);
+    let configured = Configured::load(args.configured_models)?;
     let started = Instant::now();
     if args.held_out {
         println!("training repositories read by models trained without them");
@@ -76,7 +127,19 @@ pub fn run(args: FindingsArgs) -> Result<()> {
             let classifier = trained
                 .as_ref()
                 .map(|(labels, noise)| Models { labels, noise });
-            let published = scorecard::publish(&records, &rules, classifier)?;
+            let store_dir = args
+                .data_dir
+                .as_ref()
+                .map(|dir| dir.join(repo.replace('/', "__")));
+            let setup = Setup {
+                classifier,
+                models: configured.models(),
+                store_dir: store_dir.as_deref(),
+            };
+            let published = scorecard::publish_with(&records, &rules, &setup)?;
+            for note in &published.notes {
+                eprintln!("{repo}: {note}");
+            }
             let score = scorecard::score(repo, &records, &gold, &published);
             print_row(&score, split);
             // The test split is only ever scored, never read.
