@@ -110,6 +110,14 @@ async fn complete(State(fake): State<Fake>, body: String) -> (StatusCode, String
     (StatusCode::OK, reply.to_string())
 }
 
+/// A corpus, a data directory and the fake model's URL and state.
+async fn setup(answers: bool) -> (tempfile::TempDir, tempfile::TempDir, String, Fake) {
+    let corpus = tempfile::tempdir().unwrap();
+    write_corpus(corpus.path());
+    let (url, fake) = start(answers).await;
+    (corpus, tempfile::tempdir().unwrap(), url, fake)
+}
+
 async fn start(answers: bool) -> (String, Fake) {
     let fake = Fake {
         answers,
@@ -171,10 +179,7 @@ fn row(stdout: &str, label: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_model_labels_what_the_filter_keeps_and_is_scored_per_label() {
-    let corpus = tempfile::tempdir().unwrap();
-    write_corpus(corpus.path());
-    let data = tempfile::tempdir().unwrap();
-    let (url, fake) = start(true).await;
+    let (corpus, data, url, fake) = setup(true).await;
     let asked = fake.asked;
 
     let first = bench(corpus.path(), data.path(), Some(&url)).await;
@@ -220,10 +225,7 @@ async fn the_model_labels_what_the_filter_keeps_and_is_scored_per_label() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_model_that_answers_nothing_is_an_error_and_so_is_none_configured() {
-    let corpus = tempfile::tempdir().unwrap();
-    write_corpus(corpus.path());
-    let data = tempfile::tempdir().unwrap();
-    let (url, fake) = start(false).await;
+    let (corpus, data, url, fake) = setup(false).await;
     let asked = fake.asked;
 
     let failed = bench(corpus.path(), data.path(), Some(&url)).await;
@@ -250,10 +252,7 @@ async fn a_model_that_answers_nothing_is_an_error_and_so_is_none_configured() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn findings_with_the_configured_models_ask_them_and_say_what_fell_back() {
-    let corpus = tempfile::tempdir().unwrap();
-    write_corpus(corpus.path());
-    let data = tempfile::tempdir().unwrap();
-    let (url, fake) = start(true).await;
+    let (corpus, data, url, fake) = setup(true).await;
     let args = ["findings", "--configured-models"];
 
     let first = run_bench(&args, corpus.path(), data.path(), Some(&url)).await;
