@@ -404,10 +404,10 @@ fn too_few_comments_give_no_themes_but_a_sure_bug_is_kept() {
 }
 
 /// A fake OpenAI-compatible server: the chat model labels every comment it is asked about
-/// `security`; the embeddings endpoint fails. Counts chat requests.
-async fn fake_models() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+/// `security`; the embeddings endpoint fails. Keeps the chat requests' user messages.
+async fn fake_models() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
     use axum::routing::post;
-    let chats = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let chats = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let counter = chats.clone();
     let app = axum::Router::new()
         .route(
@@ -415,9 +415,9 @@ async fn fake_models() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize
             post(move |body: String| {
                 let counter = counter.clone();
                 async move {
-                    counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     let request: Value = serde_json::from_str(&body).unwrap();
                     let user = request["messages"][1]["content"].as_str().unwrap();
+                    counter.lock().unwrap().push(user.to_string());
                     let answer: String = user
                         .split("<comment id=\"")
                         .skip(1)
@@ -498,13 +498,17 @@ async fn configured_models_are_used_and_their_failures_fall_back_to_builtin() {
             "the LLM's labels count"
         );
     }
-    let asked = chats.load(std::sync::atomic::Ordering::SeqCst);
+    let asked = chats.lock().unwrap().len();
     assert!(asked >= 1);
+    assert!(
+        chats.lock().unwrap()[0].contains("<diff>\n@@ -1 +1 @@\n-# Hello-World\n</diff>"),
+        "an inline comment is asked about with the end of its diff hunk, as the corpus was labelled"
+    );
     run_themes_with(&store, RepoId(REPO), 0, NOW, models, &Default::default())
         .await
         .unwrap();
     assert_eq!(
-        chats.load(std::sync::atomic::Ordering::SeqCst),
+        chats.lock().unwrap().len(),
         asked,
         "unchanged comments are not sent again"
     );

@@ -110,6 +110,7 @@ async fn relabel(
         .map(|c| Asked {
             body: &c.body,
             path: c.path.as_deref(),
+            diff_hunk: c.diff_hunk.as_deref(),
         })
         .collect();
     let (labels, stats) = classify_comments(client, store, &asked).await?;
@@ -467,6 +468,7 @@ mod tests {
             author_login: "alice".into(),
             pr_author: None,
             path: None,
+            diff_hunk: None,
             body: String::new(),
             created_at: 0,
             resolved: false,

@@ -28,6 +28,8 @@ pub struct CorpusComment {
     pub pr_author: Option<String>,
     /// The file, for inline comments.
     pub path: Option<String>,
+    /// The diff an inline comment is on, as GitHub gives it.
+    pub diff_hunk: Option<String>,
     pub body: String,
     /// Unix seconds (the last update when GitHub gave no creation time).
     pub created_at: i64,
@@ -50,7 +52,8 @@ impl CorpusComment {
 pub fn load_corpus(conn: &Connection, repo_id: RepoId, since: i64) -> Result<Vec<CorpusComment>> {
     let mut stmt = conn.prepare(&format!(
         "SELECT c.id, c.kind, c.github_id, c.pr_number, c.author_login, c.path, c.body,
-                coalesce(c.created_at, c.updated_at), c.resolved, cl.labels, p.author_login
+                coalesce(c.created_at, c.updated_at), c.resolved, cl.labels, p.author_login,
+                c.diff_hunk
            FROM comments c
            LEFT JOIN classifications cl
              ON cl.comment_id = c.id AND cl.classifier = '{BUILTIN_NAME}'
@@ -70,6 +73,7 @@ pub fn load_corpus(conn: &Connection, repo_id: RepoId, since: i64) -> Result<Vec
             author_login: row.get(4)?,
             pr_author: row.get(10)?,
             path: row.get(5)?,
+            diff_hunk: row.get(11)?,
             body: row.get(6)?,
             created_at: row.get(7)?,
             resolved: row.get(8)?,

@@ -107,6 +107,7 @@ fn predict(
         .map(|&i| Asked {
             body: &records[i].body,
             path: records[i].path.as_deref(),
+            diff_hunk: records[i].diff_hunk.as_deref(),
         })
         .collect();
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -136,15 +136,16 @@ impl LlmClassifier<'_> {
     }
 }
 
-/// One stored comment as the analysis asks about it: its raw body and its file.
+/// One stored comment as the analysis asks about it: its raw body, its file and diff hunk.
 #[derive(Debug, Clone, Copy)]
 pub struct Asked<'a> {
     pub body: &'a str,
     pub path: Option<&'a str>,
+    pub diff_hunk: Option<&'a str>,
 }
 
-/// Labels `comments` as the analysis does: each by its analysable text and path (no diff hunk),
-/// cached by its raw body's hash, in input order.
+/// Labels `comments` as the analysis does: each by its analysable text, path and the end of its
+/// diff hunk (what the corpus's labellers saw), cached by its raw body's hash, in input order.
 pub async fn classify_comments(
     client: &LlmClient,
     cache: &dyn ModelCache,
@@ -161,7 +162,7 @@ pub async fn classify_comments(
             text: CommentText {
                 body: &texts[i],
                 path: comment.path,
-                diff_hunk: None,
+                diff_hunk: comment.diff_hunk,
             },
         })
         .collect();
