@@ -105,12 +105,14 @@ async fn relabel(
     corpus: &mut [CorpusComment],
     notes: &mut Vec<String>,
 ) -> Result<()> {
+    let ids: Vec<i64> = corpus.iter().map(|c| c.id).collect();
+    let hunks = stored::diff_hunks(&store.reader()?, &ids)?;
     let asked: Vec<Asked<'_>> = corpus
         .iter()
         .map(|c| Asked {
             body: &c.body,
             path: c.path.as_deref(),
-            diff_hunk: c.diff_hunk.as_deref(),
+            diff_hunk: hunks.get(&c.id).map(String::as_str),
         })
         .collect();
     let (labels, stats) = classify_comments(client, store, &asked).await?;
@@ -468,7 +470,6 @@ mod tests {
             author_login: "alice".into(),
             pr_author: None,
             path: None,
-            diff_hunk: None,
             body: String::new(),
             created_at: 0,
             resolved: false,

@@ -14,6 +14,23 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::domain::classification::{BUILTIN_NAME, Classification};
 use crate::domain::{RepoId, is_pr_author};
 
+/// The diff hunks of the comments `ids` that have one, by store id: only the LLM classifier reads
+/// them, so the corpus does not carry them.
+pub fn diff_hunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, String>> {
+    let mut stmt = conn
+        .prepare_cached("SELECT diff_hunk FROM comments WHERE id = ?1 AND diff_hunk IS NOT NULL")?;
+    let mut hunks = HashMap::new();
+    for &id in ids {
+        if let Some(hunk) = stmt
+            .query_row(params![id], |row| row.get::<_, String>(0))
+            .optional()?
+        {
+            hunks.insert(id, hunk);
+        }
+    }
+    Ok(hunks)
+}
+
 /// A comment as theme analysis sees it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CorpusComment {
@@ -28,8 +45,6 @@ pub struct CorpusComment {
     pub pr_author: Option<String>,
     /// The file, for inline comments.
     pub path: Option<String>,
-    /// The diff an inline comment is on, as GitHub gives it.
-    pub diff_hunk: Option<String>,
     pub body: String,
     /// Unix seconds (the last update when GitHub gave no creation time).
     pub created_at: i64,
@@ -52,8 +67,7 @@ impl CorpusComment {
 pub fn load_corpus(conn: &Connection, repo_id: RepoId, since: i64) -> Result<Vec<CorpusComment>> {
     let mut stmt = conn.prepare(&format!(
         "SELECT c.id, c.kind, c.github_id, c.pr_number, c.author_login, c.path, c.body,
-                coalesce(c.created_at, c.updated_at), c.resolved, cl.labels, p.author_login,
-                c.diff_hunk
+                coalesce(c.created_at, c.updated_at), c.resolved, cl.labels, p.author_login
            FROM comments c
            LEFT JOIN classifications cl
              ON cl.comment_id = c.id AND cl.classifier = '{BUILTIN_NAME}'
@@ -73,7 +87,6 @@ pub fn load_corpus(conn: &Connection, repo_id: RepoId, since: i64) -> Result<Vec
             author_login: row.get(4)?,
             pr_author: row.get(10)?,
             path: row.get(5)?,
-            diff_hunk: row.get(11)?,
             body: row.get(6)?,
             created_at: row.get(7)?,
             resolved: row.get(8)?,

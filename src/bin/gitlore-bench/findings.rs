@@ -8,16 +8,14 @@ use anyhow::{Context, Result, bail};
 
 use gitlore::analysis::theme_run::Models as AnalysisModels;
 use gitlore::config::Settings;
-use gitlore::knowledge::embed::remote::RemoteEmbedder;
-use gitlore::llm::LlmClient;
-use gitlore::scorecard::Setup;
-
 use gitlore::domain::findings::Finding;
 use gitlore::knowledge::classify::builtin::train::Options;
 use gitlore::knowledge::corpus::{Corpus, GoldTheme, Record, Split};
+use gitlore::knowledge::embed::remote::RemoteEmbedder;
 use gitlore::knowledge::filter::NoiseRules;
 use gitlore::knowledge::quality::{self, Models};
-use gitlore::scorecard::{self, RepoScore};
+use gitlore::llm::LlmClient;
+use gitlore::scorecard::{self, RepoScore, Setup};
 
 #[derive(Debug, clap::Args)]
 pub struct FindingsArgs {

@@ -115,15 +115,12 @@ fn predict(
         .build()
         .context("Cannot start the async runtime")?;
     let (answers, stats) = runtime.block_on(classify_comments(client, store, &asked))?;
+    let first_error = stats.errors.first();
     if !asked.is_empty() && stats.cached + stats.answered == 0 {
         bail!(
             "the model answered none of the {} comments asked about{}",
             asked.len(),
-            stats
-                .errors
-                .first()
-                .map(|e| format!(": {e}"))
-                .unwrap_or_default()
+            first_error.map(|e| format!(": {e}")).unwrap_or_default()
         );
     }
     let mut predictions = judged;
@@ -138,9 +135,7 @@ fn predict(
         format!(
             ", {} got the built-in labels (no usable answer{})",
             stats.fallbacks,
-            stats
-                .errors
-                .first()
+            first_error
                 .map(|e| format!("; first error: {e}"))
                 .unwrap_or_default()
         )
