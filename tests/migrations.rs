@@ -214,7 +214,7 @@ fn the_latest_schema_is_usable_after_migrating() {
         provider: "openai".into(),
         model: "m".into(),
         prompt_version: "v".into(),
-        body_hash: "h".into(),
+        content_hash: "h".into(),
     };
     let labels = vec![Scored {
         label: Label::Bug,

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use common::corpus::{THEMES, UNRELATED};
 use common::{APP_ID, START_MS, at, review_comment};
 use gitlore::analysis::theme_run::run_themes;
-use gitlore::domain::classification::Label;
+use gitlore::domain::classification::{Label, LlmVerdicts};
 use gitlore::domain::findings::SourceComment;
 use gitlore::domain::findings::{EvidenceKind, Finding, Staleness};
 use gitlore::domain::history::Coupling;
@@ -130,7 +130,7 @@ impl Analysed {
     fn new(inject: bool) -> Analysed {
         let (dir, store) = store_with(&corpus(inject));
         let themes = run_themes(&store, RepoId(REPO), 0, NOW).unwrap();
-        let comments = load_source_comments(&store.reader().unwrap(), RepoId(REPO), 0).unwrap();
+        let comments = load_source_comments(&store.reader().unwrap(), RepoId(REPO), 0, LlmVerdicts::Ignored).unwrap();
         Analysed {
             _dir: dir,
             store,
@@ -374,7 +374,7 @@ fn git_signals_become_findings_only_when_reviews_corroborate_them() {
             Ok(())
         })
         .unwrap();
-    a.comments = load_source_comments(&a.store.reader().unwrap(), RepoId(REPO), 0).unwrap();
+    a.comments = load_source_comments(&a.store.reader().unwrap(), RepoId(REPO), 0, LlmVerdicts::Ignored).unwrap();
     let bug = *a
         .comments
         .iter()

@@ -13,11 +13,13 @@ use std::path::Path;
 
 use anyhow::Result;
 
+use crate::domain::classification::LlmVerdicts;
 use crate::domain::findings::SourceComment;
 use crate::domain::findings::{Category, Finding, Staleness};
 use crate::domain::themes::ThemeRun;
 use crate::domain::{RepoId, UnixMs};
 use crate::ingest;
+use crate::knowledge::classify::llm::model_tag;
 use crate::knowledge::exclude::Exclusions;
 use crate::knowledge::filter::NoiseRules;
 use crate::knowledge::history::HistoryReport;
@@ -122,8 +124,10 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
         &exclusions,
     )
     .await?;
+    let tag = models.llm.map(model_tag);
+    let verdicts = tag.as_deref().map_or(LlmVerdicts::Ignored, LlmVerdicts::Of);
     let mut comments =
-        stored::load_source_comments(&store.reader()?, request.repo_id, window_start)?;
+        stored::load_source_comments(&store.reader()?, request.repo_id, window_start, verdicts)?;
     let left_out =
         stored::count_source_comments_before(&store.reader()?, request.repo_id, window_start)?;
     let before = Counted::of(&comments);

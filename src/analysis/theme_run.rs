@@ -17,17 +17,19 @@ use sha2::{Digest, Sha256};
 use crate::domain::classification::Label;
 use crate::domain::themes::{Theme, ThemeRun};
 use crate::domain::{CommentKind, RepoId};
-use crate::knowledge::classify::llm::{Asked, Source, classify_comments};
+use crate::domain::body_hash;
+use crate::domain::classification::LLM_NAME;
+use crate::knowledge::classify::llm::{Asked, Source, classify_comments, model_tag};
 use crate::knowledge::cluster::{Cluster, Clustering, Params, cluster};
 use crate::knowledge::embed::Vector;
 use crate::knowledge::embed::builtin::TfIdf;
 use crate::knowledge::embed::remote::RemoteEmbedder;
 use crate::knowledge::embed::{Prepared, prepare};
 use crate::knowledge::exclude::Exclusions;
-use crate::knowledge::filter::topic_text;
+use crate::knowledge::filter::{analysable_text, is_bot_command, topic_text};
 use crate::knowledge::themes::{distinctive_terms, match_themes};
 use crate::llm::LlmClient;
-use crate::store::Store;
+use crate::store::{Store, comments};
 use crate::store::themes::{self as stored, CorpusComment, SavedTheme, StoredTheme};
 
 /// Distinctive terms (count) kept per theme: enough to tell themes apart at a glance.
@@ -53,7 +55,8 @@ const ID_HEX_DIGITS: usize = 10;
 /// comments give no themes; themes of earlier runs that this one does not continue become
 /// inactive.
 pub fn run_themes(store: &Store, repo_id: RepoId, window_start: i64, now: i64) -> Result<ThemeRun> {
-    let (corpus, previous) = load(store, repo_id, window_start)?;
+    let (mut corpus, previous) = load(store, repo_id, window_start, false)?;
+    corpus.retain(|comment| !comment.by_pr_author());
     analyse(store, repo_id, now, corpus, previous, None, Vec::new())
 }
 
@@ -78,12 +81,14 @@ pub async fn run_themes_with(
     models: Models<'_>,
     exclusions: &Exclusions,
 ) -> Result<ThemeRun> {
-    let (mut corpus, previous) = load(store, repo_id, window_start)?;
+    let (mut corpus, previous) = load(store, repo_id, window_start, models.llm.is_some())?;
     corpus.retain(|c| !exclusions.excludes_comment(&c.author_login, c.path.as_deref(), &c.body));
     let mut notes = Vec::new();
     if let Some(client) = models.llm {
         relabel(store, client, &mut corpus, &mut notes).await?;
     }
+    // A PR author's replies explain their own change: no reviewer's lesson.
+    corpus.retain(|comment| !comment.by_pr_author());
     let mut vectors = None;
     if let Some(embedder) = models.embedder {
         let texts: Vec<String> = corpus.iter().map(|c| prepared(c).to_text()).collect();
@@ -98,13 +103,17 @@ pub async fn run_themes_with(
     analyse(store, repo_id, now, corpus, previous, vectors, notes)
 }
 
-/// Replaces the built-in labels with the LLM's wherever it answered.
+/// Has the LLM judge the corpus (the filter's trivial comments included, but for commands to
+/// bots): a comment it calls noise leaves, one the filter called trivial stays when the model
+/// labels it, and its labels replace the built-in ones. Where it gave no answer, the built-in
+/// verdict stands. Its verdicts are stored (`LLM_NAME`) for the readers of the analysis.
 async fn relabel(
     store: &Store,
     client: &LlmClient,
-    corpus: &mut [CorpusComment],
+    corpus: &mut Vec<CorpusComment>,
     notes: &mut Vec<String>,
 ) -> Result<()> {
+    corpus.retain(|c| !(c.trivial && is_bot_command(&analysable_text(&c.body))));
     let ids: Vec<i64> = corpus.iter().map(|c| c.id).collect();
     let hunks = stored::diff_hunks(&store.reader()?, &ids)?;
     let asked: Vec<Asked<'_>> = corpus
@@ -115,12 +124,31 @@ async fn relabel(
             diff_hunk: hunks.get(&c.id).map(String::as_str),
         })
         .collect();
-    let (labels, stats) = classify_comments(client, store, &asked).await?;
-    for (comment, (labels, source)) in corpus.iter_mut().zip(labels) {
-        if source != Source::Fallback {
+    let (verdicts, stats) = classify_comments(client, store, &asked).await?;
+    let tag = model_tag(client);
+    let mut kept = Vec::with_capacity(corpus.len());
+    let mut stored_verdicts = Vec::new();
+    for (mut comment, (labels, source)) in corpus.drain(..).zip(verdicts) {
+        if source == Source::Fallback {
+            if !comment.trivial {
+                kept.push(comment);
+            }
+            continue;
+        }
+        let key = format!("{tag}:{}", body_hash(&comment.body));
+        stored_verdicts.push((comment.id, key, serde_json::to_string(&labels)?));
+        if !labels.is_empty() {
             comment.labels = labels;
+            kept.push(comment);
         }
     }
+    *corpus = kept;
+    store.write_derived(|tx| {
+        for (id, key, labels) in &stored_verdicts {
+            comments::set_classification(tx, *id, LLM_NAME, key, labels)?;
+        }
+        Ok(())
+    })?;
     if stats.fallbacks > 0 {
         notes.push(format!(
             "the LLM gave no usable labels for {} comments (built-in labels used; asked again next run){}",
@@ -140,12 +168,11 @@ fn load(
     store: &Store,
     repo_id: RepoId,
     window_start: i64,
+    with_trivial: bool,
 ) -> Result<(Vec<CorpusComment>, Vec<StoredTheme>)> {
     let conn = store.reader()?;
     let snapshot = conn.unchecked_transaction()?;
-    let mut corpus = stored::load_corpus(&snapshot, repo_id, window_start)?;
-    // A PR author's replies explain their own change: no reviewer's lesson.
-    corpus.retain(|comment| !comment.by_pr_author());
+    let corpus = stored::load_corpus(&snapshot, repo_id, window_start, with_trivial)?;
     let previous = stored::load_themes(&snapshot, repo_id)?;
     Ok((corpus, previous))
 }
@@ -474,6 +501,7 @@ mod tests {
             created_at: 0,
             resolved: false,
             labels: Vec::new(),
+            trivial: false,
         };
         let conn = store.reader().unwrap();
         let plain = new_id(&conn, RepoId(5), &medoid, &HashSet::new()).unwrap();

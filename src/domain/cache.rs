@@ -11,7 +11,8 @@ pub struct CacheKey {
     pub provider: String,
     pub model: String,
     pub prompt_version: String,
-    pub body_hash: String,
+    /// The hash of everything the model reads of the comment (`classify::llm::content_hash`).
+    pub content_hash: String,
 }
 
 /// LLM labels by [`CacheKey`], embeddings by (model, text hash). Only good answers are stored.

@@ -13,6 +13,7 @@ use rusqlite::Connection;
 
 use super::json::{CommentJson, CouplingJson, FindingJson, ReportJson, ThemeJson, noise_name};
 use crate::domain::RepoId;
+use crate::domain::classification::LlmVerdicts;
 use crate::domain::findings::SourceComment;
 use crate::domain::findings::{Evidence, EvidenceKind, Finding, Status};
 use crate::domain::history::Coupling;
@@ -168,7 +169,7 @@ pub fn find_repo(conn: &Connection, name: Option<&str>) -> Result<AnalysedRepo> 
 /// repositories `gitlore analyze` stored for a local path get no commit links.
 pub fn load(conn: &Connection, repo: &AnalysedRepo, web_base: Option<&str>) -> Result<RepoReport> {
     let listing = findings::load(conn, repo.id)?;
-    let sources = findings::load_source_comments(conn, repo.id, 0)?;
+    let sources = findings::load_source_comments(conn, repo.id, 0, LlmVerdicts::Latest)?;
     let github_ids = stored::comment_github_ids(conn, repo.id)?;
     let outside_id = |store_id: i64| {
         github_ids

@@ -5,6 +5,7 @@ use anyhow::Result;
 use super::RepoJob;
 use crate::analysis::window_start;
 use crate::domain::PrNumber;
+use crate::domain::classification::LlmVerdicts;
 use crate::domain::job::CheckRun;
 use crate::publish::check_run::{self, CheckRunInput, CheckRunOutcome};
 use crate::publish::{self, commit_link_base};
@@ -44,7 +45,7 @@ impl RepoJob<'_> {
             (
                 findings::load(&reader, self.repo_id)?,
                 comments::inline_comments(&reader, self.repo_id)?,
-                findings::load_source_comments(&reader, self.repo_id, since)?,
+                findings::load_source_comments(&reader, self.repo_id, since, LlmVerdicts::Latest)?,
             )
         };
         let past: Vec<PastComment> = past

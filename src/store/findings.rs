@@ -12,31 +12,43 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use crate::domain::RepoId;
-use crate::domain::classification::{BUILTIN_NAME, Classification};
+use crate::domain::classification::{BUILTIN_NAME, Classification, LLM_NAME, LlmVerdicts};
 use crate::domain::findings::{
     Category, Evidence, EvidenceKind, Finding, Severity, SourceComment, Status,
 };
 
 /// The comments of `repo_id` a synthesis may cite: not deleted, not noise, created at or after
-/// `since` (unix s), by store id.
+/// `since` (unix s), by store id. With LLM `verdicts`, a comment the model judged is noise or
+/// not as it said, and carries its labels.
 pub fn load_source_comments(
     conn: &Connection,
     repo_id: RepoId,
     since: i64,
+    verdicts: LlmVerdicts<'_>,
 ) -> Result<BTreeMap<i64, SourceComment>> {
     let mut stmt = conn.prepare(&format!(
         "SELECT c.id, c.body, c.author_login, c.pr_number, c.path,
                 coalesce(c.created_at, c.updated_at), c.resolved, c.html_url, p.author_login,
-                cl.labels
+                coalesce(lc.labels, cl.labels)
            FROM comments c
            LEFT JOIN pull_requests p ON p.repo_id = c.repo_id AND p.number = c.pr_number
            LEFT JOIN classifications cl
              ON cl.comment_id = c.id AND cl.classifier = '{BUILTIN_NAME}'
             AND substr(cl.body_hash, -64) = c.body_hash
-          WHERE c.repo_id = ?1 AND c.deleted = 0 AND c.noise IS NULL
-            AND coalesce(c.created_at, c.updated_at) >= ?2"
+           LEFT JOIN classifications lc
+             ON lc.comment_id = c.id AND lc.classifier = '{LLM_NAME}' AND {}
+          WHERE c.repo_id = :repo AND c.deleted = 0
+            AND CASE WHEN lc.labels IS NULL THEN c.noise IS NULL
+                     ELSE lc.labels <> '[]' AND c.noise IS NOT 'bot' AND c.noise IS NOT 'own' END
+            AND coalesce(c.created_at, c.updated_at) >= :since",
+        verdicts.join_condition()
     ))?;
-    let rows = stmt.query_map(params![repo_id, since], |row| {
+    let mut bound: Vec<(&str, &dyn rusqlite::ToSql)> = vec![(":repo", &repo_id), (":since", &since)];
+    let tag = verdicts.tag();
+    if matches!(verdicts, LlmVerdicts::Of(_)) {
+        bound.push((":tag", &tag));
+    }
+    let rows = stmt.query_map(bound.as_slice(), |row| {
         Ok(SourceComment {
             id: row.get(0)?,
             body: row.get(1)?,

@@ -16,7 +16,7 @@ pub fn get(conn: &Connection, key: &CacheKey) -> Result<Option<Classification>> 
               WHERE provider = ?1 AND model = ?2 AND prompt_version = ?3 AND body_hash = ?4",
         )?
         .query_row(
-            params![key.provider, key.model, key.prompt_version, key.body_hash],
+            params![key.provider, key.model, key.prompt_version, key.content_hash],
             |row| row.get(0),
         )
         .optional()?;
@@ -35,7 +35,7 @@ pub fn put(conn: &Connection, key: &CacheKey, labels: &Classification) -> Result
         key.provider,
         key.model,
         key.prompt_version,
-        key.body_hash,
+        key.content_hash,
         serde_json::to_string(labels)?
     ])?;
     Ok(())

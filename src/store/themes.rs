@@ -52,6 +52,8 @@ pub struct CorpusComment {
     pub resolved: bool,
     /// The built-in classifier's labels for the current body; empty when unclassified.
     pub labels: Classification,
+    /// Whether the noise filter called it trivial (loaded only for a model to judge again).
+    pub trivial: bool,
 }
 
 impl CorpusComment {
@@ -61,23 +63,31 @@ impl CorpusComment {
     }
 }
 
-/// The comments of `repo_id` to analyse: not deleted, not noise, created at or after `since`
-/// (unix s), ordered by kind and GitHub id (an order that does not depend on insertion order).
-/// Labels count when they were made for the current body (the key ends with its hash).
-pub fn load_corpus(conn: &Connection, repo_id: RepoId, since: i64) -> Result<Vec<CorpusComment>> {
+/// The comments of `repo_id` to analyse: not deleted, not noise (or, `with_trivial`, noise the
+/// filter called trivial, for a model to judge again), created at or after `since` (unix s),
+/// ordered by kind and GitHub id (an order that does not depend on insertion order). Labels count
+/// when they were made for the current body (the key ends with its hash).
+pub fn load_corpus(
+    conn: &Connection,
+    repo_id: RepoId,
+    since: i64,
+    with_trivial: bool,
+) -> Result<Vec<CorpusComment>> {
     let mut stmt = conn.prepare(&format!(
         "SELECT c.id, c.kind, c.github_id, c.pr_number, c.author_login, c.path, c.body,
-                coalesce(c.created_at, c.updated_at), c.resolved, cl.labels, p.author_login
+                coalesce(c.created_at, c.updated_at), c.resolved, cl.labels, p.author_login,
+                c.noise IS NOT NULL
            FROM comments c
            LEFT JOIN classifications cl
              ON cl.comment_id = c.id AND cl.classifier = '{BUILTIN_NAME}'
             AND substr(cl.body_hash, -64) = c.body_hash
            LEFT JOIN pull_requests p ON p.repo_id = c.repo_id AND p.number = c.pr_number
-          WHERE c.repo_id = ?1 AND c.deleted = 0 AND c.noise IS NULL
+          WHERE c.repo_id = ?1 AND c.deleted = 0
+            AND (c.noise IS NULL OR (?3 AND c.noise = 'trivial'))
             AND coalesce(c.created_at, c.updated_at) >= ?2
           ORDER BY c.kind, c.github_id"
     ))?;
-    let rows = stmt.query_map(params![repo_id, since], |row| {
+    let rows = stmt.query_map(params![repo_id, since, with_trivial], |row| {
         let labels: Option<String> = row.get(9)?;
         Ok(CorpusComment {
             id: row.get(0)?,
@@ -90,6 +100,7 @@ pub fn load_corpus(conn: &Connection, repo_id: RepoId, since: i64) -> Result<Vec
             body: row.get(6)?,
             created_at: row.get(7)?,
             resolved: row.get(8)?,
+            trivial: row.get(11)?,
             // Labels that no longer parse (a label renamed) count as unclassified, as in the
             // LLM cache: the comment is still analysed, only its label counts are missing.
             labels: labels

@@ -213,6 +213,17 @@ impl NoiseRules {
     }
 }
 
+/// Whether every line of `text` (quotes and blank lines aside) is a command to a bot or CI:
+/// noise the filter is sure of, which no model needs to read.
+pub fn is_bot_command(text: &str) -> bool {
+    let mut lines = text
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('>'))
+        .peekable();
+    lines.peek().is_some() && lines.all(|line| commands::is_command_line(line, &[]))
+}
+
 /// The part of a comment to learn from: HTML comments and `<details>` blocks addressed to AI
 /// agents ("Prompt for AI Agents" and the like) removed.
 pub fn analysable_text(body: &str) -> String {

@@ -5,6 +5,10 @@
 //! prompt that still does not fit is never sent.
 //!
 //! Nothing here decides what to do with a failure: callers fall back to the built-in components.
+//! `cassettes` replays a model's recorded answers behind the same protocols, for the benches and
+//! tests.
+
+pub mod cassettes;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
