@@ -15,17 +15,19 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde_json::json;
 
-use crate::analysis::theme_run::Models;
+use crate::analysis::theme_run::{Models, run_themes_with};
 use crate::analysis::{self, Request};
 use crate::analyze::reviews;
-use crate::domain::classification::BUILTIN_NAME;
+use crate::domain::classification::{BUILTIN_NAME, Label};
 use crate::domain::findings::{EvidenceKind, Finding};
 use crate::domain::{RepoId, UnixMs, body_hash};
 use crate::ingest::{self, Memo};
 use crate::knowledge::corpus::{GoldTheme, Record};
+use crate::knowledge::exclude::Exclusions;
 use crate::knowledge::filter::{Noise, NoiseRules};
 use crate::knowledge::history::HistoryReport;
 use crate::knowledge::quality;
+use crate::llm::LlmClient;
 use crate::repo_config::RepoConfig;
 use crate::store::{self, Store, comments, inputs, repos};
 
@@ -139,10 +141,26 @@ pub fn publish(
     publish_with(records, rules, &setup)
 }
 
-/// [`publish`] as `setup` says.
-pub fn publish_with(records: &[&Record], rules: &NoiseRules, setup: &Setup) -> Result<Published> {
+/// One repository's records as the App's ingestion stored them.
+struct Ingested {
+    store: Store,
+    repo_id: RepoId,
+    name: String,
+    parsed: reviews::Reviews,
+    /// Unix seconds just after the newest comment: the analysis's time.
+    now: i64,
+    /// The store's directory when none was given.
+    _temporary: tempfile::TempDir,
+}
+
+/// Ingests `records` (one repository's) into a store in `store_dir`, or a throw-away one.
+fn ingest_records(
+    records: &[&Record],
+    rules: &NoiseRules,
+    store_dir: Option<&Path>,
+) -> Result<Ingested> {
     let temporary = tempfile::tempdir().context("Cannot create a temporary directory")?;
-    let dir = setup.store_dir.unwrap_or(temporary.path());
+    let dir = store_dir.unwrap_or(temporary.path());
     std::fs::create_dir_all(dir).with_context(|| format!("Cannot create {}", dir.display()))?;
     let store = Store::open(&store::database_path(dir))?;
     let name = records.first().map_or("corpus", |r| r.repo.as_str());
@@ -165,14 +183,96 @@ pub fn publish_with(records: &[&Record], rules: &NoiseRules, setup: &Setup) -> R
         }
         Ok(())
     })?;
+    Ok(Ingested {
+        store,
+        repo_id: repo.id,
+        name: name.to_string(),
+        parsed,
+        now,
+        _temporary: temporary,
+    })
+}
+
+/// What the App decides of each of `records` (one repository's) when `client` classifies, as the
+/// analysis asks it: noise or not, and the labels (the model's where it answered, else the
+/// built-in filter's and classifier's), in record order; and the notes of what fell back.
+pub fn llm_verdicts(
+    records: &[&Record],
+    rules: &NoiseRules,
+    client: &LlmClient,
+    store_dir: Option<&Path>,
+) -> Result<(Vec<(bool, Vec<Label>)>, Vec<String>)> {
+    let ingested = ingest_records(records, rules, store_dir)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("Cannot start the async runtime")?;
+    let models = Models {
+        llm: Some(client),
+        embedder: None,
+    };
+    let run = runtime.block_on(run_themes_with(
+        &ingested.store,
+        ingested.repo_id,
+        0,
+        ingested.now,
+        models,
+        &Exclusions::default(),
+    ))?;
+    let stored: HashMap<String, inputs::InputComment> =
+        inputs::list(&ingested.store.reader()?, ingested.repo_id)?
+            .into_iter()
+            .filter_map(|c| {
+                let id = ingested.parsed.input_id(c.kind, c.github_id)?.to_string();
+                Some((id, c))
+            })
+            .collect();
+    let verdicts = records
+        .iter()
+        .map(|record| match stored.get(&record.id) {
+            Some(comment) => {
+                let labels = match &comment.llm {
+                    Some((_, labels)) if comment.noise.as_deref().is_none_or(|n| n == "trivial") => {
+                        Some(labels)
+                    }
+                    _ => None,
+                };
+                match labels {
+                    Some(labels) => (
+                        labels.is_empty(),
+                        labels.iter().filter_map(|l| Label::parse(l)).collect(),
+                    ),
+                    None => (
+                        comment.noise.is_some(),
+                        comment.labels.iter().filter_map(|l| Label::parse(l)).collect(),
+                    ),
+                }
+            }
+            None => (true, Vec::new()),
+        })
+        .collect();
+    Ok((verdicts, run.notes))
+}
+
+/// [`publish`] as `setup` says.
+pub fn publish_with(records: &[&Record], rules: &NoiseRules, setup: &Setup) -> Result<Published> {
+    let Ingested {
+        store,
+        repo_id,
+        name,
+        parsed,
+        now,
+        _temporary,
+    } = ingest_records(records, rules, setup.store_dir)?;
+    let name = name.as_str();
     if let Some(models) = setup.classifier {
-        reread(&store, repo.id, &parsed, records, rules, models)?;
+        reread(&store, repo_id, &parsed, records, rules, models)?;
     }
     let mut config = RepoConfig::default();
     config.analysis.window_months = 0;
     let history = HistoryReport::default();
     let request = Request {
-        repo_id: repo.id,
+        repo_id,
         repo: name,
         config: &config,
         history: &history,
@@ -187,7 +287,7 @@ pub fn publish_with(records: &[&Record], rules: &NoiseRules, setup: &Setup) -> R
         .build()
         .context("Cannot start the async runtime")?;
     let outcome = runtime.block_on(analysis::run(&store, &request))?;
-    let corpus_ids: HashMap<i64, String> = inputs::list(&store.reader()?, repo.id)?
+    let corpus_ids: HashMap<i64, String> = inputs::list(&store.reader()?, repo_id)?
         .into_iter()
         .filter_map(|c| {
             let id = parsed.input_id(c.kind, c.github_id)?.to_string();

@@ -4,7 +4,7 @@
 use anyhow::{Context, Result};
 use rusqlite::{Connection, params};
 
-use crate::domain::classification::{BUILTIN_NAME, Classification};
+use crate::domain::classification::{BUILTIN_NAME, Classification, LLM_NAME};
 use crate::domain::{CommentKind, RepoId, is_pr_author};
 
 /// One stored comment of the input.
@@ -21,6 +21,9 @@ pub struct InputComment {
     pub labels: Vec<String>,
     /// `own`, `bot` or `trivial` when the noise filter set it aside.
     pub noise: Option<String>,
+    /// The latest LLM verdict on its current body, and the model's tag: its labels, none when it
+    /// called the comment noise.
+    pub llm: Option<(String, Vec<String>)>,
 }
 
 impl InputComment {
@@ -33,28 +36,46 @@ impl InputComment {
 /// The comments of `repo_id` that are not deleted, ordered by (created, GitHub id).
 pub fn list(conn: &Connection, repo_id: RepoId) -> Result<Vec<InputComment>> {
     let mut stmt = conn.prepare(
-        "SELECT c.id, c.kind, c.github_id, c.noise, k.labels, c.author_login, p.author_login
+        "SELECT c.id, c.kind, c.github_id, c.noise, k.labels, c.author_login, p.author_login,
+                lc.body_hash, lc.labels
            FROM comments c
            LEFT JOIN classifications k ON k.comment_id = c.id AND k.classifier = ?2
+           LEFT JOIN classifications lc ON lc.comment_id = c.id AND lc.classifier = ?3
+            AND substr(lc.body_hash, -64) = c.body_hash
            LEFT JOIN pull_requests p ON p.repo_id = c.repo_id AND p.number = c.pr_number
           WHERE c.repo_id = ?1 AND c.deleted = 0
           ORDER BY coalesce(c.created_at, c.updated_at), c.github_id",
     )?;
-    let rows = stmt.query_map(params![repo_id, BUILTIN_NAME], |row| {
+    let rows = stmt.query_map(params![repo_id, BUILTIN_NAME, LLM_NAME], |row| {
         Ok((
-            row.get::<_, i64>(0)?,
-            row.get::<_, String>(1)?,
-            row.get::<_, i64>(2)?,
-            row.get::<_, Option<String>>(3)?,
-            row.get::<_, Option<String>>(4)?,
-            row.get::<_, String>(5)?,
-            row.get::<_, Option<String>>(6)?,
+            (
+                row.get::<_, i64>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, i64>(2)?,
+                row.get::<_, Option<String>>(3)?,
+                row.get::<_, Option<String>>(4)?,
+                row.get::<_, String>(5)?,
+                row.get::<_, Option<String>>(6)?,
+            ),
+            (
+                row.get::<_, Option<String>>(7)?,
+                row.get::<_, Option<String>>(8)?,
+            ),
         ))
     })?;
     let mut comments = Vec::new();
     for row in rows {
-        let (id, kind, github_id, noise, labels, author_login, pr_author) =
+        let ((id, kind, github_id, noise, labels, author_login, pr_author), (llm_key, llm_labels)) =
             row.with_context(|| format!("Cannot read the comments of repository {repo_id}"))?;
+        let llm = match (llm_key, llm_labels) {
+            (Some(key), Some(json)) => {
+                let scored: Classification = serde_json::from_str(&json)
+                    .with_context(|| format!("The LLM labels of comment {id} are not valid JSON"))?;
+                let tag = key.rsplit_once(':').map_or(key.as_str(), |(tag, _)| tag).to_string();
+                Some((tag, scored.iter().map(|s| s.label.as_str().to_string()).collect()))
+            }
+            _ => None,
+        };
         let labels: Classification = match labels {
             Some(json) => serde_json::from_str(&json)
                 .with_context(|| format!("The labels of comment {id} are not valid JSON"))?,
@@ -71,6 +92,7 @@ pub fn list(conn: &Connection, repo_id: RepoId) -> Result<Vec<InputComment>> {
                 .map(|s| s.label.as_str().to_string())
                 .collect(),
             noise,
+            llm,
         });
     }
     Ok(comments)

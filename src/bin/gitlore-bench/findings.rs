@@ -4,10 +4,9 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 
 use gitlore::analysis::theme_run::Models as AnalysisModels;
-use gitlore::config::Settings;
 use gitlore::domain::findings::Finding;
 use gitlore::knowledge::classify::builtin::train::Options;
 use gitlore::knowledge::corpus::{Corpus, GoldTheme, Record, Split};
@@ -16,6 +15,8 @@ use gitlore::knowledge::filter::NoiseRules;
 use gitlore::knowledge::quality::{self, Models};
 use gitlore::llm::LlmClient;
 use gitlore::scorecard::{self, RepoScore, Setup};
+
+use crate::recorded::{RecordedArgs, Replaying};
 
 #[derive(Debug, clap::Args)]
 pub struct FindingsArgs {
@@ -45,6 +46,12 @@ pub struct FindingsArgs {
     /// second run reuses the configured models' cached answers. Default: throw-away stores.
     #[arg(long)]
     data_dir: Option<PathBuf>,
+    /// Only these repositories (owner/name, repeatable).
+    #[arg(long = "repo")]
+    repos: Vec<String>,
+    /// With --configured-models: a model's recorded answers instead of the configured LLM.
+    #[command(flatten)]
+    recorded: RecordedArgs,
 }
 
 /// The configured LLM and embedder, when asked for.
@@ -54,38 +61,37 @@ struct Configured {
 }
 
 impl Configured {
-    fn load(wanted: bool) -> Result<Configured> {
+    fn load(wanted: bool, recorded: &RecordedArgs) -> Result<(Configured, Option<Replaying>)> {
         if !wanted {
-            return Ok(Configured {
+            if recorded.cassettes.is_some() {
+                bail!("--cassettes replays a model's answers: it goes with --configured-models");
+            }
+            let none = Configured {
                 llm: None,
                 embedder: None,
-            });
+            };
+            return Ok((none, None));
         }
-        let settings = Settings::load(None).context("Cannot read the GITLORE_* settings")?;
+        let (settings, replaying) = recorded.settings()?;
         if settings.llm.is_none() && settings.embed.is_none() {
             bail!(
                 "--configured-models needs a model: set GITLORE_LLM_PROVIDER, GITLORE_LLM_MODEL and \
-                 GITLORE_LLM_API_KEY, or GITLORE_EMBED_BASE_URL and GITLORE_EMBED_MODEL"
+                 GITLORE_LLM_API_KEY, or GITLORE_EMBED_BASE_URL and GITLORE_EMBED_MODEL, or replay \
+                 recorded answers with --cassettes DIR"
             );
         }
-        Ok(Configured {
+        let configured = Configured {
             llm: settings.llm.map(LlmClient::new).transpose()?,
             embedder: settings.embed.map(RemoteEmbedder::new).transpose()?,
-        })
-    }
-
-    fn models(&self) -> AnalysisModels<'_> {
-        AnalysisModels {
-            llm: self.llm.as_ref(),
-            embedder: self.embedder.as_ref(),
-        }
+        };
+        Ok((configured, replaying))
     }
 }
 
 pub fn run(args: FindingsArgs) -> Result<()> {
     let corpus = Corpus::load(&args.corpus)?;
     let rules = NoiseRules::new(None, None, &[]);
-    let configured = Configured::load(args.configured_models)?;
+    let (configured, replaying) = Configured::load(args.configured_models, &args.recorded)?;
     let started = Instant::now();
     if args.held_out {
         println!("training repositories read by models trained without them");
@@ -109,7 +115,9 @@ pub fn run(args: FindingsArgs) -> Result<()> {
             ..RepoScore::default()
         };
         for repo in corpus.repos() {
-            if corpus.split_of(repo) != split {
+            if corpus.split_of(repo) != split
+                || !(args.repos.is_empty() || args.repos.iter().any(|r| r == repo))
+            {
                 continue;
             }
             let records: Vec<_> = corpus.records.iter().filter(|r| r.repo == repo).collect();
@@ -129,14 +137,21 @@ pub fn run(args: FindingsArgs) -> Result<()> {
                 .data_dir
                 .as_ref()
                 .map(|dir| dir.join(repo.replace('/', "__")));
+            let metered = configured.llm.as_ref().map(|llm| llm.metered(u64::MAX));
             let setup = Setup {
                 classifier,
-                models: configured.models(),
+                models: AnalysisModels {
+                    llm: metered.as_ref(),
+                    embedder: configured.embedder.as_ref(),
+                },
                 store_dir: store_dir.as_deref(),
             };
             let published = scorecard::publish_with(&records, &rules, &setup)?;
             for note in &published.notes {
                 eprintln!("{repo}: {note}");
+            }
+            if let Some(llm) = &metered {
+                eprintln!("{repo}: {} LLM tokens", llm.tokens_used());
             }
             let score = scorecard::score(repo, &records, &gold, &published);
             print_row(&score, split);
@@ -166,6 +181,9 @@ pub fn run(args: FindingsArgs) -> Result<()> {
             },
             total.purity()
         );
+    }
+    if let Some(replaying) = &replaying {
+        println!("{}", replaying.summary(args.recorded.misses.as_deref()));
     }
     println!("({:.1} s)", started.elapsed().as_secs_f64());
     Ok(())

@@ -1,25 +1,26 @@
-//! `llm-quality`: the scorecard of the configured LLM classifier (`GITLORE_LLM_*`) on the labelled
-//! corpus, printed as `quality` prints the built-in one's. The comments go through the built-in
-//! noise filter first, as in the App; the model labels the rest, asked exactly as the analysis
-//! asks it (`classify::llm::classify_comments`), and its answers are kept in a store so that a
-//! second run asks only what the first did not get.
+//! `llm-quality`: the scorecard of the configured LLM classifier (`GITLORE_LLM_*`, or a model's
+//! recorded answers with `--cassettes`) on the labelled corpus, printed as `quality` prints the
+//! built-in one's. Each repository's comments go through the App's ingestion and the analysis's
+//! classification (`scorecard::llm_verdicts`): the filter's sure noise stays out, the model judges
+//! the rest, noise included. Its answers are kept in a store per repository (`--data-dir`), so
+//! that a second run asks only what the first did not get.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 
-use gitlore::config::Settings;
 use gitlore::domain::classification::Label;
-use gitlore::knowledge::classify::llm::{Asked, Source, classify_comments, prompt_version};
+use gitlore::knowledge::classify::llm::prompt_version;
 use gitlore::knowledge::corpus::{Corpus, Record, Split};
 use gitlore::knowledge::filter::NoiseRules;
-use gitlore::knowledge::quality::{self, Models};
+use gitlore::knowledge::quality;
 use gitlore::llm::LlmClient;
-use gitlore::store::{self, Store};
+use gitlore::scorecard;
 
 use crate::quality::{DEFAULT_CORPUS, print_labels, print_labels_side_by_side, print_summary};
+use crate::recorded::RecordedArgs;
 
 /// Per comment: whether it was called noise, and its labels.
 type Prediction = (bool, Vec<Label>);
@@ -32,36 +33,42 @@ pub struct LlmQualityArgs {
     /// The comments to ask about: those of the `test` split, the `train` split, or `all`.
     #[arg(long, default_value = "test", value_parser = ["test", "train", "all"])]
     split: String,
-    /// Keep the model's answers in this directory (a gitlore store), so that a second run asks
-    /// only what changed: the prompt, the model or a comment. Default: a temporary directory.
+    /// Only these repositories (owner/name, repeatable) of the split.
+    #[arg(long = "repo")]
+    repos: Vec<String>,
+    /// Keep the model's answers in this directory (one gitlore store per repository), so that a
+    /// second run asks only what changed: the prompt, the model or a comment. Default: temporary.
     #[arg(long)]
     data_dir: Option<PathBuf>,
+    #[command(flatten)]
+    recorded: RecordedArgs,
 }
 
-/// Asks the configured model about the split's comments and prints its scorecard.
+/// Asks the configured model (or its recorded answers) about the split's comments, each
+/// repository as the App's analysis asks, and prints its scorecard.
 pub fn run(args: LlmQualityArgs) -> Result<()> {
-    let settings = Settings::load(None).context("Cannot read the GITLORE_* settings")?;
+    let (settings, replaying) = args.recorded.settings()?;
     let Some(llm) = settings.llm else {
         bail!(
             "llm-quality needs a model: set GITLORE_LLM_PROVIDER (openai or anthropic), \
-             GITLORE_LLM_MODEL and GITLORE_LLM_API_KEY (and GITLORE_LLM_BASE_URL for another endpoint)"
+             GITLORE_LLM_MODEL and GITLORE_LLM_API_KEY (and GITLORE_LLM_BASE_URL for another \
+             endpoint), or replay recorded answers with --cassettes DIR"
         );
     };
     let model = format!("{} {}", llm.provider.as_str(), llm.model);
-    let client = LlmClient::new(llm)?;
+    let client = LlmClient::new(llm)?.metered(u64::MAX);
     let corpus = Corpus::load(&args.corpus)?;
     let records: Vec<&Record> = match args.split.as_str() {
         "test" => corpus.split(Split::Test),
         "train" => corpus.split(Split::Train),
         _ => corpus.records.iter().collect(),
-    };
-    let temporary = tempfile::tempdir().context("Cannot create a temporary directory")?;
-    let dir = args.data_dir.as_deref().unwrap_or(temporary.path());
-    std::fs::create_dir_all(dir).with_context(|| format!("Cannot create {}", dir.display()))?;
-    let store = Store::open(&store::database_path(dir))?;
+    }
+    .into_iter()
+    .filter(|r| args.repos.is_empty() || args.repos.contains(&r.repo))
+    .collect();
 
     let started = Instant::now();
-    let (predictions, summary) = predict(&client, &store, &records)?;
+    let (predictions, summary) = predict(&client, &corpus, &records, args.data_dir.as_deref())?;
     println!(
         "llm-quality: {model}, prompt {}, {} split: {} comments; {}; {:.1} s",
         prompt_version(),
@@ -70,6 +77,9 @@ pub fn run(args: LlmQualityArgs) -> Result<()> {
         summary,
         started.elapsed().as_secs_f64()
     );
+    if let Some(replaying) = &replaying {
+        println!("{}", replaying.summary(args.recorded.misses.as_deref()));
+    }
     let scores = quality::score_predictions(&records, &predictions);
     print_labels(&scores);
     print_summary("all", &scores);
@@ -88,65 +98,50 @@ pub fn run(args: LlmQualityArgs) -> Result<()> {
     Ok(())
 }
 
-/// What the App stores for each record: the built-in filter's verdict, and the model's labels of
-/// the comments it keeps (the built-in labels where the model gave no usable answer), with a
-/// sentence on how they were got. Fails when the model answered none of them.
+/// What the App decides of each record, repository by repository as its analysis asks the model
+/// (the filter's sure noise aside), with a sentence on how it was got. Fails when the model
+/// answered none of them.
 fn predict(
     client: &LlmClient,
-    store: &Store,
+    corpus: &Corpus,
     records: &[&Record],
+    data_dir: Option<&Path>,
 ) -> Result<(Vec<Prediction>, String)> {
     let rules = NoiseRules::new(None, None, &[]);
-    let judged: Vec<Prediction> = records
-        .iter()
-        .map(|record| quality::predict(&rules, Models::shipped(), record))
-        .collect();
-    let kept: Vec<usize> = (0..records.len()).filter(|&i| !judged[i].0).collect();
-    let asked: Vec<Asked<'_>> = kept
-        .iter()
-        .map(|&i| Asked {
-            body: &records[i].body,
-            path: records[i].path.as_deref(),
-            diff_hunk: records[i].diff_hunk.as_deref(),
-        })
-        .collect();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("Cannot start the async runtime")?;
-    let (answers, stats) = runtime.block_on(classify_comments(client, store, &asked))?;
-    let first_error = stats.errors.first();
-    if !asked.is_empty() && stats.cached + stats.answered == 0 {
-        bail!(
-            "the model answered none of the {} comments asked about{}",
-            asked.len(),
-            first_error.map(|e| format!(": {e}")).unwrap_or_default()
-        );
-    }
-    let mut predictions = judged;
-    for (&at, (labels, source)) in kept.iter().zip(answers) {
-        if source != Source::Fallback {
-            predictions[at].1 = labels.into_iter().map(|s| s.label).collect();
+    let mut by_id: HashMap<&str, Prediction> = HashMap::new();
+    let mut notes = Vec::new();
+    for repo in corpus.repos() {
+        let mine: Vec<&Record> = records.iter().copied().filter(|r| r.repo == repo).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let dir = data_dir.map(|d| d.join(repo.replace('/', "__")));
+        let (verdicts, repo_notes) = scorecard::llm_verdicts(&mine, &rules, client, dir.as_deref())?;
+        notes.extend(repo_notes.into_iter().map(|note| format!("{repo}: {note}")));
+        for (record, verdict) in mine.iter().zip(verdicts) {
+            by_id.insert(record.id.as_str(), verdict);
         }
     }
-    let fallbacks = if stats.fallbacks == 0 {
-        String::new()
-    } else {
-        format!(
-            ", {} got the built-in labels (no usable answer{})",
-            stats.fallbacks,
-            first_error
-                .map(|e| format!("; first error: {e}"))
-                .unwrap_or_default()
-        )
-    };
+    if !records.is_empty() && client.tokens_used() == 0 && !notes.is_empty() {
+        bail!(
+            "the model answered none of the comments asked about: {}",
+            notes.join("; ")
+        );
+    }
+    let predictions: Vec<Prediction> = records
+        .iter()
+        .map(|r| by_id.remove(r.id.as_str()).unwrap_or((true, Vec::new())))
+        .collect();
+    let classified = predictions.iter().filter(|p| !p.0).count();
+    let tokens = client.tokens_used();
     let summary = format!(
-        "{} kept by the built-in noise filter and asked about: {} answered by the model in {} requests, {} from the cache{fallbacks}; {} tokens",
-        asked.len(),
-        stats.answered,
-        stats.requests,
-        stats.cached,
-        client.tokens_used()
+        "{tokens} tokens ({:.0} per 1,000 comments), {classified} labelled{}",
+        tokens as f64 * 1000.0 / records.len().max(1) as f64,
+        if notes.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", notes.join("; "))
+        }
     );
     Ok((predictions, summary))
 }

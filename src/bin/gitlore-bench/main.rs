@@ -9,7 +9,8 @@
 //! - `quality`: the noise filter's and the classifier's figures on the labelled corpus of real
 //!   review comments; `findings`: gold themes recovered and evidence precision of the findings
 //!   analysed from the same corpus; `train` fits the classifier on the corpus's training split;
-//!   `llm-quality`: the configured LLM classifier's figures on the same corpus.
+//!   `llm-quality`: the configured LLM classifier's figures on the same corpus, or those of a
+//!   model's recorded answers (`--cassettes`; `cassettes add` records them).
 //! - `test-lengths`: median and 90th-percentile length of the integration tests, and their
 //!   assertion count.
 
@@ -20,6 +21,7 @@ mod ingest;
 mod ingress;
 mod llm_quality;
 mod quality;
+mod recorded;
 mod test_lengths;
 
 use clap::{Parser, Subcommand};
@@ -51,10 +53,19 @@ enum Command {
     Quality(quality::QualityArgs),
     /// The scorecard of the configured LLM classifier (`GITLORE_LLM_*`) on the labelled corpus.
     LlmQuality(llm_quality::LlmQualityArgs),
+    /// Recorded answers of a model (cassettes) for the LLM benches.
+    #[command(subcommand)]
+    Cassettes(CassettesCommand),
     /// Trains the built-in classifier on the corpus's training split and writes its model file.
     Train(quality::TrainArgs),
     /// Median and 90th-percentile length of the tests in `tests/*.rs`, and their assertions.
     TestLengths(test_lengths::TestLengthsArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum CassettesCommand {
+    /// Stores a model's answers to the requests `--misses` collected, unedited, as cassettes.
+    Add(recorded::AddArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -66,6 +77,7 @@ fn main() -> anyhow::Result<()> {
         Command::Findings(args) => findings::run(args),
         Command::Quality(args) => quality::run(args),
         Command::LlmQuality(args) => llm_quality::run(args),
+        Command::Cassettes(CassettesCommand::Add(args)) => recorded::add(args),
         Command::Train(args) => quality::train(args),
         Command::TestLengths(args) => test_lengths::run(args),
     }

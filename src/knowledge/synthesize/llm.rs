@@ -18,12 +18,24 @@ use super::validate::validate;
 use super::wording::cut;
 use super::{Input, Synthesis, builtin, figures, finalize, meets_evidence_rule, tools};
 use crate::domain::findings::Finding;
-use crate::llm::{LlmClient, Message};
+use crate::domain::findings::SourceComment;
+use crate::llm::{LlmClient, Message, estimate_tokens, prompt_tokens};
 
-/// The system prompt; its first line is its version.
+/// The system prompt's template; its first line is its version, and [`system_prompt`] fills in the
+/// limits.
 pub const PROMPT: &str = include_str!("../../../prompts/synthesize.md");
 
-/// The prompt's version line, e.g. `synthesize/1`.
+/// The system prompt as sent: the template with `limits` written in, so that what the model is
+/// told and what the loop enforces come from one place.
+pub fn system_prompt(limits: &Limits) -> String {
+    PROMPT
+        .replace("{max_turns}", &limits.max_turns.to_string())
+        .replace("{max_calls_per_turn}", &limits.max_calls_per_turn.to_string())
+        .replace("{max_tool_output}", &limits.max_tool_output.to_string())
+        .replace("{page_size}", &tools::COMMENTS_PER_PAGE.to_string())
+}
+
+/// The prompt's version line, e.g. `synthesize/2`.
 pub fn prompt_version() -> &'static str {
     PROMPT
         .lines()
@@ -48,6 +60,9 @@ pub struct Limits {
     pub max_calls_per_turn: usize,
     /// The whole run, model calls and tools included.
     pub wall_time: Duration,
+    /// Characters of review comments quoted in the first turn; the rest are counted by path and
+    /// read with `list_comments`.
+    pub opening_chars: usize,
 }
 
 impl Default for Limits {
@@ -58,6 +73,7 @@ impl Default for Limits {
             max_tool_output: 8_000,
             max_calls_per_turn: 4,
             wall_time: Duration::from_secs(300),
+            opening_chars: 60_000,
         }
     }
 }
@@ -113,11 +129,14 @@ impl LlmSynthesizer<'_> {
     /// The loop: returns the checked findings and a note per dropped one.
     async fn agent(&self, input: &Input<'_>) -> Result<(Vec<Finding>, Vec<String>)> {
         let limits = self.limits;
+        let system = system_prompt(&limits);
         let owned = Arc::new(OwnedInput::from(input));
-        let mut messages = vec![Message::user(opening(input))];
+        let (first, left_out) = opening(input, limits.opening_chars);
+        let mut messages = vec![Message::user(first)];
         let mut tokens = 0_u64;
+        let mut last = limits.max_turns == 1;
         for turn in 1..=limits.max_turns {
-            let completion = self.client.chat(PROMPT, &messages).await?;
+            let completion = self.client.chat(&system, &messages).await?;
             tokens += completion.input_tokens + completion.output_tokens;
             if tokens > limits.max_tokens {
                 bail!(
@@ -129,21 +148,31 @@ impl LlmSynthesizer<'_> {
             let results = match reply {
                 Reply::Findings(proposed) => {
                     tracing::info!(repo = input.repo, turn, tokens, "LLM synthesis answered");
-                    return Ok(validate(proposed, input));
+                    let (findings, mut notes) = validate(proposed, input);
+                    notes.extend(left_out);
+                    return Ok((findings, notes));
                 }
                 Reply::Tools(calls) => self.run_tools(&owned, calls).await?,
                 Reply::Prose => {
                     "Answer with tool calls or with the findings XML, nothing else.".to_string()
                 }
             };
+            if last {
+                bail!("the model called tools in its last turn instead of answering");
+            }
             messages.push(Message::assistant(completion.text));
-            let last = turn + 1 == limits.max_turns;
-            let nudge = if last {
-                "\nThis is your last turn: answer now with the findings XML."
+            let next = Message::user(format!("{results}{}", status(turn, limits, false)));
+            // The next call sends what this one did, the answer and the results again, and the
+            // call after it about as much more: when that would spend the budget, the next turn
+            // is the last.
+            let growth = prompt_tokens(&system, &messages).saturating_add(estimate_tokens(&next.content));
+            last = turn + 1 == limits.max_turns
+                || tokens.saturating_add(growth.saturating_mul(2)) > limits.max_tokens;
+            messages.push(if last {
+                Message::user(format!("{results}{}", status(turn, limits, true)))
             } else {
-                ""
-            };
-            messages.push(Message::user(format!("{results}{nudge}")));
+                next
+            });
         }
         bail!(
             "the model gave no findings within the turn budget ({} turns)",
@@ -197,8 +226,22 @@ fn fallback(input: &Input<'_>, why: String) -> Synthesis {
     synthesis
 }
 
-/// The first user turn: the run's figures, the themes and the analyzer figures, as data.
-fn opening(input: &Input<'_>) -> String {
+/// The line after a turn's tool results: the turns left, or that the next is the last.
+fn status(turn: usize, limits: Limits, last: bool) -> String {
+    if last {
+        return "\nThis is your last turn: answer now with the findings XML.".to_string();
+    }
+    let left = limits.max_turns - turn;
+    format!(
+        "\n{left} turns left, this answer included; at most {} tool calls each.",
+        limits.max_calls_per_turn
+    )
+}
+
+/// The first user turn: the run's figures, the themes, the review comments (as many as fit in
+/// `max_chars`: the themes' first, then the others by file) and the analyzer figures, as data;
+/// and a note when some comments were only counted.
+fn opening(input: &Input<'_>, max_chars: usize) -> (String, Vec<String>) {
     let history = input.history;
     let mut data = String::new();
     data.push_str(&format!(
@@ -206,7 +249,7 @@ fn opening(input: &Input<'_>) -> String {
         escape(input.repo),
         escape(history.head.as_deref().unwrap_or("unknown")),
         history.commits,
-        input.themes.comments,
+        input.comments.len(),
         figures::date(input.settings.window_start),
     ));
     data.push_str("<themes>\n");
@@ -218,13 +261,18 @@ fn opening(input: &Input<'_>) -> String {
         },
         usize::MAX,
     ));
-    data.push_str("</themes>\n<singletons>\n");
-    for id in &input.themes.singletons {
-        if let Some(comment) = input.comments.get(id) {
-            data.push_str(&tools::comment_element(comment));
-        }
+    data.push_str("</themes>\n");
+    let (quoted, left_out) = quoted_comments(input, max_chars);
+    data.push_str(&quoted);
+    let mut notes = Vec::new();
+    if !left_out.is_empty() {
+        let count: usize = left_out.values().sum();
+        notes.push(format!(
+            "{count} of {} review comments did not fit the model's first turn; they were counted by directory, for the model to read with list_comments",
+            input.comments.len()
+        ));
     }
-    data.push_str("</singletons>\n<figures>\n");
+    data.push_str("<figures>\n");
     let hotspots = history
         .hotspots
         .iter()
@@ -258,9 +306,86 @@ fn opening(input: &Input<'_>) -> String {
         ));
     }
     data.push_str("</reverts>\n");
-    format!(
+    let text = format!(
         "Find what a newcomer to this repository must know. The data:\n<data>\n{data}</data>\nRead what you need with the tools, then answer with the findings XML."
-    )
+    );
+    (text, notes)
+}
+
+/// The comments quoted in the opening, within `max_chars`: each theme's members, then the other
+/// comments by file (conversation comments last), each once; and the count of those left out by
+/// directory.
+fn quoted_comments(
+    input: &Input<'_>,
+    max_chars: usize,
+) -> (String, std::collections::BTreeMap<String, usize>) {
+    let mut order: Vec<(Option<&str>, &SourceComment)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for theme in &input.themes.themes {
+        for id in &theme.members {
+            if let Some(comment) = input.comments.get(id)
+                && seen.insert(*id)
+            {
+                order.push((Some(theme.id.as_str()), comment));
+            }
+        }
+    }
+    let mut others: Vec<&SourceComment> = input
+        .comments
+        .values()
+        .filter(|c| !seen.contains(&c.id))
+        .collect();
+    others.sort_by(|a, b| {
+        (a.path.is_none(), &a.path, a.created_at, a.id).cmp(&(
+            b.path.is_none(),
+            &b.path,
+            b.created_at,
+            b.id,
+        ))
+    });
+    order.extend(others.into_iter().map(|c| (None, c)));
+    let mut out = String::from("<comments>\n");
+    let mut used = 0_usize;
+    let mut group: Option<Option<&str>> = None;
+    let mut left_out = std::collections::BTreeMap::new();
+    for (theme, comment) in order {
+        let element = tools::comment_element(comment);
+        if used + element.len() > max_chars {
+            let dir = comment
+                .path
+                .as_deref()
+                .and_then(|p| p.rsplit_once('/').map(|(d, _)| format!("{d}/")))
+                .unwrap_or_else(|| if comment.path.is_some() { "./" } else { "(conversation)" }.to_string());
+            *left_out.entry(dir).or_insert(0) += 1;
+            continue;
+        }
+        if group != Some(theme) {
+            if matches!(group, Some(Some(_))) {
+                out.push_str("</theme>\n");
+            }
+            if let Some(id) = theme {
+                out.push_str(&format!("<theme id=\"{}\">\n", escape(id)));
+            }
+            group = Some(theme);
+        }
+        used += element.len();
+        out.push_str(&element);
+    }
+    if matches!(group, Some(Some(_))) {
+        out.push_str("</theme>\n");
+    }
+    out.push_str("</comments>\n");
+    if !left_out.is_empty() {
+        out.push_str("<left_out>\n");
+        for (dir, count) in &left_out {
+            out.push_str(&format!(
+                "<directory path=\"{}\" comments=\"{count}\"/>\n",
+                escape(dir)
+            ));
+        }
+        out.push_str("</left_out>\n");
+    }
+    (out, left_out)
 }
 
 /// The input, owned (copied once per run), so that tools can run on a blocking thread.

@@ -14,10 +14,13 @@ use quick_xml::escape::escape;
 
 use super::Input;
 use super::answer::ToolCall;
+use crate::domain::classification::Label;
+use crate::domain::findings::SourceComment;
 use super::figures;
 
 /// The tools, as the prompt lists them.
 pub const TOOLS: &[&str] = &[
+    "list_comments",
     "list_themes",
     "read_theme",
     "file_at",
@@ -33,6 +36,8 @@ const HISTORY_COMMITS: &str = "30";
 const BLAME_LINES: u32 = 400;
 /// Longest grep pattern, in characters.
 const PATTERN_CHARS: usize = 200;
+/// Comments a `list_comments` page holds.
+pub const COMMENTS_PER_PAGE: usize = 40;
 
 /// Runs `call` over `input` and returns its output, XML-escaped (comments as escaped
 /// `<comment>` elements), cut to `max_chars`; a refused or failed call returns the reason as its
@@ -64,6 +69,7 @@ fn dispatch(input: &Input<'_>, call: &ToolCall) -> Result<String> {
     };
     let rev = || call.args.get("rev").map_or(Ok("HEAD"), |r| checked_rev(r));
     match call.name.as_str() {
+        "list_comments" => list_comments(input, call),
         "list_themes" => Ok(list_themes(input)),
         "read_theme" => read_theme(input, arg("id")?),
         "file_at" => {
@@ -209,6 +215,38 @@ fn list_themes(input: &Input<'_>) -> String {
 }
 
 /// A theme's comments, each escaped inside a `<comment>` element.
+/// The comments matching every filter given (`path` prefix, `label`, `author`, `text` in any
+/// case), by file then date, one page of [`COMMENTS_PER_PAGE`].
+fn list_comments(input: &Input<'_>, call: &ToolCall) -> Result<String> {
+    let filter = |name: &str| call.args.get(name).map(|v| v.trim()).filter(|v| !v.is_empty());
+    let page: usize = match filter("page") {
+        Some(page) => page.parse().ok().filter(|p| *p >= 1).context("`page` is a number from 1")?,
+        None => 1,
+    };
+    let label = filter("label")
+        .map(|name| Label::parse(name).with_context(|| format!("no label `{name}`")))
+        .transpose()?;
+    let text = filter("text").map(str::to_lowercase);
+    let mut matching: Vec<&SourceComment> = input
+        .comments
+        .values()
+        .filter(|c| filter("path").is_none_or(|p| c.path.as_deref().is_some_and(|cp| cp.starts_with(p))))
+        .filter(|c| label.is_none_or(|l| c.labels.contains(&l)))
+        .filter(|c| filter("author").is_none_or(|a| c.author.eq_ignore_ascii_case(a)))
+        .filter(|c| text.as_deref().is_none_or(|t| c.body.to_lowercase().contains(t)))
+        .collect();
+    matching.sort_by(|a, b| (&a.path, a.created_at, a.id).cmp(&(&b.path, b.created_at, b.id)));
+    let pages = matching.len().div_ceil(COMMENTS_PER_PAGE).max(1);
+    let mut out = format!(
+        "<page n=\"{page}\" of=\"{pages}\" matching=\"{}\"/>\n",
+        matching.len()
+    );
+    for comment in matching.iter().skip((page - 1) * COMMENTS_PER_PAGE).take(COMMENTS_PER_PAGE) {
+        out.push_str(&comment_element(comment));
+    }
+    Ok(out)
+}
+
 fn read_theme(input: &Input<'_>, id: &str) -> Result<String> {
     let theme = input
         .themes
@@ -224,19 +262,27 @@ fn read_theme(input: &Input<'_>, id: &str) -> Result<String> {
         .collect())
 }
 
-/// One comment as data: its id, PR, file, date and resolution as attributes, the body escaped.
-pub fn comment_element(comment: &crate::domain::findings::SourceComment) -> String {
+/// One comment as data: its id, PR, file, date, resolution, labels and whether the PR's author
+/// wrote it as attributes, the body escaped.
+pub fn comment_element(comment: &SourceComment) -> String {
     let path = comment
         .path
         .as_deref()
         .map(|p| format!(" path=\"{}\"", escape(p)))
         .unwrap_or_default();
+    let labels: Vec<&str> = comment.labels.iter().map(|l| l.as_str()).collect();
+    let by_author = if comment.by_pr_author() {
+        " by_pr_author=\"true\""
+    } else {
+        ""
+    };
     format!(
-        "<comment id=\"{}\" pr=\"{}\"{path} date=\"{}\" resolved=\"{}\">{}</comment>\n",
+        "<comment id=\"{}\" pr=\"{}\"{path} date=\"{}\" resolved=\"{}\" labels=\"{}\"{by_author}>{}</comment>\n",
         comment.id,
         comment.pr_number,
         figures::date(comment.created_at),
         comment.resolved,
+        labels.join(" "),
         escape(&comment.body)
     )
 }
