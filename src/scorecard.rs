@@ -232,7 +232,9 @@ pub fn llm_verdicts(
         .map(|record| match stored.get(&record.id) {
             Some(comment) => {
                 let labels = match &comment.llm {
-                    Some((_, labels)) if comment.noise.as_deref().is_none_or(|n| n == "trivial") => {
+                    Some((_, labels))
+                        if comment.noise.as_deref().is_none_or(|n| n == "trivial") =>
+                    {
                         Some(labels)
                     }
                     _ => None,
@@ -244,7 +246,11 @@ pub fn llm_verdicts(
                     ),
                     None => (
                         comment.noise.is_some(),
-                        comment.labels.iter().filter_map(|l| Label::parse(l)).collect(),
+                        comment
+                            .labels
+                            .iter()
+                            .filter_map(|l| Label::parse(l))
+                            .collect(),
                     ),
                 }
             }

@@ -199,7 +199,11 @@ fn json_output_has_the_exact_shape_and_the_input_ids() {
     assert_eq!(listed.iter().copied().collect::<BTreeSet<_>>(), expected);
     assert_eq!(listed.len(), ids.len());
     for comment in comments {
-        assert_eq!(keys(comment), set(&["id", "labels", "noise"]));
+        assert_eq!(
+            keys(comment),
+            set(&["id", "labels", "noise", "labelled_by"])
+        );
+        assert_eq!(comment["labelled_by"], "builtin", "no model is configured");
         assert!(
             comment["labels"]
                 .as_array()
@@ -627,4 +631,126 @@ fn a_reader_that_stops_early_is_no_error() {
     let stderr = text(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// A model over both protocols: it calls every comment containing "LGTM" noise and labels the
+/// others `testing`, and answers anything else (the synthesizer) with prose, as a weak model does.
+async fn weak_model() -> String {
+    use axum::routing::post;
+    async fn answer(body: String) -> String {
+        let request: Value = serde_json::from_str(&body).unwrap();
+        let anthropic = request.get("system").is_some();
+        let last = request["messages"].as_array().unwrap().last().unwrap()["content"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let text: String = if last.starts_with("Label each of these review comments") {
+            last.split("<comment id=\"")
+                .skip(1)
+                .map(|rest| {
+                    let id = rest.split('"').next().unwrap();
+                    let body = rest.split("</comment>").next().unwrap();
+                    let label = if body.contains("LGTM") {
+                        "noise"
+                    } else {
+                        "testing"
+                    };
+                    format!("<c id=\"{id}\"><label>{label}</label></c>")
+                })
+                .collect()
+        } else {
+            "Sure! The team cares about quality.".to_string()
+        };
+        if anthropic {
+            json!({"content": [{"type": "text", "text": text}], "usage": {"input_tokens": 10, "output_tokens": 5}})
+        } else {
+            json!({"choices": [{"message": {"role": "assistant", "content": text}}], "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
+        }
+        .to_string()
+    }
+    let app = axum::Router::new()
+        .route("/v1/chat/completions", post(answer))
+        .route("/v1/messages", post(answer));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{address}")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_weak_model_on_either_protocol_ends_in_a_report_naming_the_fallback() {
+    let base = weak_model().await;
+    for (provider, url) in [
+        ("openai", format!("{base}/v1")),
+        ("anthropic", base.clone()),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = repository(dir.path());
+        let (reviews, ids) = reviews_file(dir.path());
+        let mut lines = std::fs::read_to_string(&reviews).unwrap();
+        lines.push_str(&format!(
+            "{}\n",
+            line("thanks-1", 90, "maria", "Thanks!", None, 20)
+        ));
+        std::fs::write(&reviews, lines).unwrap();
+        let env = [
+            ("GITLORE_LLM_PROVIDER", provider),
+            ("GITLORE_LLM_BASE_URL", url.as_str()),
+            ("GITLORE_LLM_MODEL", "tiny"),
+        ];
+        let args = [
+            "analyze",
+            repo.to_str().unwrap(),
+            "--reviews",
+            reviews.to_str().unwrap(),
+        ];
+        let md = tokio::task::block_in_place(|| gitlore(dir.path(), &args, &env));
+        assert!(md.status.success(), "{provider}: {}", text(&md.stderr));
+        let body = text(&md.stdout);
+        assert!(
+            body.contains("LLM synthesizer") && body.contains("built-in findings are shown"),
+            "{provider}: the fallback is named\n{body}"
+        );
+        let json_args = [&args[..], &["--format", "json"]].concat();
+        let out = tokio::task::block_in_place(|| gitlore(dir.path(), &json_args, &env));
+        let output: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let comment = |id: &str| {
+            output["comments"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["id"] == id)
+                .unwrap()
+                .clone()
+        };
+        let tag = format!(
+            "{provider}/tiny/{}",
+            gitlore::knowledge::classify::llm::prompt_version()
+        );
+        let substantive = comment(&ids[0]);
+        assert_eq!(
+            substantive["labels"],
+            json!(["testing"]),
+            "{provider}: the model's labels"
+        );
+        assert_eq!(substantive["labelled_by"], tag.as_str());
+        let ack = comment("lgtm-1");
+        assert_eq!(
+            ack["noise"], "trivial",
+            "{provider}: the model's noise verdict"
+        );
+        assert_eq!(ack["labelled_by"], tag.as_str());
+        let thanks = comment("thanks-1");
+        assert_eq!(
+            (&thanks["noise"], &thanks["labels"]),
+            (&Value::Null, &json!(["testing"])),
+            "{provider}: what the filter called trivial, the model may keep"
+        );
+        let bot = comment("bot-1");
+        assert_eq!(
+            (&bot["noise"], &bot["labelled_by"]),
+            (&json!("bot"), &json!("builtin")),
+            "{provider}: a bot's comment never reaches the model"
+        );
+    }
 }

@@ -156,7 +156,7 @@ async fn classify(
         .enumerate()
         .map(|(i, (body, hash))| Input {
             id: format!("c{i}"),
-            body_hash: hash,
+            content_hash: hash,
             text: CommentText {
                 body,
                 path: None,
@@ -371,7 +371,7 @@ async fn requests_hold_only_what_fits_the_context_and_an_oversized_comment_is_ne
         .enumerate()
         .map(|(i, (body, hash))| Input {
             id: format!("c{i}"),
-            body_hash: hash,
+            content_hash: hash,
             text: CommentText {
                 body,
                 path: None,

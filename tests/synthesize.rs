@@ -130,7 +130,13 @@ impl Analysed {
     fn new(inject: bool) -> Analysed {
         let (dir, store) = store_with(&corpus(inject));
         let themes = run_themes(&store, RepoId(REPO), 0, NOW).unwrap();
-        let comments = load_source_comments(&store.reader().unwrap(), RepoId(REPO), 0, LlmVerdicts::Ignored).unwrap();
+        let comments = load_source_comments(
+            &store.reader().unwrap(),
+            RepoId(REPO),
+            0,
+            LlmVerdicts::Ignored,
+        )
+        .unwrap();
         Analysed {
             _dir: dir,
             store,
@@ -374,7 +380,13 @@ fn git_signals_become_findings_only_when_reviews_corroborate_them() {
             Ok(())
         })
         .unwrap();
-    a.comments = load_source_comments(&a.store.reader().unwrap(), RepoId(REPO), 0, LlmVerdicts::Ignored).unwrap();
+    a.comments = load_source_comments(
+        &a.store.reader().unwrap(),
+        RepoId(REPO),
+        0,
+        LlmVerdicts::Ignored,
+    )
+    .unwrap();
     let bug = *a
         .comments
         .iter()
@@ -986,10 +998,17 @@ async fn a_run_over_the_turn_budget_is_stopped() {
 async fn a_run_over_the_token_budget_is_stopped() {
     let a = Analysed::new(false);
     let (client, requests) = fake(always(KEEPS_ASKING)).await;
-    let limits = limits_with(|l| l.max_tokens = 400); // 150 per call
+    let limits = limits_with(|l| l.max_tokens = 400); // 150 per call, and the results on top
     let synthesis = synthesize(&client, limits, &a.input(None)).await;
-    assert_eq!(requests.lock().unwrap().len(), 3);
-    assert_first_note_says(&synthesis, "token budget");
+    let requests = requests.lock().unwrap().clone();
+    assert_eq!(
+        requests.len(),
+        2,
+        "the second call could not afford a third"
+    );
+    let last = user_turns(&requests, 1).pop().unwrap();
+    assert!(last.contains("last turn"), "{last}");
+    assert_first_note_says(&synthesis, "token budget (400 tokens)");
 }
 
 #[tokio::test]
@@ -1603,4 +1622,109 @@ fn a_lesson_in_common_words_is_echoed_by_a_remark_saying_them_all() {
         findings_on_one_theme("hashicorp/vault", terms, &remarks),
         Vec::<Finding>::new()
     );
+}
+
+/// `n` generated review comments over 50 directories and `n / 4` pull requests (for the budget
+/// test; their words matter to nothing).
+fn generated_comments(n: i64) -> BTreeMap<i64, SourceComment> {
+    (1..=n)
+        .map(|id| {
+            let comment = SourceComment {
+                id,
+                body: format!(
+                    "Please handle the error returned by call {id} here instead of ignoring it; \
+                     the caller cannot tell a failed write from a successful one."
+                ),
+                author: format!("reviewer{}", id % 40),
+                pr_number: id / 4 + 1,
+                pr_author: Some("author".into()),
+                path: Some(format!("src/module{}/file{}.rs", id % 50, id % 7)),
+                created_at: NOW - id,
+                resolved: false,
+                url: None,
+                labels: vec![Label::Bug],
+            };
+            (id, comment)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_20000_comment_repository_is_synthesised_within_the_token_budget() {
+    let comments = generated_comments(20_000);
+    let themes = ThemeRun::default();
+    let history = HistoryReport::default();
+    let settings = Settings {
+        now: NOW,
+        ..Settings::default()
+    };
+    let input = Input {
+        repo: "acme/big",
+        themes: &themes,
+        comments: &comments,
+        history: &history,
+        repo_path: None,
+        settings: &settings,
+    };
+    let finding = r#"<findings><finding id="f-errors" category="code_pattern" severity="high">
+<title>Handle every returned error: a failed write must not look like a success</title>
+<insight>Reviewers ask for it across modules.</insight><files/>
+<evidence><ref kind="comment" id="1"/><ref kind="comment" id="9"/></evidence>
+</finding></findings>"#;
+    let script: Script = Arc::new(move |n| match n {
+        1 => r#"<tool name="list_comments" path="src/module7/" page="2"/>"#.to_string(),
+        2 => r#"<tool name="list_comments" text="failed write" label="bug"/>"#.to_string(),
+        _ => finding.to_string(),
+    });
+    let (client, requests) = fake(script).await;
+    let synthesis = synthesize(&client, Limits::default(), &input).await;
+    assert_eq!(synthesis.findings.len(), 1, "{:?}", synthesis.notes);
+    let requests = requests.lock().unwrap();
+    assert_eq!(requests.len(), 3);
+    let sizes: Vec<u64> = requests
+        .iter()
+        .map(|r| {
+            let text: String = r["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["content"].as_str().unwrap())
+                .collect();
+            gitlore::llm::estimate_tokens(&text)
+        })
+        .collect();
+    let total: u64 = sizes.iter().sum();
+    println!("20,000 comments: estimated prompt tokens per call {sizes:?}, {total} in all");
+    assert!(total <= Limits::default().max_tokens, "{total} tokens");
+    let opening = &user_turns(&requests, 0)[0];
+    assert!(opening.contains("<left_out>"), "the rest is counted");
+    assert!(opening.contains("<directory path=\"src/module7/\""));
+    assert!(
+        synthesis.notes.iter().any(|n| n.contains("did not fit")),
+        "{:?}",
+        synthesis.notes
+    );
+    let second = user_turns(&requests, 1);
+    assert!(
+        second[1].contains("matching=\"400\""),
+        "{}",
+        &second[1][..200]
+    );
+    assert!(
+        second[1].contains("turns left"),
+        "each tool turn says what is left"
+    );
+}
+
+#[test]
+fn the_prompt_states_the_limits_the_loop_enforces() {
+    let limits = Limits {
+        max_turns: 7,
+        max_calls_per_turn: 3,
+        ..Limits::default()
+    };
+    let prompt = gitlore::knowledge::synthesize::llm::system_prompt(&limits);
+    assert!(prompt.contains("You have 7 turns in all"), "{prompt}");
+    assert!(prompt.contains("at most 3 tool calls"));
+    assert!(!prompt.contains('{'), "every placeholder is filled");
 }

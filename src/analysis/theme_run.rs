@@ -14,11 +14,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 
+use crate::domain::body_hash;
+use crate::domain::classification::LLM_NAME;
 use crate::domain::classification::Label;
 use crate::domain::themes::{Theme, ThemeRun};
 use crate::domain::{CommentKind, RepoId};
-use crate::domain::body_hash;
-use crate::domain::classification::LLM_NAME;
 use crate::knowledge::classify::llm::{Asked, Source, classify_comments, model_tag};
 use crate::knowledge::cluster::{Cluster, Clustering, Params, cluster};
 use crate::knowledge::embed::Vector;
@@ -29,8 +29,8 @@ use crate::knowledge::exclude::Exclusions;
 use crate::knowledge::filter::{analysable_text, is_bot_command, topic_text};
 use crate::knowledge::themes::{distinctive_terms, match_themes};
 use crate::llm::LlmClient;
-use crate::store::{Store, comments};
 use crate::store::themes::{self as stored, CorpusComment, SavedTheme, StoredTheme};
+use crate::store::{Store, comments};
 
 /// Distinctive terms (count) kept per theme: enough to tell themes apart at a glance.
 pub const TERMS_PER_THEME: usize = 5;

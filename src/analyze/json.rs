@@ -14,10 +14,14 @@ pub fn render(report: &Report) -> Result<String> {
         comments: report
             .comments
             .iter()
-            .map(|c| CommentJson {
-                id: report.input_id(c.id),
-                labels: c.labels.clone(),
-                noise: noise_name(c.noise.as_deref()),
+            .map(|c| {
+                let (labels, noise, labelled_by) = c.verdict();
+                CommentJson {
+                    id: report.input_id(c.id),
+                    labels,
+                    noise: noise_name(noise.as_deref()),
+                    labelled_by,
+                }
             })
             .collect(),
         themes: report

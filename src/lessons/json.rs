@@ -23,13 +23,20 @@ pub struct ReportJson {
     pub couplings: Option<Vec<CouplingJson>>,
 }
 
-/// A review comment: its id, its built-in labels and its noise class.
+/// A review comment: its id, the labels and noise class the analysis used, and who gave them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CommentJson {
     pub id: String,
     pub labels: Vec<String>,
     /// `bot` or `trivial`; the App's own comments count as a bot's.
     pub noise: Option<String>,
+    /// `builtin`, or the model's provider/model/prompt version.
+    #[serde(default = "builtin_name")]
+    pub labelled_by: String,
+}
+
+fn builtin_name() -> String {
+    crate::domain::classification::BUILTIN_NAME.to_string()
 }
 
 /// A theme and the comments it groups.

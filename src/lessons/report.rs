@@ -56,6 +56,8 @@ pub struct CommentLabels {
     pub labels: Vec<String>,
     /// `bot` or `trivial`.
     pub noise: Option<String>,
+    /// `builtin`, or the model's provider/model/prompt version.
+    pub labelled_by: String,
 }
 
 /// One repository's report.
@@ -100,6 +102,7 @@ impl RepoReport {
                     id: c.id.clone(),
                     labels: c.labels.clone(),
                     noise: c.noise.clone(),
+                    labelled_by: c.labelled_by.clone(),
                 })
                 .collect(),
             themes: self
@@ -208,10 +211,14 @@ pub fn load(conn: &Connection, repo: &AnalysedRepo, web_base: Option<&str>) -> R
 
     let comments = inputs::list(conn, repo.id)?
         .into_iter()
-        .map(|c| CommentLabels {
-            id: c.github_id.to_string(),
-            labels: c.labels,
-            noise: noise_name(c.noise.as_deref()),
+        .map(|c| {
+            let (labels, noise, labelled_by) = c.verdict();
+            CommentLabels {
+                id: c.github_id.to_string(),
+                labels,
+                noise: noise_name(noise.as_deref()),
+                labelled_by,
+            }
         })
         .collect();
     Ok(RepoReport {
@@ -352,6 +359,7 @@ pub fn from_json(text: &str) -> Result<RepoReport> {
                 id: c.id,
                 labels: c.labels,
                 noise: c.noise,
+                labelled_by: c.labelled_by,
             })
             .collect(),
         couplings: strong(couplings),

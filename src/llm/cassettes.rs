@@ -193,10 +193,7 @@ impl Recorded {
     /// The answer recorded for `request`, or None after writing the request to the misses folder.
     fn answer(&self, request: &Request) -> Result<Option<String>> {
         if let Some(cassette) = self.by_key.get(&request.key) {
-            self.used
-                .lock()
-                .expect("lock")
-                .insert(request.key.clone());
+            self.used.lock().expect("lock").insert(request.key.clone());
             return Ok(Some(cassette.answer.clone()));
         }
         self.missed
@@ -286,7 +283,10 @@ fn replay(recorded: &Recorded, body: &str) -> Result<(String, u64, u64), (Status
             StatusCode::NOT_FOUND,
             format!("no recorded answer for request {}", request.key),
         )),
-        Err(error) => Err(failed(StatusCode::INTERNAL_SERVER_ERROR, format!("{error:#}"))),
+        Err(error) => Err(failed(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("{error:#}"),
+        )),
     }
 }
 
@@ -404,7 +404,10 @@ mod tests {
 
     #[test]
     fn a_prompt_is_named_by_its_version_line_or_its_hash() {
-        assert_eq!(prompt_name("Prompt version: synthesize/2\nYou …"), "synthesize/2");
+        assert_eq!(
+            prompt_name("Prompt version: synthesize/2\nYou …"),
+            "synthesize/2"
+        );
         assert!(prompt_name("You label …").starts_with("sha256:"));
     }
 }

@@ -43,7 +43,8 @@ pub fn load_source_comments(
             AND coalesce(c.created_at, c.updated_at) >= :since",
         verdicts.join_condition()
     ))?;
-    let mut bound: Vec<(&str, &dyn rusqlite::ToSql)> = vec![(":repo", &repo_id), (":since", &since)];
+    let mut bound: Vec<(&str, &dyn rusqlite::ToSql)> =
+        vec![(":repo", &repo_id), (":since", &since)];
     let tag = verdicts.tag();
     if matches!(verdicts, LlmVerdicts::Of(_)) {
         bound.push((":tag", &tag));

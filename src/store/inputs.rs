@@ -27,6 +27,23 @@ pub struct InputComment {
 }
 
 impl InputComment {
+    /// The verdict an analysis with the model uses: the model's labels (none and `trivial` for its
+    /// noise verdict) where it judged the comment, else the filter's and the built-in
+    /// classifier's; and who gave it (`builtin`, or the model's tag).
+    pub fn verdict(&self) -> (Vec<String>, Option<String>, String) {
+        match &self.llm {
+            Some((tag, labels)) if self.noise.as_deref().is_none_or(|n| n == "trivial") => {
+                let noise = labels.is_empty().then(|| "trivial".to_string());
+                (labels.clone(), noise, tag.clone())
+            }
+            _ => (
+                self.labels.clone(),
+                self.noise.clone(),
+                BUILTIN_NAME.to_string(),
+            ),
+        }
+    }
+
     /// Whether the pull request's author wrote this comment.
     pub fn by_pr_author(&self) -> bool {
         is_pr_author(&self.author_login, self.pr_author.as_deref())
@@ -69,10 +86,20 @@ pub fn list(conn: &Connection, repo_id: RepoId) -> Result<Vec<InputComment>> {
             row.with_context(|| format!("Cannot read the comments of repository {repo_id}"))?;
         let llm = match (llm_key, llm_labels) {
             (Some(key), Some(json)) => {
-                let scored: Classification = serde_json::from_str(&json)
-                    .with_context(|| format!("The LLM labels of comment {id} are not valid JSON"))?;
-                let tag = key.rsplit_once(':').map_or(key.as_str(), |(tag, _)| tag).to_string();
-                Some((tag, scored.iter().map(|s| s.label.as_str().to_string()).collect()))
+                let scored: Classification = serde_json::from_str(&json).with_context(|| {
+                    format!("The LLM labels of comment {id} are not valid JSON")
+                })?;
+                let tag = key
+                    .rsplit_once(':')
+                    .map_or(key.as_str(), |(tag, _)| tag)
+                    .to_string();
+                Some((
+                    tag,
+                    scored
+                        .iter()
+                        .map(|s| s.label.as_str().to_string())
+                        .collect(),
+                ))
             }
             _ => None,
         };

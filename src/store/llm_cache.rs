@@ -16,7 +16,12 @@ pub fn get(conn: &Connection, key: &CacheKey) -> Result<Option<Classification>> 
               WHERE provider = ?1 AND model = ?2 AND prompt_version = ?3 AND body_hash = ?4",
         )?
         .query_row(
-            params![key.provider, key.model, key.prompt_version, key.content_hash],
+            params![
+                key.provider,
+                key.model,
+                key.prompt_version,
+                key.content_hash
+            ],
             |row| row.get(0),
         )
         .optional()?;

@@ -116,7 +116,8 @@ fn predict(
             continue;
         }
         let dir = data_dir.map(|d| d.join(repo.replace('/', "__")));
-        let (verdicts, repo_notes) = scorecard::llm_verdicts(&mine, &rules, client, dir.as_deref())?;
+        let (verdicts, repo_notes) =
+            scorecard::llm_verdicts(&mine, &rules, client, dir.as_deref())?;
         notes.extend(repo_notes.into_iter().map(|note| format!("{repo}: {note}")));
         for (record, verdict) in mine.iter().zip(verdicts) {
             by_id.insert(record.id.as_str(), verdict);

@@ -51,7 +51,9 @@ impl RecordedArgs {
             "GITLORE_LLM_PROVIDER" => Some("openai".to_string()),
             "GITLORE_LLM_BASE_URL" => Some(url.clone()),
             "GITLORE_LLM_MODEL" => Some("recorded".to_string()),
-            "GITLORE_LLM_API_KEY" | "GITLORE_EMBED_BASE_URL" | "GITLORE_EMBED_MODEL"
+            "GITLORE_LLM_API_KEY"
+            | "GITLORE_EMBED_BASE_URL"
+            | "GITLORE_EMBED_MODEL"
             | "GITLORE_EMBED_API_KEY" => None,
             _ => std::env::var(name).ok(),
         })

@@ -25,7 +25,7 @@ pub const PROMPT: &str = include_str!("../../../prompts/classify.md");
 
 /// Comments per request: enough to amortise the prompt, few enough that a truncated answer
 /// loses little.
-pub const BATCH: usize = 20;
+pub const BATCH: usize = 40;
 
 /// The label a model answers for a comment that teaches nothing; kept as an empty label set.
 pub const NOISE: &str = "noise";

@@ -30,7 +30,10 @@ pub const PROMPT: &str = include_str!("../../../prompts/synthesize.md");
 pub fn system_prompt(limits: &Limits) -> String {
     PROMPT
         .replace("{max_turns}", &limits.max_turns.to_string())
-        .replace("{max_calls_per_turn}", &limits.max_calls_per_turn.to_string())
+        .replace(
+            "{max_calls_per_turn}",
+            &limits.max_calls_per_turn.to_string(),
+        )
         .replace("{max_tool_output}", &limits.max_tool_output.to_string())
         .replace("{page_size}", &tools::COMMENTS_PER_PAGE.to_string())
 }
@@ -134,7 +137,8 @@ impl LlmSynthesizer<'_> {
         let (first, left_out) = opening(input, limits.opening_chars);
         let mut messages = vec![Message::user(first)];
         let mut tokens = 0_u64;
-        let mut last = limits.max_turns == 1;
+        // Why the coming turn is the last one, once it is.
+        let mut last: Option<String> = None;
         for turn in 1..=limits.max_turns {
             let completion = self.client.chat(&system, &messages).await?;
             tokens += completion.input_tokens + completion.output_tokens;
@@ -157,22 +161,30 @@ impl LlmSynthesizer<'_> {
                     "Answer with tool calls or with the findings XML, nothing else.".to_string()
                 }
             };
-            if last {
-                bail!("the model called tools in its last turn instead of answering");
+            if let Some(why) = &last {
+                bail!("the model gave no findings within {why}");
             }
-            messages.push(Message::assistant(completion.text));
-            let next = Message::user(format!("{results}{}", status(turn, limits, false)));
-            // The next call sends what this one did, the answer and the results again, and the
-            // call after it about as much more: when that would spend the budget, the next turn
-            // is the last.
-            let growth = prompt_tokens(&system, &messages).saturating_add(estimate_tokens(&next.content));
-            last = turn + 1 == limits.max_turns
-                || tokens.saturating_add(growth.saturating_mul(2)) > limits.max_tokens;
-            messages.push(if last {
-                Message::user(format!("{results}{}", status(turn, limits, true)))
+            // The next call sends what this one did, its answer and the results (as the provider
+            // counted them, else as estimated), and the call after it about as much more: when
+            // that would spend the budget, the next turn is the last.
+            let sent = if completion.input_tokens > 0 {
+                completion.input_tokens + completion.output_tokens
             } else {
-                next
-            });
+                prompt_tokens(&system, &messages) + estimate_tokens(&completion.text)
+            };
+            let next = sent.saturating_add(estimate_tokens(&results));
+            last = if turn + 1 >= limits.max_turns {
+                Some(format!("the turn budget ({} turns)", limits.max_turns))
+            } else if tokens.saturating_add(next.saturating_mul(2)) > limits.max_tokens {
+                Some(format!("the token budget ({} tokens)", limits.max_tokens))
+            } else {
+                None
+            };
+            messages.push(Message::assistant(completion.text));
+            messages.push(Message::user(format!(
+                "{results}{}",
+                status(turn, limits, last.is_some())
+            )));
         }
         bail!(
             "the model gave no findings within the turn budget ({} turns)",
@@ -355,7 +367,14 @@ fn quoted_comments(
                 .path
                 .as_deref()
                 .and_then(|p| p.rsplit_once('/').map(|(d, _)| format!("{d}/")))
-                .unwrap_or_else(|| if comment.path.is_some() { "./" } else { "(conversation)" }.to_string());
+                .unwrap_or_else(|| {
+                    if comment.path.is_some() {
+                        "./"
+                    } else {
+                        "(conversation)"
+                    }
+                    .to_string()
+                });
             *left_out.entry(dir).or_insert(0) += 1;
             continue;
         }

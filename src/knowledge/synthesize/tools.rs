@@ -14,9 +14,9 @@ use quick_xml::escape::escape;
 
 use super::Input;
 use super::answer::ToolCall;
+use super::figures;
 use crate::domain::classification::Label;
 use crate::domain::findings::SourceComment;
-use super::figures;
 
 /// The tools, as the prompt lists them.
 pub const TOOLS: &[&str] = &[
@@ -218,9 +218,18 @@ fn list_themes(input: &Input<'_>) -> String {
 /// The comments matching every filter given (`path` prefix, `label`, `author`, `text` in any
 /// case), by file then date, one page of [`COMMENTS_PER_PAGE`].
 fn list_comments(input: &Input<'_>, call: &ToolCall) -> Result<String> {
-    let filter = |name: &str| call.args.get(name).map(|v| v.trim()).filter(|v| !v.is_empty());
+    let filter = |name: &str| {
+        call.args
+            .get(name)
+            .map(|v| v.trim())
+            .filter(|v| !v.is_empty())
+    };
     let page: usize = match filter("page") {
-        Some(page) => page.parse().ok().filter(|p| *p >= 1).context("`page` is a number from 1")?,
+        Some(page) => page
+            .parse()
+            .ok()
+            .filter(|p| *p >= 1)
+            .context("`page` is a number from 1")?,
         None => 1,
     };
     let label = filter("label")
@@ -230,10 +239,15 @@ fn list_comments(input: &Input<'_>, call: &ToolCall) -> Result<String> {
     let mut matching: Vec<&SourceComment> = input
         .comments
         .values()
-        .filter(|c| filter("path").is_none_or(|p| c.path.as_deref().is_some_and(|cp| cp.starts_with(p))))
+        .filter(|c| {
+            filter("path").is_none_or(|p| c.path.as_deref().is_some_and(|cp| cp.starts_with(p)))
+        })
         .filter(|c| label.is_none_or(|l| c.labels.contains(&l)))
         .filter(|c| filter("author").is_none_or(|a| c.author.eq_ignore_ascii_case(a)))
-        .filter(|c| text.as_deref().is_none_or(|t| c.body.to_lowercase().contains(t)))
+        .filter(|c| {
+            text.as_deref()
+                .is_none_or(|t| c.body.to_lowercase().contains(t))
+        })
         .collect();
     matching.sort_by(|a, b| (&a.path, a.created_at, a.id).cmp(&(&b.path, b.created_at, b.id)));
     let pages = matching.len().div_ceil(COMMENTS_PER_PAGE).max(1);
@@ -241,7 +255,11 @@ fn list_comments(input: &Input<'_>, call: &ToolCall) -> Result<String> {
         "<page n=\"{page}\" of=\"{pages}\" matching=\"{}\"/>\n",
         matching.len()
     );
-    for comment in matching.iter().skip((page - 1) * COMMENTS_PER_PAGE).take(COMMENTS_PER_PAGE) {
+    for comment in matching
+        .iter()
+        .skip((page - 1) * COMMENTS_PER_PAGE)
+        .take(COMMENTS_PER_PAGE)
+    {
         out.push_str(&comment_element(comment));
     }
     Ok(out)
