@@ -1,6 +1,6 @@
 //! The benches of the configured models against a fake OpenAI-compatible model over HTTP.
-//! `gitlore-bench llm-quality`: the built-in filter keeps noise from the model, the model's
-//! answers are scored per label, a second run reads them from its store, and a model that answers
+//! `gitlore-bench llm-quality`: the built-in filter keeps its sure noise from the model, which
+//! judges the rest (noise included) and is scored per label, a second run reads them from its store, and a model that answers
 //! nothing is an error, not a scorecard of the built-in labels. `gitlore-bench findings
 //! --configured-models`: the analysis asks the model, and what fell back is said.
 
@@ -63,8 +63,8 @@ struct Fake {
     others: Arc<Mutex<usize>>,
 }
 
-/// Labels each asked comment by a word of it: "test" testing, "leak" bug, "why" question, and
-/// anything else documentation (so the nitpick of the fourth comment is missed). Any other
+/// Labels each asked comment by a word of it: "LGTM" noise, "test" testing, "leak" bug, "why"
+/// question, and anything else documentation (so the nitpick of the fourth comment is missed). Any other
 /// request gets prose, which no synthesizer can use.
 async fn complete(State(fake): State<Fake>, body: String) -> (StatusCode, String) {
     let request: Value = serde_json::from_str(&body).unwrap();
@@ -88,7 +88,9 @@ async fn complete(State(fake): State<Fake>, body: String) -> (StatusCode, String
             .map(|rest| {
                 let id = rest.split('"').next().unwrap();
                 let text = rest.to_lowercase();
-                let label = if text.contains("test") {
+                let label = if text.contains("lgtm") {
+                    "noise"
+                } else if text.contains("test") {
                     "testing"
                 } else if text.contains("leak") {
                     "bug"
@@ -190,13 +192,13 @@ async fn the_model_labels_what_the_filter_keeps_and_is_scored_per_label() {
         String::from_utf8_lossy(&first.stderr)
     );
     assert!(
-        stdout.contains("6 comments; 4 kept by the built-in noise filter and asked about: 4 answered by the model in 1 requests, 0 from the cache"),
+        stdout.contains("6 comments; 120 tokens (20000 per 1,000 comments), 4 labelled;"),
         "{stdout}"
     );
     let sent = asked.lock().unwrap().concat();
     assert!(
-        !sent.contains("LGTM") && !sent.contains("bors"),
-        "noise never reaches the model: {sent}"
+        sent.contains("LGTM") && !sent.contains("bors"),
+        "the filter's sure noise never reaches the model, its trivial does: {sent}"
     );
     assert_eq!(row(&stdout, "testing"), "1.000 1.000 1.000 1");
     assert_eq!(row(&stdout, "bug"), "1.000 1.000 1.000 1");
@@ -212,7 +214,7 @@ async fn the_model_labels_what_the_filter_keeps_and_is_scored_per_label() {
     let again = String::from_utf8_lossy(&second.stdout);
     assert!(second.status.success(), "{again}");
     assert!(
-        again.contains("0 answered by the model in 0 requests, 4 from the cache"),
+        again.contains("6 comments; 0 tokens (0 per 1,000 comments), 4 labelled;"),
         "{again}"
     );
     assert_eq!(
@@ -232,7 +234,7 @@ async fn a_model_that_answers_nothing_is_an_error_and_so_is_none_configured() {
     let stderr = String::from_utf8_lossy(&failed.stderr);
     assert!(!failed.status.success());
     assert!(
-        stderr.contains("the model answered none of the 4 comments asked about"),
+        stderr.contains("the model answered none of the comments asked about: acme/widgets: the LLM gave no usable labels for 5 comments"),
         "{stderr}"
     );
     assert!(!asked.lock().unwrap().is_empty(), "it was asked");
@@ -264,8 +266,10 @@ async fn findings_with_the_configured_models_ask_them_and_say_what_fell_back() {
     assert!(stdout.contains("all test"), "{stdout}");
     let asked = fake.asked.lock().unwrap().concat();
     assert!(
-        asked.contains("This leaks the file handle") && !asked.contains("LGTM"),
-        "the analysis asks the model about what the filter keeps: {asked}"
+        asked.contains("This leaks the file handle")
+            && asked.contains("LGTM")
+            && !asked.contains("bors"),
+        "the analysis asks the model about all but the filter's sure noise: {asked}"
     );
     assert!(
         *fake.others.lock().unwrap() > 0,

@@ -47,19 +47,64 @@ fn the_recorded_classifier_labels_the_test_split_as_measured() {
     let out = bench(&["llm-quality", "--split", "test"]);
     println!("{out}");
     let all = out.lines().find(|l| l.starts_with("all ")).unwrap();
-    let macro_f1 = figure(all, "macro-F1");
-    let precision = figure(all, "noise P");
-    let recall = figure(all, " R");
-    let labelled = figure(all, "labelled");
-    // Floors at the figures measured when the cassettes were recorded (the closing note of the
-    // session that recorded them gives the targets beside them).
-    assert!(macro_f1 >= MACRO_F1, "macro-F1 {macro_f1}");
-    assert!(precision >= NOISE_PRECISION, "noise precision {precision}");
-    assert!(recall >= NOISE_RECALL, "noise recall {recall}");
-    assert!(labelled >= LABELLED, "labelled {labelled}");
+    // The figures measured when the cassettes were recorded (targets: macro-F1 0.82, noise
+    // precision 0.95 and recall 0.92; the second labeller reaches 0.79).
+    assert!(figure(all, "macro-F1") >= 0.823, "{all}");
+    assert!(figure(all, "noise P") >= 0.964, "{all}");
+    assert!(figure(all, " R") >= 0.971, "{all}");
+    assert!(figure(all, "labelled") >= 0.966, "{all}");
+    let first = out.lines().next().unwrap();
+    assert!(
+        figure(first, "tokens (") <= 150_000.0,
+        "tokens per 1,000 comments classified: {first}"
+    );
 }
 
-const MACRO_F1: f64 = 0.0;
-const NOISE_PRECISION: f64 = 0.0;
-const NOISE_RECALL: f64 = 0.0;
-const LABELLED: f64 = 0.0;
+#[test]
+fn the_recorded_synthesis_recovers_the_test_split_s_gold_themes_as_measured() {
+    let repos = [
+        "apache/kafka",
+        "curl/curl",
+        "nodejs/node",
+        "pandas-dev/pandas",
+        "tokio-rs/tokio",
+    ];
+    let mut args = vec!["findings", "--configured-models"];
+    for repo in &repos {
+        args.extend(["--repo", repo]);
+    }
+    let out = bench(&args);
+    println!("{out}");
+    let total = out.lines().find(|l| l.starts_with("  test: ")).unwrap();
+    // The figures measured when the cassettes were recorded (targets: 80% of gold themes,
+    // evidence precision 0.85, no finding citing noise).
+    assert!(figure(total, "test:") >= 100.0, "{total}");
+    assert!(figure(total, "evidence precision") >= 0.695, "{total}");
+    assert!(total.contains(", 1 finding citing noise"), "{total}");
+}
+
+/// The training sample's repositories, recorded for developing the LLM path on.
+const TRAINING_SAMPLE: [&str; 3] = ["BurntSushi/ripgrep", "home-assistant/core", "rails/rails"];
+
+#[test]
+fn the_recorded_training_sample_scores_as_measured() {
+    let mut args = vec!["llm-quality", "--split", "train"];
+    for repo in &TRAINING_SAMPLE {
+        args.extend(["--repo", repo]);
+    }
+    let out = bench(&args);
+    let all = out.lines().find(|l| l.starts_with("all ")).unwrap();
+    assert!(figure(all, "macro-F1") >= 0.920, "{all}");
+    assert!(figure(all, "noise P") >= 0.979, "{all}");
+    assert!(figure(all, " R") >= 0.979, "{all}");
+
+    let mut args = vec!["findings", "--configured-models"];
+    for repo in &TRAINING_SAMPLE {
+        args.extend(["--repo", repo]);
+    }
+    let out = bench(&args);
+    let total = out.lines().find(|l| l.starts_with("  train: ")).unwrap();
+    assert!(figure(total, "train:") >= 92.0, "{total}");
+    assert!(figure(total, "evidence precision") >= 0.867, "{total}");
+    assert!(total.contains(", 0 findings citing noise"), "{total}");
+}

@@ -124,11 +124,27 @@ pub struct LlmClient {
     allowance: Option<Arc<Allowance>>,
 }
 
-/// Tokens a metered client may still spend, and has spent.
+/// Tokens a metered client may still spend, and has spent; what it spends counts against the
+/// allowance of the client it was metered from too.
 #[derive(Debug)]
 struct Allowance {
     left: AtomicU64,
     used: AtomicU64,
+    parent: Option<Arc<Allowance>>,
+}
+
+impl Allowance {
+    fn spend(&self, cost: u64) {
+        self.used.fetch_add(cost, Ordering::SeqCst);
+        let _ = self
+            .left
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| {
+                Some(left.saturating_sub(cost))
+            });
+        if let Some(parent) = &self.parent {
+            parent.spend(cost);
+        }
+    }
 }
 
 /// The error of a call refused because the allowance is spent.
@@ -171,12 +187,14 @@ impl LlmClient {
     }
 
     /// A client on the same connection that may spend `tokens` in all: once they are spent,
-    /// calls fail with [`BUDGET_SPENT`] (the call that crosses the line is answered).
+    /// calls fail with [`BUDGET_SPENT`] (the call that crosses the line is answered). Metered
+    /// from a metered client, what it spends counts against both.
     pub fn metered(&self, tokens: u64) -> LlmClient {
         LlmClient {
             allowance: Some(Arc::new(Allowance {
                 left: AtomicU64::new(tokens),
                 used: AtomicU64::new(0),
+                parent: self.allowance.clone(),
             })),
             ..self.clone()
         }
@@ -199,15 +217,11 @@ impl LlmClient {
     /// Counts what a call cost against the allowance.
     fn spend(&self, completion: &Completion) {
         if let Some(allowance) = &self.allowance {
-            let cost = completion
-                .input_tokens
-                .saturating_add(completion.output_tokens);
-            allowance.used.fetch_add(cost, Ordering::SeqCst);
-            let _ = allowance
-                .left
-                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| {
-                    Some(left.saturating_sub(cost))
-                });
+            allowance.spend(
+                completion
+                    .input_tokens
+                    .saturating_add(completion.output_tokens),
+            );
         }
     }
 
