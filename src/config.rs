@@ -578,7 +578,8 @@ mod tests {
 
     #[test]
     fn the_server_example_is_a_valid_gitlore_toml_of_defaults() {
-        let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/gitlore.server.example.toml");
+        let example =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/gitlore.server.example.toml");
         let from_example = settings(&[], Some(&example)).unwrap();
         let defaults = settings(&[], None).unwrap();
         assert_eq!(format!("{from_example:?}"), format!("{defaults:?}"));
