@@ -296,6 +296,10 @@ fn the_human_and_script_formats_hold_every_active_finding_and_parse() {
         md.matches("\n### ").count(),
         findings.len() + json["themes"].as_array().unwrap().len()
     );
+    assert!(
+        md.contains("## History\n\n") && md.contains(&format!("- `{COUPLED}` + `src/db.rs`")),
+        "the history's figures and couplings: {md}"
+    );
 
     // HTML: well-formed, nothing loaded from outside the page, links only to GitHub (passing
     // on no ranking and no access to the page), evidence folded, the history's figures.
