@@ -391,6 +391,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn days_are_said_from_today() {
+        // 2026-11-22 21:00 UTC.
+        let now = 1_795_381_200;
+        assert_eq!(first_seen(now - 3600, now), "first seen today");
+        assert_eq!(day_said(now - 22 * 3600, now), "yesterday");
+        assert_eq!(day_said(now - 19 * 86_400, now), "3 Nov 2026");
+        assert_eq!(day(now), "22 Nov 2026");
+    }
+
+    #[test]
     fn refresh_button_fits_githubs_limits() {
         assert!(REFRESH_LABEL.chars().count() <= 20);
         assert!(REFRESH_DESCRIPTION.chars().count() <= 40);
