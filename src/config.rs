@@ -577,6 +577,30 @@ mod tests {
     }
 
     #[test]
+    fn the_server_example_is_a_valid_gitlore_toml_of_defaults() {
+        let example =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/gitlore.server.example.toml");
+        let from_example = settings(&[], Some(&example)).unwrap();
+        let defaults = settings(&[], None).unwrap();
+        assert_eq!(format!("{from_example:?}"), format!("{defaults:?}"));
+        // Every key it shows, commented out or not, is a key of the file.
+        let text = std::fs::read_to_string(&example).unwrap();
+        let keys = text
+            .lines()
+            .map(|line| line.trim_start_matches("# "))
+            .filter_map(|line| line.split_once(" = ").map(|(key, _)| key))
+            .filter(|key| key.chars().all(|c| c.is_ascii_lowercase() || c == '_'));
+        for key in keys {
+            let uncommented = format!("{key} = 1");
+            let error = toml::from_str::<FileConfig>(&uncommented)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(!error.contains("unknown field"), "{key}: {error}");
+        }
+    }
+
+    #[test]
     fn missing_credentials_name_the_variable() {
         let s = settings(&[("GITLORE_APP_ID", "7")], None).unwrap();
         let message = s.app_credentials().unwrap_err().to_string();

@@ -296,32 +296,49 @@ fn the_human_and_script_formats_hold_every_active_finding_and_parse() {
         md.matches("\n### ").count(),
         findings.len() + json["themes"].as_array().unwrap().len()
     );
+    assert!(
+        md.contains("## History\n\n") && md.contains(&format!("- `{COUPLED}` + `src/db.rs`")),
+        "the history's figures and couplings: {md}"
+    );
 
-    // HTML: well-formed, no reference outside the page, evidence folded.
+    // HTML: well-formed, nothing loaded from outside the page, links only to GitHub (passing
+    // on no ranking and no access to the page), evidence folded, the history's figures.
     let html = analysed.export("html", None);
     assert!(!html.contains(&format!("id=\"{}\"", analysed.dismissed)));
     let mut reader = quick_xml::Reader::from_str(&html);
-    let (mut sections, mut details) = (0, 0);
+    let (mut sections, mut details, mut links) = (0, 0, 0);
     loop {
         match reader.read_event().expect("the page is well-formed") {
             Event::Eof => break,
             Event::Start(tag) | Event::Empty(tag) => {
                 let name = String::from_utf8(tag.name().as_ref().to_vec()).unwrap();
                 assert!(
-                    ![
-                        "script", "img", "link", "iframe", "object", "embed", "a", "form"
-                    ]
-                    .contains(&name.as_str()),
+                    !["script", "img", "link", "iframe", "object", "embed", "form"]
+                        .contains(&name.as_str()),
                     "<{name}> in the page"
                 );
+                let mut rel = None;
                 for attribute in tag.attributes() {
                     let attribute = attribute.unwrap();
                     let key = String::from_utf8(attribute.key.as_ref().to_vec()).unwrap();
+                    let value = attribute.unescape_value().unwrap();
+                    if name == "a" && key == "href" {
+                        assert!(value.starts_with("https://github.com/"), "{value}");
+                        links += 1;
+                        continue;
+                    }
+                    if name == "a" && key == "rel" {
+                        rel = Some(value.to_string());
+                        continue;
+                    }
                     assert!(
                         !["src", "href", "srcset", "action", "style"].contains(&key.as_str())
                             && !key.starts_with("on"),
                         "{key} on <{name}>"
                     );
+                }
+                if name == "a" {
+                    assert_eq!(rel.as_deref(), Some("nofollow noopener"));
                 }
                 sections += usize::from(name == "section");
                 details += usize::from(name == "details");
@@ -336,6 +353,8 @@ fn the_human_and_script_formats_hold_every_active_finding_and_parse() {
     }
     assert_eq!(sections, findings.len());
     assert!(details >= findings.len());
+    assert!(links > 0, "the review comments' pages on GitHub are linked");
+    assert!(html.contains("<h2>History</h2>") && html.contains("Files that change together"));
 }
 
 #[test]

@@ -3,8 +3,10 @@
 //! repository's page is refused to an anonymous visitor and to a signed-in non-member and shown
 //! to a member; a public one is shown to anyone; hostile review text stays inert; sessions are
 //! HttpOnly, Secure, SameSite cookies; sign-in checks its `state` and sign-out its CSRF token.
-//! Screenshots of `/`, a repository page and the sign-in page go to
-//! `target/test-artifacts/web/`.
+//! What a reader sees: code spans as code and no other markup from review text, every piece of
+//! evidence linked to GitHub (`rel="nofollow noopener"`), dates said from today. The HTML export
+//! of the same store is opened in the browser too. Screenshots of `/`, a repository page, the
+//! sign-in page and the export go to `target/test-artifacts/web/`.
 
 mod fake_github;
 mod webdriver;
@@ -22,6 +24,9 @@ use gitlore::domain::{
     Author, Comment, CommentKind, InstallationId, PrNumber, Repo, RepoId, RepoName,
 };
 use gitlore::events::Installation;
+use gitlore::export;
+use gitlore::lessons::report;
+use gitlore::render::links::LinkStyle;
 use gitlore::store::comments::{self, Upserted, Version};
 use gitlore::store::run_reports::{self, RunReport};
 use gitlore::store::themes::{self, SavedTheme};
@@ -38,6 +43,16 @@ const PUBLIC_FINDING: &str = "Lantern renders must go through the frame schedule
 /// Review text that would run script, show an image or link somewhere if it were markup.
 const HOSTILE: &str = "<img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script> [click](javascript:alert(1)) see https://evil.example/steal";
 const NOW: i64 = 1_795_381_200;
+/// What a finding's insight quotes as code.
+const CODE: &str = "FrameScheduler::submit";
+
+/// Unix seconds now: the pages say dates from the real clock.
+fn today() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+}
 
 /// A store with two installed repositories, their findings, a theme with comments, history and
 /// a run report with a config problem.
@@ -119,7 +134,12 @@ fn seeded_store(dir: &Path) -> Arc<Store> {
                         id: theme_id,
                         label: HOSTILE,
                         terms: &terms,
-                        first_seen: NOW - 86_400,
+                        // The public theme was first seen today, the private one on 21 Nov 2026.
+                        first_seen: if repo_id == 502 {
+                            today()
+                        } else {
+                            NOW - 86_400
+                        },
                         members: &members,
                     }],
                 )?;
@@ -128,7 +148,7 @@ fn seeded_store(dir: &Path) -> Arc<Store> {
                     category: Category::Landmine,
                     severity: Severity::High,
                     title: title.into(),
-                    insight: format!("Reviewers asked for it twice. {HOSTILE}"),
+                    insight: format!("Reviewers asked for it twice: use `{CODE}`. {HOSTILE}"),
                     evidence: vec![
                         Evidence {
                             kind: EvidenceKind::Comment,
@@ -139,6 +159,11 @@ fn seeded_store(dir: &Path) -> Arc<Store> {
                             kind: EvidenceKind::Commit,
                             id: "0123456789abcdef0123456789abcdef01234567".into(),
                             text: "Fix key rotation".into(),
+                        },
+                        Evidence {
+                            kind: EvidenceKind::File,
+                            id: "src/keys.rs".into(),
+                            text: String::new(),
                         },
                     ],
                     files: vec!["src/keys.rs".into()],
@@ -305,6 +330,60 @@ async fn assert_inert(browser: &Browser) {
     assert!(text.contains("<img src=x onerror="), "shown as text");
 }
 
+/// Unfolds every `<details>`, for a screenshot that shows the evidence.
+async fn open_details(browser: &Browser) {
+    for summary in browser.find_all("details > summary").await {
+        browser.click(&summary).await;
+    }
+}
+
+/// Code spans show as code, with no backtick left; every piece of evidence links to where it
+/// lives on GitHub (`web`), and every link off the page is to GitHub, `rel="nofollow noopener"`.
+async fn assert_reads_well(browser: &Browser, web: &str) {
+    let mut code = Vec::new();
+    for element in browser.find_all("main p code").await {
+        code.push(browser.element_text(&element).await);
+    }
+    assert!(code.contains(&CODE.to_string()), "{code:?}");
+    let text = browser.text().await;
+    assert!(
+        !text.contains(&format!("`{CODE}`")),
+        "no raw backticks: {text}"
+    );
+    assert!(
+        browser
+            .find_all("main ul.evidence > li:not(:has(a)), main ul.comments > li:not(:has(a))")
+            .await
+            .is_empty(),
+        "every piece of evidence links: {}",
+        browser.source().await
+    );
+    let mut evidence = Vec::new();
+    for link in browser.find_all("main ul li a").await {
+        evidence.push(browser.attribute(&link, "href").await.unwrap());
+    }
+    let head = format!("{:040x}", 2);
+    for expected in [
+        format!("{web}/{PUBLIC_REPO}/pull/4"),
+        format!("{web}/{PUBLIC_REPO}/commit/0123456789abcdef0123456789abcdef01234567"),
+        format!("{web}/{PUBLIC_REPO}/blob/{head}/src/keys.rs"),
+    ] {
+        assert!(evidence.contains(&expected), "{expected} in {evidence:?}");
+    }
+    for link in browser.find_all("main a").await {
+        let href = browser.attribute(&link, "href").await.unwrap();
+        if href.starts_with('/') || href.starts_with('#') {
+            continue;
+        }
+        assert!(href.starts_with(&format!("{web}/")), "{href}");
+        assert_eq!(
+            browser.attribute(&link, "rel").await.as_deref(),
+            Some("nofollow noopener"),
+            "{href}"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_show_each_reader_what_github_lets_them_read() {
     let gh = fake().await;
@@ -331,22 +410,23 @@ async fn pages_show_each_reader_what_github_lets_them_read() {
         "history figures: {page}"
     );
     assert!(
-        page.contains("unknown key `widnow`"),
-        "the config problem: {page}"
+        page.contains("unknown key widnow"),
+        "the config problem, its key as code: {page}"
     );
     assert!(
         page.contains("Rotate through KeyRing::rotate"),
         "the theme's comments: {page}"
     );
     assert_inert(&browser).await;
-    let commit_link = browser.find("ul.evidence a").await;
-    assert_eq!(
-        browser.attribute(&commit_link, "href").await.unwrap(),
-        format!(
-            "{}/{PUBLIC_REPO}/commit/0123456789abcdef0123456789abcdef01234567",
-            gh.origin()
-        )
+    assert_reads_well(&browser, &gh.origin()).await;
+    assert!(
+        page.contains("2 comments · first seen today"),
+        "a theme first seen today says so: {page}"
     );
+    open_details(&browser).await;
+    browser
+        .screenshot(&shots.join("repository-public.png"))
+        .await;
 
     // The sign-in page; a callback with a state this browser did not start is refused.
     browser.goto(&format!("{base}/signin")).await;
@@ -402,6 +482,10 @@ async fn pages_show_each_reader_what_github_lets_them_read() {
     assert_eq!(browser.url().await, format!("{base}/repos/{PRIVATE_REPO}"));
     let page = browser.text().await;
     assert!(page.contains(PRIVATE_FINDING), "{page}");
+    assert!(
+        page.contains("2 comments · first seen 21 Nov 2026"),
+        "{page}"
+    );
     assert_inert(&browser).await;
     browser.screenshot(&shots.join("repository.png")).await;
     browser.goto(&format!("{base}/")).await;
@@ -421,6 +505,41 @@ async fn pages_show_each_reader_what_github_lets_them_read() {
             .all(|q| !q.contains("ghu_") && !q.contains(CLIENT_SECRET)),
         "{queries:?}"
     );
+    browser.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_html_export_reads_like_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = seeded_store(dir.path());
+    let conn = store.reader().unwrap();
+    let repo = report::find_repo(&conn, Some(PUBLIC_REPO)).unwrap();
+    let web = "https://github.com";
+    let report = report::load(&conn, &repo, Some(web)).unwrap();
+    let file = dir.path().join("lantern.html");
+    export::write(
+        &report,
+        export::Format::Html,
+        Some(&file),
+        &LinkStyle::github_com(),
+    )
+    .unwrap();
+    let browser = Browser::start().await;
+    browser.goto(&format!("file://{}", file.display())).await;
+    let page = browser.text().await;
+    assert!(page.contains(PUBLIC_FINDING), "{page}");
+    assert_inert(&browser).await;
+    assert_reads_well(&browser, web).await;
+    for figure in [
+        "Commits\n3",
+        "Authors\n2",
+        "Files changed\n2",
+        "Files that change together",
+    ] {
+        assert!(page.contains(figure), "{figure} in {page}");
+    }
+    open_details(&browser).await;
+    browser.screenshot(&artifacts().join("export.png")).await;
     browser.quit().await;
 }
 

@@ -14,6 +14,19 @@ pub fn web_url(api_url: &str) -> String {
     }
 }
 
+/// A repository path as a URL's path: each byte outside the unreserved set and `/`
+/// percent-encoded.
+pub fn path_in_url(path: &str) -> String {
+    path.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                char::from(b).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -24,5 +37,11 @@ mod tests {
         assert_eq!(web_url("https://api.github.com/"), "https://github.com");
         assert_eq!(web_url("https://ghe.corp/api/v3"), "https://ghe.corp");
         assert_eq!(web_url("https://api.acme.ghe.com"), "https://acme.ghe.com");
+    }
+
+    #[test]
+    fn a_path_is_encoded_for_a_url() {
+        assert_eq!(path_in_url("src/a b#c?.rs"), "src/a%20b%23c%3F.rs");
+        assert_eq!(path_in_url("docs/é.md"), "docs/%C3%A9.md");
     }
 }

@@ -1,6 +1,6 @@
 //! `--format md`: the whole report as markdown, nothing left out — every active finding with its
-//! full insight, every file and every piece of evidence, what the last run resolved, and the
-//! themes with all their comments. Review text is defused as in the findings issue (one line,
+//! full insight, every file and every piece of evidence, what the last run resolved, the themes
+//! with all their comments, and the history's figures and couplings. Review text is defused as in the findings issue (one line,
 //! HTML and link syntax escaped, mentions made inert); only gitlore's own evidence links link.
 
 use crate::domain::findings::{Category, Evidence, Finding};
@@ -55,7 +55,45 @@ pub fn render(report: &RepoReport, links: &LinkStyle) -> String {
             out.push_str(&theme_block(theme, links));
         }
     }
+    out.push_str(&history_block(report));
     out
+}
+
+/// The history's figures and the files that change together.
+fn history_block(report: &RepoReport) -> String {
+    let figures = &report.history;
+    if figures.commits == 0 && report.couplings.is_empty() {
+        return String::new();
+    }
+    let mut block = String::from("## History\n\n");
+    if figures.commits > 0 {
+        block.push_str(&format!(
+            "{} commits by {} authors, {} files changed",
+            figures.commits, figures.authors, figures.files
+        ));
+        if let (Some(first), Some(last)) = (figures.first_commit_at, figures.last_commit_at) {
+            block.push_str(&format!(
+                ", {} – {}",
+                wording::day(first),
+                wording::day(last)
+            ));
+        }
+        block.push_str(".\n\n");
+    }
+    if !report.couplings.is_empty() {
+        block.push_str("Files that change together:\n\n");
+        for coupling in &report.couplings {
+            block.push_str(&format!(
+                "- {} + {}: {} commits, {:.0}%\n",
+                code_span(&coupling.a),
+                code_span(&coupling.b),
+                coupling.commits,
+                coupling.confidence * 100.0
+            ));
+        }
+        block.push('\n');
+    }
+    block
 }
 
 fn finding_block(report: &RepoReport, finding: &Finding, links: &LinkStyle) -> String {

@@ -83,7 +83,7 @@ pub fn write(
 ) -> Result<()> {
     let single = match format {
         Format::Md => markdown::render(report, links),
-        Format::Html => html::render(report),
+        Format::Html => html::render(report, &links.web_base),
         Format::Json => serde_json::to_string_pretty(&report.json())
             .context("Cannot write the report as JSON")?,
         Format::Xml => findings_document(&report.findings, |e| e.id.clone()),

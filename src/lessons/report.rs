@@ -16,9 +16,11 @@ use crate::domain::RepoId;
 use crate::domain::classification::LlmVerdicts;
 use crate::domain::findings::SourceComment;
 use crate::domain::findings::{Evidence, EvidenceKind, Finding, Status};
+use crate::domain::github_web::path_in_url;
 use crate::domain::history::Coupling;
 use crate::render::check_run::STRONG_COUPLING_CONFIDENCE;
 use crate::store::findings;
+use crate::store::pages::{self, HistoryFigures};
 use crate::store::report::{self as stored, AnalysedRepo};
 use crate::store::{history, inputs, publications, themes};
 
@@ -78,6 +80,8 @@ pub struct RepoReport {
     pub comments: Vec<CommentLabels>,
     /// Couplings strong enough to carry a lesson to a file (as in the check run).
     pub couplings: Vec<Coupling>,
+    /// The figures of the stored history (zero when read from a file).
+    pub history: HistoryFigures,
     /// The web page of each piece of evidence that has one.
     pub urls: HashMap<(EvidenceKind, String), String>,
 }
@@ -179,9 +183,11 @@ pub fn load(conn: &Connection, repo: &AnalysedRepo, web_base: Option<&str>) -> R
             .get(&store_id)
             .map_or_else(|| store_id.to_string(), i64::to_string)
     };
-    let commit_base = web_base
+    let repo_web = web_base
         .filter(|_| !repo.full_name.starts_with(LOCAL_OWNER))
-        .map(|base| format!("{}/{}/commit/", base.trim_end_matches('/'), repo.full_name));
+        .map(|base| format!("{}/{}", base.trim_end_matches('/'), repo.full_name));
+    let head = history::stored_head(conn, repo.id)?;
+    let page_of = |comment: &SourceComment| comment_page(comment, repo_web.as_deref());
 
     let mut urls = HashMap::new();
     let mut cite = |finding: Finding| Finding {
@@ -191,15 +197,22 @@ pub fn load(conn: &Connection, repo: &AnalysedRepo, web_base: Option<&str>) -> R
             .map(|e| {
                 let id = match (e.kind, e.id.parse::<i64>()) {
                     (EvidenceKind::Comment, Ok(store_id)) => {
-                        if let Some(url) = sources.get(&store_id).and_then(|c| c.url.clone()) {
+                        if let Some(url) = sources.get(&store_id).and_then(page_of) {
                             urls.insert((e.kind, outside_id(store_id)), url);
                         }
                         outside_id(store_id)
                     }
                     _ => e.id,
                 };
-                if let (EvidenceKind::Commit, Some(base)) = (e.kind, &commit_base) {
-                    urls.insert((e.kind, id.clone()), format!("{base}{id}"));
+                let page = match (e.kind, &repo_web, &head) {
+                    (EvidenceKind::Commit, Some(web), _) => Some(format!("{web}/commit/{id}")),
+                    (EvidenceKind::File, Some(web), Some(head)) => {
+                        Some(format!("{web}/blob/{head}/{}", path_in_url(&id)))
+                    }
+                    _ => None,
+                };
+                if let Some(page) = page {
+                    urls.insert((e.kind, id.clone()), page);
                 }
                 Evidence { id, ..e }
             })
@@ -224,13 +237,14 @@ pub fn load(conn: &Connection, repo: &AnalysedRepo, web_base: Option<&str>) -> R
     Ok(RepoReport {
         repo: repo.full_name.clone(),
         analysed_at: Some(repo.run_at),
-        head: history::stored_head(conn, repo.id)?,
         findings: active,
         resolved,
-        themes: active_themes(conn, repo.id, &sources, &outside_id)?,
+        themes: active_themes(conn, repo.id, &sources, &outside_id, &page_of)?,
         comments,
         couplings: strong(publications::couplings(conn, repo.id)?),
+        history: pages::history_figures(conn, repo.id)?,
         urls,
+        head,
     })
 }
 
@@ -240,6 +254,7 @@ fn active_themes(
     repo_id: RepoId,
     sources: &BTreeMap<i64, SourceComment>,
     outside_id: &dyn Fn(i64) -> String,
+    page_of: &dyn Fn(&SourceComment) -> Option<String>,
 ) -> Result<Vec<Theme>> {
     let mut active: Vec<Theme> = themes::load_themes(conn, repo_id)?
         .into_iter()
@@ -257,7 +272,7 @@ fn active_themes(
                     pr_number: c.pr_number,
                     path: c.path.clone(),
                     body: c.body.clone(),
-                    url: c.url.clone(),
+                    url: page_of(c),
                     created_at: c.created_at,
                 })
                 .collect(),
@@ -270,6 +285,24 @@ fn active_themes(
             .then(a.id.cmp(&b.id))
     });
     Ok(active)
+}
+
+/// Where `comment` is read on the web: its own page when that is on `repo_web`'s host (the
+/// repository's page, e.g. `https://github.com/acme/widgets`), else its pull request's; only its
+/// own page for a repository not on the web.
+fn comment_page(comment: &SourceComment, repo_web: Option<&str>) -> Option<String> {
+    let Some(repo_web) = repo_web else {
+        return comment.url.clone();
+    };
+    let host = repo_web.rsplitn(3, '/').nth(2).unwrap_or(repo_web);
+    comment
+        .url
+        .clone()
+        .filter(|url| {
+            url.strip_prefix(host)
+                .is_some_and(|rest| rest.starts_with('/'))
+        })
+        .or_else(|| Some(format!("{repo_web}/pull/{}", comment.pr_number)))
 }
 
 fn strong(couplings: Vec<Coupling>) -> Vec<Coupling> {
@@ -363,6 +396,7 @@ pub fn from_json(text: &str) -> Result<RepoReport> {
             })
             .collect(),
         couplings: strong(couplings),
+        history: HistoryFigures::default(),
         urls,
     })
 }

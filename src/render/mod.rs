@@ -5,6 +5,7 @@ pub mod check_run;
 pub mod dismissals;
 pub mod evidence;
 pub mod findings_xml;
+pub mod inline;
 pub mod issue;
 pub mod links;
 pub mod wording;

@@ -152,6 +152,28 @@ pub struct ReviewWindow {
     pub left_out: usize,
 }
 
+/// A day as people say it, from `now`'s point of view (both Unix seconds, UTC): `today`,
+/// `yesterday`, or the date ([`day`]).
+pub fn day_said(unix_secs: i64, now: i64) -> String {
+    let date = |secs: i64| DateTime::from_timestamp(secs, 0).map(|t| t.date_naive());
+    match (date(unix_secs), date(now)) {
+        (Some(at), Some(today)) if at == today => "today".into(),
+        (Some(at), Some(today)) if Some(at) == today.pred_opt() => "yesterday".into(),
+        _ => day(unix_secs),
+    }
+}
+
+/// Unix seconds as a date people read without guessing the order: `3 Nov 2026` (UTC).
+pub fn day(unix_secs: i64) -> String {
+    DateTime::from_timestamp(unix_secs, 0)
+        .map_or_else(String::new, |t| t.format("%-d %b %Y").to_string())
+}
+
+/// When gitlore first noticed something: `first seen today`, `first seen 3 Nov 2026`.
+pub fn first_seen(unix_secs: i64, now: i64) -> String {
+    format!("first seen {}", day_said(unix_secs, now))
+}
+
 /// Unix seconds as `2026-11-22`.
 pub fn utc_day(unix_secs: i64) -> String {
     DateTime::from_timestamp(unix_secs, 0).map_or_else(
@@ -367,6 +389,16 @@ pub fn count(n: usize, one: &str, many: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn days_are_said_from_today() {
+        // 2026-11-22 21:00 UTC.
+        let now = 1_795_381_200;
+        assert_eq!(first_seen(now - 3600, now), "first seen today");
+        assert_eq!(day_said(now - 22 * 3600, now), "yesterday");
+        assert_eq!(day_said(now - 19 * 86_400, now), "3 Nov 2026");
+        assert_eq!(day(now), "22 Nov 2026");
+    }
 
     #[test]
     fn refresh_button_fits_githubs_limits() {

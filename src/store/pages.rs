@@ -131,23 +131,35 @@ pub fn history_figures(conn: &Connection, repo_id: RepoId) -> Result<HistoryFigu
     })
 }
 
-/// The GitHub page of each of `ids` (store ids of `repo_id`'s comments) that has one.
-pub fn comment_urls(
+/// A review comment a finding cites: its pull request, and its own page when stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CitedComment {
+    pub pr_number: PrNumber,
+    pub url: Option<String>,
+}
+
+/// Where each of `ids` (store ids of `repo_id`'s comments) was written.
+pub fn cited_comments(
     conn: &Connection,
     repo_id: RepoId,
     ids: &[i64],
-) -> Result<HashMap<i64, String>> {
+) -> Result<HashMap<i64, CitedComment>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT html_url FROM comments WHERE id = ?1 AND repo_id = ?2 AND html_url IS NOT NULL",
+        "SELECT pr_number, html_url FROM comments WHERE id = ?1 AND repo_id = ?2",
     )?;
-    let mut urls = HashMap::new();
+    let mut cited = HashMap::new();
     for id in ids {
-        if let Some(url) = stmt
-            .query_row(params![id, repo_id], |row| row.get::<_, String>(0))
+        if let Some(comment) = stmt
+            .query_row(params![id, repo_id], |row| {
+                Ok(CitedComment {
+                    pr_number: row.get(0)?,
+                    url: row.get(1)?,
+                })
+            })
             .optional()?
         {
-            urls.insert(*id, url);
+            cited.insert(*id, comment);
         }
     }
-    Ok(urls)
+    Ok(cited)
 }

@@ -1,15 +1,19 @@
 //! The HTML of every page, with maud: everything interpolated is escaped, and text that comes
 //! from reviews (titles, insights, excerpts, theme labels, paths) is first made plain by
 //! `render::links::plain` — one line, capped, no invisible or direction-changing characters — so
-//! it shows as inert text: no markup, no link, no image. Links go only to this server's pages and
-//! to GitHub's web host. No JavaScript.
+//! it shows as inert text: no markup, no link, no image. Only its code spans become markup
+//! (`<code>`, see `render::inline`). Links go only to this server's pages and to GitHub's web
+//! host, the latter `rel="nofollow noopener"`; every piece of evidence links to where it lives
+//! there. Dates are said from today (`first seen today`, `since 3 Nov 2026`). No JavaScript.
 
 use chrono::DateTime;
 use maud::{DOCTYPE, Markup, html};
 
 use crate::domain::findings::{Evidence, EvidenceKind, Finding};
+use crate::domain::github_web::path_in_url;
+use crate::render::inline::{Inline, inline};
 use crate::render::links::plain;
-use crate::render::wording::{category_heading, evidence_label};
+use crate::render::wording::{category_heading, day, day_said, evidence_label, first_seen};
 use crate::store::pages::RepoEntry;
 
 use super::access::Viewer;
@@ -33,6 +37,8 @@ pub struct Frame<'a> {
     pub github_web: &'a str,
     /// Whether sign-in is configured.
     pub sign_in: bool,
+    /// Now, in Unix seconds: dates are said from it.
+    pub now: i64,
 }
 
 fn layout(frame: &Frame<'_>, title: &str, content: Markup) -> Markup {
@@ -92,7 +98,7 @@ pub fn index(frame: &Frame<'_>, repos: &[RepoEntry]) -> Markup {
                                 @if repo.private { " " span.badge { "private" } }
                             }
                             td.num { (repo.findings) }
-                            td { (repo.last_run_at.map_or("never".to_string(), |at| date(at.as_secs()))) }
+                            td { (repo.last_run_at.map_or("never".to_string(), |at| day_said(at.as_secs(), frame.now))) }
                         }
                     }
                 }
@@ -108,12 +114,12 @@ pub fn repository(frame: &Frame<'_>, view: &RepoView) -> Markup {
     let content = html! {
         h1 { (name) @if view.repo.private { " " span.badge { "private" } } }
         p.links {
-            a href=(format!("{}/{name}", frame.github_web)) { "On GitHub" }
+            (external(frame, &format!("{}/{name}", frame.github_web), html! { "On GitHub" }))
             @if let Some(number) = view.issue_number {
-                " · " a href=(format!("{}/{name}/issues/{number}", frame.github_web)) { "Findings issue #" (number) }
+                " · " (external(frame, &format!("{}/{name}/issues/{number}", frame.github_web), html! { "Findings issue #" (number) }))
             }
         }
-        (last_run(view))
+        (last_run(frame, view))
         section id="findings" {
             h2 { "Findings (" (view.findings.active.len()) ")" }
             @if view.findings.active.is_empty() {
@@ -124,13 +130,13 @@ pub fn repository(frame: &Frame<'_>, view: &RepoView) -> Markup {
             }
             @if !view.findings.resolved.is_empty() {
                 h3 { "Resolved by the last analysis" }
-                ul { @for finding in &view.findings.resolved { li { (plain(&finding.title, TITLE_CHARS)) } } }
+                ul { @for finding in &view.findings.resolved { li { (prose(&finding.title, TITLE_CHARS)) } } }
             }
             @if !view.findings.dismissed.is_empty() {
                 h3 { "Dismissed" }
                 ul {
                     @for dismissed in &view.findings.dismissed {
-                        li { (plain(&dismissed.finding.title, TITLE_CHARS)) " — by " (plain(&dismissed.by, LABEL_CHARS)) ", " (date(dismissed.at)) }
+                        li { (prose(&dismissed.finding.title, TITLE_CHARS)) " — by " (plain(&dismissed.by, LABEL_CHARS)) ", " (day_said(dismissed.at, frame.now)) }
                     }
                 }
             }
@@ -138,14 +144,14 @@ pub fn repository(frame: &Frame<'_>, view: &RepoView) -> Markup {
         section id="themes" {
             h2 { "Themes (" (view.themes.len()) ")" }
             @if view.themes.is_empty() { p.empty { "No themes yet." } }
-            @for theme in &view.themes { (theme_block(frame, theme)) }
+            @for theme in &view.themes { (theme_block(frame, name, theme)) }
         }
         (history(view))
     };
     layout(frame, name, content)
 }
 
-fn last_run(view: &RepoView) -> Markup {
+fn last_run(frame: &Frame<'_>, view: &RepoView) -> Markup {
     html! {
         section id="last-run" {
             h2 { "Last analysis" }
@@ -153,7 +159,7 @@ fn last_run(view: &RepoView) -> Markup {
                 None => p.empty { "Not analysed yet." },
                 Some(report) => {
                     p {
-                        (date_time(report.run_at)) ": "
+                        (capitalised(&day_said(report.run_at, frame.now))) " at " (utc_time(report.run_at)) ": "
                         (count(report.comments, "review comment")) " by " (count(report.reviewers, "reviewer")) " on "
                         (count(report.pull_requests, "pull request"))
                         @if report.window_months > 0 { " in the last " (report.window_months) " months" }
@@ -163,11 +169,11 @@ fn last_run(view: &RepoView) -> Markup {
                     @if !report.config_problems.is_empty() {
                         div.problems {
                             h3 { "Problems with the repository's configuration" }
-                            ul { @for problem in &report.config_problems { li { (plain(problem, NOTICE_CHARS)) } } }
+                            ul { @for problem in &report.config_problems { li { (prose(problem, NOTICE_CHARS)) } } }
                         }
                     }
                     @if !report.notes.is_empty() {
-                        ul.notes { @for note in &report.notes { li { (plain(note, NOTICE_CHARS)) } } }
+                        ul.notes { @for note in &report.notes { li { (prose(note, NOTICE_CHARS)) } } }
                     }
                 }
             }
@@ -181,9 +187,9 @@ fn finding_block(frame: &Frame<'_>, view: &RepoView, finding: &Finding) -> Marku
             h3 {
                 span class=(format!("severity {}", finding.severity.as_str())) { (finding.severity.as_str()) }
                 " " span.category { (category_heading(finding.category)) }
-                " " (plain(&finding.title, TITLE_CHARS))
+                " " (prose(&finding.title, TITLE_CHARS))
             }
-            p.insight { (plain(&finding.insight, INSIGHT_CHARS)) }
+            p.insight { (prose(&finding.insight, INSIGHT_CHARS)) }
             @if !finding.files.is_empty() {
                 p.files { "Files: " @for (i, file) in finding.files.iter().enumerate() { @if i > 0 { ", " } code { (plain(file, LABEL_CHARS)) } } }
             }
@@ -199,44 +205,62 @@ fn finding_block(frame: &Frame<'_>, view: &RepoView, finding: &Finding) -> Marku
 
 fn evidence_item(frame: &Frame<'_>, view: &RepoView, evidence: &Evidence) -> Markup {
     let label = evidence_label(evidence.kind);
+    let repo_web = format!("{}/{}", frame.github_web, view.repo.full_name);
     let source = match evidence.kind {
         EvidenceKind::Comment => {
-            let url = evidence
+            let cited = evidence
                 .id
                 .parse::<i64>()
                 .ok()
-                .and_then(|id| view.comment_links.get(&id))
-                .filter(|url| on_github(frame, url));
-            match url {
-                Some(url) => html! { a href=(url) { (label) } },
+                .and_then(|id| view.cited.get(&id));
+            match cited {
+                Some(cited) => html! {
+                    @match cited.url.as_deref() {
+                        Some(url) => (external(frame, url, html! { (label) })),
+                        None => (label),
+                    }
+                    " on "
+                    (external(frame, &format!("{repo_web}/pull/{}", cited.pr_number), html! { "pull request #" (cited.pr_number) }))
+                },
                 None => html! { (label) },
             }
         }
         EvidenceKind::Commit if is_hex(&evidence.id) => {
-            let url = format!(
-                "{}/{}/commit/{}",
-                frame.github_web, view.repo.full_name, evidence.id
-            );
-            html! { (label) " " a href=(url) { code { (short_sha(&evidence.id)) } } }
+            let url = format!("{repo_web}/commit/{}", evidence.id);
+            html! { (label) " " (external(frame, &url, html! { code { (short_sha(&evidence.id)) } })) }
         }
-        EvidenceKind::Commit | EvidenceKind::File => {
+        EvidenceKind::File => {
+            let path = html! { code { (plain(&evidence.id, LABEL_CHARS)) } };
+            let head = view
+                .report
+                .as_ref()
+                .and_then(|report| report.head.as_deref());
+            match head.filter(|head| is_hex(head)) {
+                Some(head) => {
+                    let url = format!("{repo_web}/blob/{head}/{}", path_in_url(&evidence.id));
+                    html! { (label) " " (external(frame, &url, path)) }
+                }
+                None => html! { (label) " " (path) },
+            }
+        }
+        EvidenceKind::Commit => {
             html! { (label) " " code { (plain(&evidence.id, LABEL_CHARS)) } }
         }
         EvidenceKind::Stat => html! { (label) },
     };
     html! {
         (source)
-        @if !evidence.text.trim().is_empty() { ": " q { (plain(&evidence.text, EXCERPT_CHARS)) } }
+        @if !evidence.text.trim().is_empty() { ": " q { (prose(&evidence.text, EXCERPT_CHARS)) } }
     }
 }
 
-fn theme_block(frame: &Frame<'_>, view: &ThemeView) -> Markup {
+fn theme_block(frame: &Frame<'_>, repo: &str, view: &ThemeView) -> Markup {
     let theme = &view.theme;
     html! {
         article.theme id=(theme.id) {
             h3 { (plain(&theme.label, LABEL_CHARS)) }
             p.meta {
-                (theme.members.len()) " comments · since " (date(theme.first_seen))
+                (theme.members.len()) " comments · " (first_seen(theme.first_seen, frame.now))
                 @if !theme.terms.is_empty() {
                     " · terms: " @for (i, term) in theme.terms.iter().enumerate() { @if i > 0 { ", " } code { (plain(term, LABEL_CHARS)) } }
                 }
@@ -244,12 +268,11 @@ fn theme_block(frame: &Frame<'_>, view: &ThemeView) -> Markup {
             ul.comments {
                 @for comment in &view.comments {
                     li {
-                        q { (plain(&comment.body, EXCERPT_CHARS)) }
+                        q { (prose(&comment.body, EXCERPT_CHARS)) }
                         " — " (plain(&comment.author, LABEL_CHARS)) ", "
-                        @match comment.url.as_deref().filter(|url| on_github(frame, url)) {
-                            Some(url) => a href=(url) { "PR " (comment.pr_number) },
-                            None => span { "PR " (comment.pr_number) },
-                        }
+                        @let pull = format!("{}/{repo}/pull/{}", frame.github_web, comment.pr_number);
+                        @let url = comment.url.as_deref().filter(|url| on_github(frame, url)).unwrap_or(&pull);
+                        (external(frame, url, html! { "pull request #" (comment.pr_number) }))
                         @if let Some(path) = &comment.path { " " code { (plain(path, LABEL_CHARS)) } }
                     }
                 }
@@ -271,7 +294,7 @@ fn history(view: &RepoView) -> Markup {
                     dt { "Authors" } dd { (figures.authors) }
                     dt { "Files changed" } dd { (figures.files) }
                     @if let (Some(first), Some(last)) = (figures.first_commit_at, figures.last_commit_at) {
-                        dt { "Span" } dd { (date(first)) " – " (date(last)) }
+                        dt { "Span" } dd { (day(first)) " – " (day(last)) }
                     }
                 }
             }
@@ -341,6 +364,31 @@ fn count(n: usize, noun: &str) -> String {
     }
 }
 
+/// Review text shown as prose: made plain, its code spans as `<code>`, nothing else as markup.
+fn prose(text: &str, max_chars: usize) -> Markup {
+    let text = plain(text, max_chars);
+    html! {
+        @for piece in inline(&text) {
+            @match piece {
+                Inline::Text(text) => (text),
+                Inline::Code(code) => code { (code) },
+            }
+        }
+    }
+}
+
+/// `content` linked to `url` when `url` is on GitHub's web host, as a link that passes on no
+/// ranking and no access to this page; otherwise `content` alone.
+fn external(frame: &Frame<'_>, url: &str, content: Markup) -> Markup {
+    html! {
+        @if on_github(frame, url) {
+            a href=(url) rel="nofollow noopener" { (content) }
+        } @else {
+            (content)
+        }
+    }
+}
+
 fn on_github(frame: &Frame<'_>, url: &str) -> bool {
     url.strip_prefix(frame.github_web)
         .is_some_and(|rest| rest.starts_with('/'))
@@ -354,14 +402,16 @@ fn short_sha(sha: &str) -> String {
     sha.chars().take(7).collect()
 }
 
-fn date(unix_secs: i64) -> String {
+fn utc_time(unix_secs: i64) -> String {
     DateTime::from_timestamp(unix_secs, 0)
-        .map_or_else(String::new, |t| t.format("%Y-%m-%d").to_string())
+        .map_or_else(String::new, |t| t.format("%H:%M UTC").to_string())
 }
 
-fn date_time(unix_secs: i64) -> String {
-    DateTime::from_timestamp(unix_secs, 0)
-        .map_or_else(String::new, |t| t.format("%Y-%m-%d %H:%M UTC").to_string())
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }
 
 /// The style sheet (`/assets/gitlore.css`).
@@ -381,6 +431,7 @@ table{border-collapse:collapse}td,th{padding:.3em .8em;border-bottom:1px solid #
 .category{color:#59636e;font-size:.85em}
 .problems{border-left:4px solid #cf222e;padding-left:1em}
 q{quotes:none;font-style:italic}
+code{font:.9em ui-monospace,SFMono-Regular,Menlo,monospace;background:#f6f8fa;padding:.1em .3em;border-radius:4px;overflow-wrap:anywhere}
 .button{display:inline-block;background:#1f883d;color:#fff;padding:.5em 1em;border-radius:6px;text-decoration:none}
 dl.figures{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dd{margin:0}
 ";
@@ -390,10 +441,10 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
-    use crate::domain::RepoId;
     use crate::domain::findings::{Category, Severity, Status};
+    use crate::domain::{PrNumber, RepoId};
     use crate::store::findings::Listing;
-    use crate::store::pages::HistoryFigures;
+    use crate::store::pages::{CitedComment, HistoryFigures};
 
     const HOSTILE: &str = "<img src=x onerror=alert(1)> <a href=\"https://evil.example\">x</a>";
 
@@ -438,9 +489,21 @@ mod tests {
             history: HistoryFigures::default(),
             couplings: Vec::new(),
             report: None,
-            comment_links: HashMap::from([
-                (7, "https://evil.example/x".to_string()),
-                (8, "https://github.com/acme/widgets/pull/1#r8".to_string()),
+            cited: HashMap::from([
+                (
+                    7,
+                    CitedComment {
+                        pr_number: PrNumber(1),
+                        url: Some("https://evil.example/x".to_string()),
+                    },
+                ),
+                (
+                    8,
+                    CitedComment {
+                        pr_number: PrNumber(1),
+                        url: Some("https://github.com/acme/widgets/pull/1#r8".to_string()),
+                    },
+                ),
             ]),
             issue_number: None,
         };
@@ -448,6 +511,7 @@ mod tests {
             viewer: &Viewer::Anonymous,
             github_web: "https://github.com",
             sign_in: true,
+            now: 0,
         };
         let html = repository(&frame, &view).into_string();
         assert!(

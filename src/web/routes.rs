@@ -77,6 +77,7 @@ fn frame<'a>(state: &'a WebState, viewer: &'a Viewer) -> Frame<'a> {
         viewer,
         github_web: &state.github_web,
         sign_in: state.flow.is_some(),
+        now: state.clock.now().as_secs(),
     }
 }
 

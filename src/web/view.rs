@@ -8,7 +8,7 @@ use anyhow::Result;
 
 use crate::domain::history::Coupling;
 use crate::store::findings::{self, Listing};
-use crate::store::pages::{self, HistoryFigures, RepoEntry, ThemeComment};
+use crate::store::pages::{self, CitedComment, HistoryFigures, RepoEntry, ThemeComment};
 use crate::store::run_reports::{self, RunReport};
 use crate::store::themes::{self, StoredTheme};
 use crate::store::{Store, publications};
@@ -33,8 +33,8 @@ pub struct RepoView {
     pub couplings: Vec<Coupling>,
     /// Of the last analysis, when there was one.
     pub report: Option<RunReport>,
-    /// The GitHub page of each cited review comment, by store id.
-    pub comment_links: HashMap<i64, String>,
+    /// Where each cited review comment was written, by store id.
+    pub cited: HashMap<i64, CitedComment>,
     /// The findings issue's number, once published.
     pub issue_number: Option<i64>,
 }
@@ -63,7 +63,7 @@ pub fn load(store: &Store, repo: RepoEntry) -> Result<RepoView> {
     let mut couplings = publications::couplings(&tx, repo.id)?;
     couplings.truncate(COUPLINGS_SHOWN);
     Ok(RepoView {
-        comment_links: pages::comment_urls(&tx, repo.id, &cited)?,
+        cited: pages::cited_comments(&tx, repo.id, &cited)?,
         history: pages::history_figures(&tx, repo.id)?,
         report: run_reports::load(&tx, repo.id)?,
         issue_number: publications::findings_issue(&tx, repo.id)?.map(|issue| issue.number),
