@@ -1,6 +1,6 @@
 //! `gitlore analyze` as a user runs it: the real binary on git repositories built in temp dirs,
 //! with review comments from a `--reviews` file (the shared corpus, so there are real themes) or
-//! from the fake GitHub with a token.
+//! from the fake GitHub with a token, and the bundled example, which needs no repository.
 
 mod common;
 mod fake_github;
