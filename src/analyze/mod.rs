@@ -222,7 +222,9 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
         Some(_) => (None, None),
         None => (
             settings.llm.clone().map(LlmClient::new).transpose()?,
-            (settings.embed.clone())
+            settings
+                .embed
+                .clone()
                 .map(RemoteEmbedder::new)
                 .transpose()?,
         ),
