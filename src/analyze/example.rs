@@ -3,9 +3,9 @@
 //! An example is the real review comments of one public project, taken verbatim from the labelled
 //! corpus's training split (`tests/fixtures/corpus/`, whose README gives their provenance: public
 //! pull-request threads, collected November 2026; notice in `tests/fixtures/NOTICE`) and embedded
-//! in the binary. They are read as a
-//! `--reviews` file, with the paths they name and no git history, and go through the same
-//! ingestion, noise filter, classifier, themes, synthesis and findings issue as the App's.
+//! in the binary. They are read as a `--reviews` file, with the paths they name and no git
+//! history, and go through the same ingestion, noise filter, classifier, themes, synthesis and
+//! findings issue as the App's.
 //! The corpus's labels are ignored: the comments are read as any review comment is. The analysis
 //! runs with the built-in components even when a model is configured, so the example prints the
 //! same findings everywhere; a model's findings belong beside them only as recorded answers.
