@@ -674,10 +674,25 @@ fn the_example_finds_lessons_whose_evidence_cites_the_bundled_comments() {
     );
 }
 
+/// The arguments of the README's first command (`cargo run --release -- ARGS  # what it does`).
+fn readme_first_command() -> Vec<String> {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let line = readme
+        .lines()
+        .find_map(|line| line.strip_prefix("cargo run --release -- "))
+        .expect("a command in the README");
+    let command = line.split('#').next().unwrap();
+    command.split_whitespace().map(str::to_string).collect()
+}
+
 #[test]
-fn the_example_says_what_it_is_and_ends_with_where_to_go_next() {
+fn the_readmes_first_command_says_what_it_is_and_ends_with_where_to_go_next() {
     let dir = tempfile::tempdir().unwrap();
-    let out = gitlore(dir.path(), &["analyze", "--example", "home-assistant"], &[]);
+    let args = readme_first_command();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(args, ["analyze", "--example", "home-assistant"]);
+    let out = gitlore(dir.path(), &args, &[]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let body = text(&out.stdout);
     assert!(body.starts_with(FINDINGS_MARKER), "{body}");
