@@ -54,7 +54,8 @@ enum Command {
     },
     /// Register the GitHub App from app-manifest.json and write its credentials to a config.
     Setup(setup::SetupArgs),
-    /// Analyse a local git repository (and its review comments) and print the findings.
+    /// Analyse a local git repository (and its review comments), or a bundled example (`--example`),
+    /// and print the findings.
     Analyze(analyze::AnalyzeArgs),
     /// Write a repository's report from the store: for people, scripts or coding agents.
     Export(gitlore::export::ExportArgs),

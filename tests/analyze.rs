@@ -1,6 +1,6 @@
 //! `gitlore analyze` as a user runs it: the real binary on git repositories built in temp dirs,
 //! with review comments from a `--reviews` file (the shared corpus, so there are real themes) or
-//! from the fake GitHub with a token.
+//! from the fake GitHub with a token, and the bundled example, which needs no repository.
 
 mod common;
 mod fake_github;
@@ -16,6 +16,7 @@ use common::APP_ID;
 use common::cli::{REVIEWERS, THEME_FILES, gitlore_command};
 use common::corpus::{THEMES, UNRELATED};
 use common::git::git;
+use common::snapshot::line_containing;
 use fake_github::FakeGitHub;
 use gitlore::clock::ManualClock;
 use gitlore::domain::markers::FINDINGS_MARKER;
@@ -753,4 +754,108 @@ async fn a_weak_model_on_either_protocol_ends_in_a_report_naming_the_fallback() 
             "{provider}: a bot's comment never reaches the model"
         );
     }
+
+/// The bundled example's comment ids, read from the corpus file it embeds.
+fn bundled_ids() -> HashSet<String> {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/corpus/home-assistant__core.jsonl"
+    );
+    std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap()["id"].to_string())
+        .map(|id| id.trim_matches('"').to_string())
+        .collect()
+}
+
+#[test]
+fn the_example_finds_lessons_whose_evidence_cites_the_bundled_comments() {
+    // Run where there is no repository at all: the example needs none.
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["analyze", "--example", "home-assistant", "--format", "json"];
+    let out = gitlore(dir.path(), &args, &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let output: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let bundled = bundled_ids();
+    let cited: Vec<Vec<&str>> = output["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|finding| {
+            let evidence = finding["evidence"].as_array().unwrap();
+            evidence
+                .iter()
+                .filter(|e| e["kind"] == "comment")
+                .map(|e| e["id"].as_str().unwrap())
+                .collect()
+        })
+        .collect();
+    assert!(
+        cited
+            .iter()
+            .any(|ids| ids.len() >= 2 && ids.iter().all(|id| bundled.contains(*id))),
+        "a finding cites two or more bundled comments: {cited:?}"
+    );
+}
+
+/// The arguments of the README's first command (`cargo run --release -- ARGS  # what it does`).
+fn readme_first_command() -> Vec<String> {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let line = readme
+        .lines()
+        .find_map(|line| line.strip_prefix("cargo run --release -- "))
+        .expect("a command in the README");
+    let command = line.split('#').next().unwrap();
+    command.split_whitespace().map(str::to_string).collect()
+}
+
+#[test]
+fn the_readmes_first_command_says_what_it_is_and_ends_with_where_to_go_next() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = readme_first_command();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(args, ["analyze", "--example", "home-assistant"]);
+    let out = gitlore(dir.path(), &args, &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let body = text(&out.stdout);
+    assert!(body.starts_with(FINDINGS_MARKER), "{body}");
+    assert!(
+        body.contains("(https://redirect.github.com/home-assistant/core/pull/"),
+        "evidence links to the comments' pull requests: {body}"
+    );
+    expect_test::expect![[r#"
+        > **Note:** gitlore learns a team's lessons from its pull-request reviews. This example is what it would publish for home-assistant/core from 64 of its real review comments (public threads, quoted from gitlore's corpus: tests/fixtures/corpus/README.md), offline, with the built-in components.
+    "#]]
+    .assert_eq(&format!("{}\n", line_containing(&body, "**Note:**")));
+    expect_test::expect![[r#"
+        Next: your own repository's reviews with `GITHUB_TOKEN=… gitlore analyze PATH --github owner/name`, or the App on GitHub with `gitlore setup` (README: "Register the app").
+    "#]]
+    .assert_eq(&format!("{}\n", body.lines().last().unwrap()));
+}
+
+#[test]
+fn the_example_ignores_a_configured_model() {
+    // A model that cannot be reached: the example never asks it, so nothing falls back.
+    let dir = tempfile::tempdir().unwrap();
+    let model = [
+        ("GITLORE_LLM_PROVIDER", "openai"),
+        ("GITLORE_LLM_BASE_URL", "http://127.0.0.1:9/v1"),
+        ("GITLORE_LLM_MODEL", "absent"),
+        ("GITLORE_LLM_API_KEY", "key"),
+    ];
+    let args = ["analyze", "--example", "rails"];
+    let with_model = gitlore(dir.path(), &args, &model);
+    assert!(with_model.status.success(), "{}", text(&with_model.stderr));
+    let built_in = gitlore(dir.path(), &args, &[]);
+    // The same issue, notes included (a model's failure would be one), but for its update time.
+    let timeless = |out: &Output| {
+        let body = text(&out.stdout);
+        body.lines()
+            .filter(|line| !line.contains(" UTC."))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(timeless(&with_model), timeless(&built_in));
 }

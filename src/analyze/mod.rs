@@ -5,8 +5,10 @@
 //! repository's pull requests through the backfill with `GITHUB_TOKEN` — and the git history of
 //! PATH; `analysis::run` then finds themes and findings in the window that ends at the input's
 //! newest commit or comment, and the findings are printed as markdown, JSON or XML on stdout.
-//! Progress goes to stderr.
+//! Progress goes to stderr. `--example NAME` analyses a bundled project's comments instead
+//! ([`example`]), without a repository.
 
+pub mod example;
 pub mod github;
 pub mod history_notes;
 mod history_progress;
@@ -30,10 +32,11 @@ use crate::app;
 use crate::clock::{Clock, SystemClock};
 use crate::config::Settings;
 use crate::domain::Secret;
-use crate::domain::{RepoName, UnixMs};
+use crate::domain::{Repo, RepoId, RepoName, UnixMs};
 use crate::export::{self, Format};
 use crate::ingest::{self, Memo};
 use crate::knowledge::embed::remote::RemoteEmbedder;
+use crate::knowledge::history::HistoryReport;
 use crate::lessons;
 use crate::llm::LlmClient;
 use crate::render::links::LinkStyle;
@@ -42,6 +45,7 @@ use crate::repo_config::{self, Resolved};
 use crate::store::inputs::{self, InputComment};
 use crate::store::report::{self as store_report, AnalysedRepo};
 use crate::store::{self, Store, repos};
+use example::Example;
 use markdown::WebHome;
 use report::Report;
 use reviews::Reviews;
@@ -61,6 +65,10 @@ pub struct AnalyzeArgs {
     /// Read the review comments of this GitHub repository, with the token in GITHUB_TOKEN.
     #[arg(long, value_name = "OWNER/NAME")]
     pub github: Option<String>,
+    /// Analyse a bundled example instead of PATH: real review comments of a public project,
+    /// offline, with the built-in components.
+    #[arg(long, value_enum, value_name = "NAME", conflicts_with_all = ["path", "reviews", "github"])]
+    pub example: Option<Example>,
     /// How many months of review comments count, back from the newest commit or comment
     /// (default: the repository's .github/gitlore.toml, else 12; 0 = everything).
     #[arg(long, value_name = "N")]
@@ -86,6 +94,8 @@ enum Input {
     Reviews { file: PathBuf, text: Vec<u8> },
     /// `--github`, with the token.
     GitHub { repo: RepoName, token: Secret },
+    /// `--example`: a bundled project's comments, no repository.
+    Example(Example),
 }
 
 /// The comments as loaded into the store, and how to name them in the output.
@@ -110,17 +120,33 @@ impl Loaded {
 pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
     let started = Instant::now();
     let path = args.path.as_path();
-    repository::check(path)?;
     let input = read_input(args)?;
+    let example = match input {
+        Input::Example(example) => Some(example),
+        _ => None,
+    };
+    if example.is_none() {
+        repository::check(path)?;
+    }
     let (_temporary, data_dir) = data_dir(args.data_dir.as_deref())?;
     let store = Arc::new(Store::open(&store::database_path(&data_dir))?);
-    let local = local_config(path);
+    let local = match example {
+        Some(_) => repo_config::resolve(None, None),
+        None => local_config(path),
+    };
     let mut config = local.config;
+    if example.is_some() {
+        // The example's comments span years: all of them count.
+        config.analysis.window_months = 0;
+    }
     if let Some(months) = args.window_months {
         config.analysis.window_months = months;
     }
     let now = SystemClock.now().as_secs();
-    let newest_commit = repository::newest_commit_at(path)?;
+    let newest_commit = match example {
+        Some(_) => None,
+        None => repository::newest_commit_at(path)?,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -128,8 +154,13 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
     // HTTP clients are built inside the runtime: they start tasks of their own.
     let _runtime = runtime.enter();
 
-    let local_repo = reviews::local_repo(&repository::directory_name(path));
-    let origin = repository::github_origin(path);
+    let (local_repo, origin) = match example {
+        Some(example) => (example.local_repo(), Some(example.local_repo().name)),
+        None => (
+            reviews::local_repo(&repository::directory_name(path)),
+            repository::github_origin(path),
+        ),
+    };
     let (web, display_name) = match &input {
         Input::GitHub { repo, .. } => (
             Some(WebHome::for_api(&settings.github_api_url)),
@@ -153,15 +184,24 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
             (id, Loaded::GitHub)
         }
         Input::Reviews { file, text } => {
-            store.write_derived(|tx| repos::upsert_repo(tx, &local_repo, None, false))?;
-            let mut reviews = reviews::parse(&text, &local_repo)
+            let reviews = reviews::parse(&text, &local_repo)
                 .with_context(|| format!("{} is not a reviews file", file.display()))?;
-            reviews.date_undated(reviews.newest_at.max(newest_commit).unwrap_or(now));
-            apply_reviews(settings, &store, &reviews, now)?;
+            let reviews =
+                store_reviews(settings, &store, &local_repo, reviews, newest_commit, now)?;
             eprintln!(
                 "analyze: {} review comments read from {}",
                 reviews.events.len(),
                 file.display()
+            );
+            (local_repo.id, Loaded::Reviews(Box::new(reviews)))
+        }
+        Input::Example(example) => {
+            let reviews = reviews::parse(example.reviews().as_bytes(), &local_repo)?;
+            let reviews = store_reviews(settings, &store, &local_repo, reviews, None, now)?;
+            eprintln!(
+                "analyze: the bundled example, {} review comments of {}",
+                reviews.events.len(),
+                example.repo()
             );
             (local_repo.id, Loaded::Reviews(Box::new(reviews)))
         }
@@ -171,30 +211,31 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
         }
     };
 
-    eprintln!("analyze: reading the git history of {}", path.display());
-    let read_at = Instant::now();
-    let history = history_progress::read(&store, repo_id, path)?;
-    eprintln!(
-        "analyze: {} commits analysed ({} read from git) in {:.1} s",
-        history.commits,
-        history.commits_read,
-        read_at.elapsed().as_secs_f64()
-    );
+    let history = match example {
+        Some(_) => HistoryReport::default(),
+        None => read_history(&store, repo_id, path)?,
+    };
 
     let newest_comment = inputs::newest_comment_at(&store.reader()?, repo_id)?;
-    let llm = settings.llm.clone().map(LlmClient::new).transpose()?;
-    let embedder = settings
-        .embed
-        .clone()
-        .map(RemoteEmbedder::new)
-        .transpose()?;
+    // The example runs the built-in components alone: the same findings on every machine.
+    let (llm, embedder) = match example {
+        Some(_) => (None, None),
+        None => (
+            settings.llm.clone().map(LlmClient::new).transpose()?,
+            settings
+                .embed
+                .clone()
+                .map(RemoteEmbedder::new)
+                .transpose()?,
+        ),
+    };
     let rules = app::noise_rules(settings);
     let request = Request {
         repo_id,
         repo: display_name.as_str(),
         config: &config,
         history: &history,
-        repo_path: Some(path),
+        repo_path: example.is_none().then_some(path),
         now: UnixMs::from_secs(now),
         window_end: newest_comment.max(newest_commit).unwrap_or(now),
         models: Models {
@@ -236,10 +277,10 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
                 now,
                 head: history.head.as_deref(),
                 config_problems: &local.problems,
-                notes: if outcome.comments.is_empty() {
-                    history_notes::notes(&history)
-                } else {
-                    Vec::new()
+                notes: match example {
+                    Some(example) => vec![example.note(comments.len())],
+                    None if outcome.comments.is_empty() => history_notes::notes(&history),
+                    None => Vec::new(),
                 },
             },
         ),
@@ -259,12 +300,30 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
             return export::write(&report, other, args.out.as_deref(), &links);
         }
     };
+    let output = match (example, args.format) {
+        (Some(_), Format::Md) => format!("{}\n\n{}", output.trim_end(), example::NEXT),
+        _ => output,
+    };
     match &args.out {
         Some(path) => {
             std::fs::write(path, output).with_context(|| format!("Cannot write {}", path.display()))
         }
         None => lessons::cli::print(&format!("{}\n", output.trim_end())),
     }
+}
+
+/// Reads the history of the repository at `path` into the store, saying how long it took.
+fn read_history(store: &Store, repo_id: RepoId, path: &Path) -> Result<HistoryReport> {
+    eprintln!("analyze: reading the git history of {}", path.display());
+    let read_at = Instant::now();
+    let history = history_progress::read(store, repo_id, path)?;
+    eprintln!(
+        "analyze: {} commits analysed ({} read from git) in {:.1} s",
+        history.commits,
+        history.commits_read,
+        read_at.elapsed().as_secs_f64()
+    );
+    Ok(history)
 }
 
 /// The review window as `analyze` states it: its dates, and the comments it left out.
@@ -281,6 +340,9 @@ fn window_words(window: &analysis::Window) -> String {
 
 /// Checks the input arguments and reads what they name, before any work starts.
 fn read_input(args: &AnalyzeArgs) -> Result<Input> {
+    if let Some(example) = args.example {
+        return Ok(Input::Example(example));
+    }
     if let Some(name) = &args.github {
         let repo = RepoName::parse(name)
             .with_context(|| format!("`{name}` is not a repository name: use owner/name"))?;
@@ -334,6 +396,22 @@ fn local_config(path: &Path) -> Resolved {
         Some(Ok(text)) => repo_config::resolve(None, Some((CONFIG_FILE, &text))),
         None => repo_config::resolve(None, None),
     }
+}
+
+/// Stores the comments of a reviews file parsed for `repo`; undated comments are dated at the
+/// newest comment or commit.
+fn store_reviews(
+    settings: &Settings,
+    store: &Store,
+    repo: &Repo,
+    mut reviews: Reviews,
+    newest_commit: Option<i64>,
+    now: i64,
+) -> Result<Reviews> {
+    store.write_derived(|tx| repos::upsert_repo(tx, repo, None, false))?;
+    reviews.date_undated(reviews.newest_at.max(newest_commit).unwrap_or(now));
+    apply_reviews(settings, store, &reviews, now)?;
+    Ok(reviews)
 }
 
 /// Writes the reviews' comments through the webhooks' ingest path, in one transaction.
