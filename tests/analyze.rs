@@ -754,6 +754,7 @@ async fn a_weak_model_on_either_protocol_ends_in_a_report_naming_the_fallback() 
             "{provider}: a bot's comment never reaches the model"
         );
     }
+}
 
 /// The bundled example's comment ids, read from the corpus file it embeds.
 fn bundled_ids() -> HashSet<String> {
