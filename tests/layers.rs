@@ -29,7 +29,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("publishing, ingress", &["publish", "ingress"]),
     (
         "jobs and the webhook server",
-        &["runner", "scheduler", "server"],
+        &["runner", "scheduler", "redelivery", "server"],
     ),
     ("settings", &["config"]),
     ("web pages, setup, lessons", &["web", "setup", "lessons"]),
