@@ -166,6 +166,9 @@ mod tests {
         assert!(finished("b").unwrap());
         assert!(take("a", now).unwrap(), "released");
         let conn = store.reader().unwrap();
-        assert_eq!((list_since(&conn).unwrap(), sweeps(&conn).unwrap()), (Some(now), 1));
+        assert_eq!(
+            (list_since(&conn).unwrap(), sweeps(&conn).unwrap()),
+            (Some(now), 1)
+        );
     }
 }

@@ -57,7 +57,10 @@ pub(super) fn list(model: &Model, urls: &Urls, req: &RestRequest<'_>) -> Reply {
         .collect();
     let page: Vec<Value> = older.iter().take(per_page).map(|a| item(a)).collect();
     let reply = Reply::json(200, Value::Array(page));
-    match older.get(per_page.saturating_sub(1)).filter(|_| older.len() > per_page) {
+    match older
+        .get(per_page.saturating_sub(1))
+        .filter(|_| older.len() > per_page)
+    {
         Some(last) => reply.header(
             "Link",
             format!(
