@@ -28,7 +28,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     ("publishing, ingress", &["publish", "ingress"]),
     (
-        "jobs and the webhook server",
+        "jobs, the redelivery sweep and the webhook server",
         &["runner", "scheduler", "redelivery", "server"],
     ),
     ("settings", &["config"]),
