@@ -2,7 +2,7 @@
 //! which sends the App's webhooks to it, records each attempt as GitHub does, lists them and
 //! sends one again when asked. Deliveries that failed while `serve` was stopped are asked for
 //! and stored by the first sweep after it starts; nothing is asked twice, and nothing the store
-//! holds is asked for.
+//! holds is asked for. A sweep asks for at most its bound, and one runs at a time.
 
 mod common;
 mod fake_github;
@@ -10,14 +10,21 @@ mod fake_github;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use common::pause::NoPause;
 use common::port::spare_port;
 use common::{APP_ID, SECRET, review_comment};
 use fake_github::FakeGitHub;
 use fake_github::hooks::HookAttempt;
 use fake_github::webhooks::Webhook;
-use gitlore::store::deliveries;
+use gitlore::clock::{Clock, SystemClock};
+use gitlore::domain::Secret;
+use gitlore::github::auth::AppKey;
+use gitlore::github::client::GitHub;
+use gitlore::redelivery::{self, SweepSettings};
+use gitlore::store::{Store, deliveries, redeliveries};
 
 /// `gitlore serve` as its own process, logging JSON to a file.
 struct Serve {
@@ -196,4 +203,57 @@ async fn deliveries_that_failed_while_serve_was_stopped_are_redelivered_and_stor
         assert!(metrics.contains(line), "{line} in\n{metrics}");
     }
     again.stop();
+}
+
+/// A store, and the App's client against `gh`, on the system clock.
+fn sweeper(gh: &FakeGitHub, dir: &Path) -> (Store, GitHub) {
+    let store = Store::open(&gitlore::store::database_path(dir)).unwrap();
+    let key = AppKey::new(APP_ID, &Secret::new(fake_github::test_private_key_pem())).unwrap();
+    let github = GitHub::new(
+        &gh.base_url(),
+        key,
+        Arc::new(SystemClock),
+        Arc::new(NoPause),
+    );
+    (store, github.unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sweep_asks_for_at_most_its_bound_and_the_next_takes_up_the_rest_one_sweep_at_a_time() {
+    let gh = FakeGitHub::start().await;
+    gh.with_test_app(APP_ID, "gitlore");
+    gh.set_now_ms(now_ms());
+    let nobody_listens = spare_port();
+    gh.set_hook_target(
+        &format!("http://127.0.0.1:{nobody_listens}/webhook"),
+        SECRET,
+    );
+    for n in 0..50 {
+        gh.deliver_hook(&comment(n)).await;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (store, github) = sweeper(&gh, dir.path());
+    let settings = SweepSettings {
+        max_redeliveries: 20,
+        ..SweepSettings::default()
+    };
+    store
+        .write(|tx| redeliveries::lease(tx, "other replica", SystemClock.now(), settings.lease))
+        .unwrap();
+    let busy = redelivery::sweep(&store, &github, &SystemClock, "this one", &settings).await;
+    assert_eq!(busy.unwrap(), None, "another replica's sweep is running");
+    store
+        .write(|tx| redeliveries::release(tx, "other replica"))
+        .unwrap();
+    let mut asked = Vec::new();
+    for _ in 0..4 {
+        let counts = redelivery::sweep(&store, &github, &SystemClock, "this one", &settings)
+            .await
+            .unwrap()
+            .expect("the lease was free");
+        asked.push(counts.redelivered);
+    }
+    assert_eq!(asked, [20, 20, 10, 0]);
+    let distinct: BTreeSet<i64> = gh.redelivery_requests().into_iter().collect();
+    assert_eq!(distinct.len(), 50, "each asked once");
 }
