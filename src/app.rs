@@ -1,5 +1,6 @@
-//! Wires the parts into the running app: store, worker thread, ingress writer, HTTP server (with
-//! the web pages); a part that stops unexpectedly fails `/healthz` and ends `serve` with an error.
+//! Wires the parts into the running app: store, worker thread, ingress writer, job runner,
+//! scheduler, redelivery sweep, HTTP server (with the web pages); a part that stops unexpectedly
+//! fails `/healthz` and ends `serve` with an error.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,6 +21,7 @@ use crate::knowledge::embed::remote::RemoteEmbedder;
 use crate::knowledge::filter::NoiseRules;
 use crate::llm::LlmClient;
 use crate::publish;
+use crate::redelivery::{self, SweepSettings};
 use crate::runner::{HistorySource, Models, Runner, RunnerSettings};
 use crate::scheduler;
 use crate::server::{self, AppState};
@@ -54,16 +56,25 @@ pub fn worker(settings: &Settings, store: Arc<Store>) -> Worker {
     )
 }
 
-/// The job runner of `serve`: the App's client, the settings' links and models.
-pub fn runner(settings: &Settings, store: Arc<Store>, clock: Arc<dyn Clock>) -> Result<Runner> {
+/// The App's GitHub client, as the settings configure it.
+pub fn github(settings: &Settings, clock: Arc<dyn Clock>) -> Result<Arc<GitHub>> {
     let credentials = settings.app_credentials()?;
     let key = AppKey::new(credentials.app_id, &credentials.private_key)?;
-    let github = GitHub::new(
+    Ok(Arc::new(GitHub::new(
         &settings.github_api_url,
         key,
-        clock.clone(),
+        clock,
         Arc::new(TokioPause),
-    )?;
+    )?))
+}
+
+/// The job runner of `serve`: the App's client, the settings' links and models.
+pub fn runner(
+    settings: &Settings,
+    store: Arc<Store>,
+    github: Arc<GitHub>,
+    clock: Arc<dyn Clock>,
+) -> Result<Runner> {
     let models = Models {
         llm: settings.llm.clone().map(LlmClient::new).transpose()?,
         embedder: settings
@@ -78,7 +89,7 @@ pub fn runner(settings: &Settings, store: Arc<Store>, clock: Arc<dyn Clock>) -> 
     );
     Ok(Runner::new(
         store,
-        Arc::new(github),
+        github,
         clock,
         Arc::new(noise_rules(settings)),
         links,
@@ -116,7 +127,8 @@ pub async fn serve(settings: Settings) -> Result<()> {
         signal.clone(),
         health.watch("ingress writer"),
     )?;
-    let runner = runner(&settings, store.clone(), clock.clone())?;
+    let github = github(&settings, clock.clone())?;
+    let runner = runner(&settings, store.clone(), github.clone(), clock.clone())?;
     let state = AppState {
         webhook_secret: Arc::new(credentials.webhook_secret),
         ingress,
@@ -134,6 +146,23 @@ pub async fn serve(settings: Settings) -> Result<()> {
         let vigil = health.watch("job runner");
         async move {
             runner.run(stop).await;
+            drop(vigil);
+        }
+    });
+    let sweep_task = tokio::spawn({
+        let vigil = health.watch("redelivery sweep");
+        let sweeps = redelivery::run(
+            store.clone(),
+            github,
+            clock.clone(),
+            SweepSettings {
+                period: settings.redelivery_sweep,
+                ..SweepSettings::default()
+            },
+            jobs_stopped.clone(),
+        );
+        async move {
+            sweeps.await;
             drop(vigil);
         }
     });
@@ -180,10 +209,10 @@ pub async fn serve(settings: Settings) -> Result<()> {
         );
     }
     let _ = stop_jobs.send(true);
-    let jobs_done = async { (runner_task.await, scheduler_task.await) };
+    let jobs_done = async { (runner_task.await, scheduler_task.await, sweep_task.await) };
     match tokio::time::timeout(JOBS_GRACE, jobs_done).await {
-        Ok((Ok(()), Ok(()))) => {}
-        Ok(_) => tracing::error!("the job runner or the scheduler panicked"),
+        Ok((Ok(()), Ok(()), Ok(()))) => {}
+        Ok(_) => tracing::error!("the job runner, the scheduler or the redelivery sweep panicked"),
         Err(_) => tracing::warn!(
             "jobs still running were interrupted; they run again once their lease runs out"
         ),

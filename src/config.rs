@@ -12,6 +12,7 @@ use thiserror::Error;
 use crate::domain::Secret;
 use crate::knowledge::embed::remote::RemoteSettings;
 use crate::llm::{LlmSettings, Provider};
+use crate::redelivery::SweepSettings;
 use crate::runner::DEFAULT_JOB_LEASE;
 use crate::worker::WorkerSettings;
 
@@ -74,6 +75,8 @@ pub struct Settings {
     /// How long a running job's lease lasts between renewals: after a crash, a restart resumes
     /// the job's repository within this long.
     pub job_lease: Duration,
+    /// Time between two redelivery sweeps (`GITLORE_REDELIVERY_SWEEP_SECS`).
+    pub redelivery_sweep: Duration,
     /// The LLM, when one is configured; `None` means the built-in components.
     pub llm: Option<LlmSettings>,
     /// The remote embedder, when one is configured; `None` means the built-in embedder.
@@ -110,6 +113,7 @@ struct FileConfig {
     log_format: Option<String>,
     worker_lease_secs: Option<i64>,
     job_lease_secs: Option<i64>,
+    redelivery_sweep_secs: Option<i64>,
     llm_provider: Option<String>,
     llm_base_url: Option<String>,
     llm_api_key: Option<String>,
@@ -252,6 +256,12 @@ impl Settings {
         }
         let job_lease = positive(&var, "GITLORE_JOB_LEASE_SECS", file_config.job_lease_secs)?
             .map_or(DEFAULT_JOB_LEASE, seconds);
+        let redelivery_sweep = positive(
+            &var,
+            "GITLORE_REDELIVERY_SWEEP_SECS",
+            file_config.redelivery_sweep_secs,
+        )?
+        .map_or(SweepSettings::default().period, seconds);
         Ok(Settings {
             app_id,
             app_slug: var(&["GITLORE_APP_SLUG"]).or(file_config.app_slug.clone()),
@@ -277,6 +287,7 @@ impl Settings {
             log_json,
             worker,
             job_lease,
+            redelivery_sweep,
             llm: llm_settings(&var, &file_config)?,
             embed: embed_settings(&var, &file_config)?,
             web: web_settings(&var, &file_config)?,

@@ -24,6 +24,7 @@ pub mod llm;
 pub mod log_sink;
 pub mod mcp;
 pub mod publish;
+pub mod redelivery;
 pub mod render;
 pub mod replay;
 pub mod repo_config;

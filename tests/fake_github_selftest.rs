@@ -1182,3 +1182,90 @@ async fn the_dotcom_layout_serves_rest_at_the_root_and_graphql_at_slash_graphql(
     .await;
     assert_eq!(answer["data"]["repository"]["nameWithOwner"], REPO);
 }
+
+#[tokio::test]
+async fn the_apps_deliveries_list_newest_first_by_cursor_and_one_is_sent_again_when_asked() {
+    let gh = fake().await;
+    let nobody_listens = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let target = format!("http://{}/webhook", nobody_listens.local_addr().unwrap());
+    drop(nobody_listens);
+    gh.set_hook_target(&target, "secret");
+    let hook = gh.installation_event("created", INSTALLATION);
+    for _ in 0..3 {
+        let attempt = gh.deliver_hook(&hook).await;
+        assert_eq!(
+            (attempt.status.as_str(), attempt.status_code),
+            ("failed to connect to host", 0)
+        );
+    }
+    let attempts = gh.hook_attempts();
+    let app_jwt = jwt(&gh, -60, 540, APP_ID);
+    let list = |url: String| http().get(url).bearer_auth(&app_jwt).send();
+    let first = list(format!("{}/app/hook/deliveries?per_page=2", gh.base_url()))
+        .await
+        .expect("GET");
+    let next = header(&first, "link").expect("a Link to the next page");
+    let first: Value = first.json().await.expect("json");
+    openapi::assert_conforms("GET", "/app/hook/deliveries", 200, &first);
+    let ids = |page: &Value| -> Vec<i64> {
+        let items = page.as_array().expect("array").iter();
+        items.map(|item| item["id"].as_i64().unwrap()).collect()
+    };
+    assert_eq!(
+        ids(&first),
+        [attempts[2].id, attempts[1].id],
+        "newest first"
+    );
+    assert_eq!(first[0]["installation_id"], INSTALLATION);
+    let next_url = next
+        .strip_prefix('<')
+        .and_then(|rest| rest.split_once(">; rel=\"next\""))
+        .expect("rel=next")
+        .0;
+    assert!(next_url.contains("cursor="), "{next_url}");
+    let last = list(next_url.to_string()).await.expect("GET");
+    assert!(header(&last, "link").is_none(), "the last page");
+    assert_eq!(ids(&last.json().await.expect("json")), [attempts[0].id]);
+
+    let unsigned = http()
+        .post(format!(
+            "{}/app/hook/deliveries/{}/attempts",
+            gh.base_url(),
+            attempts[0].id
+        ))
+        .send()
+        .await
+        .expect("POST");
+    assert_eq!(unsigned.status(), StatusCode::UNAUTHORIZED);
+    let asked = http()
+        .post(format!(
+            "{}/app/hook/deliveries/{}/attempts",
+            gh.base_url(),
+            attempts[0].id
+        ))
+        .bearer_auth(&app_jwt)
+        .send()
+        .await
+        .expect("POST");
+    assert_eq!(asked.status(), StatusCode::ACCEPTED);
+    openapi::assert_conforms(
+        "POST",
+        "/app/hook/deliveries/{delivery_id}/attempts",
+        202,
+        &asked.json().await.expect("json"),
+    );
+    assert_eq!(gh.redelivery_requests(), [attempts[0].id]);
+    let mut sent_again = None;
+    for _ in 0..100 {
+        sent_again = gh.hook_attempts().get(3).cloned();
+        if sent_again.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let sent_again = sent_again.expect("the redelivery was attempted");
+    assert_eq!(
+        (sent_again.guid.as_str(), sent_again.redelivery),
+        (attempts[0].guid.as_str(), true)
+    );
+}

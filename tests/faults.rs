@@ -205,21 +205,34 @@ impl Server {
         self.deliver_as(&format!("fault-{n}"), n, text)
     }
 
+    /// Posts a signed delivery with the id `id` of review comment `n`; the status code, unless
+    /// it takes longer than `within`.
+    fn deliver_within(&self, id: &str, n: i64, within: Duration) -> Option<u16> {
+        let request = signed_delivery(id, n, &format!("Comment {n}: check the bounds."));
+        exchange(self.port, &request, within).and_then(|answer| status(&answer))
+    }
+
     /// Posts a signed delivery with the id `id` of review comment `n` saying `text`.
     fn deliver_as(&self, id: &str, n: i64, text: &str) -> Option<u16> {
-        let payload = review_comment("created", n, text, 0);
-        let body = serde_json::to_vec(&payload).unwrap();
-        let head = format!(
-            "POST /webhook HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n\
-             X-GitHub-Event: pull_request_review_comment\r\nX-GitHub-Delivery: {id}\r\n\
-             X-Hub-Signature-256: {}\r\nContent-Length: {}\r\n\r\n",
-            signature::sign(SECRET.as_bytes(), &body),
-            body.len()
-        );
-        let mut request = head.into_bytes();
-        request.extend_from_slice(&body);
+        let request = signed_delivery(id, n, text);
         exchange(self.port, &request, Duration::from_secs(10)).and_then(|answer| status(&answer))
     }
+}
+
+/// A signed review-comment delivery with the id `id` of comment `n` saying `text`, as bytes.
+fn signed_delivery(id: &str, n: i64, text: &str) -> Vec<u8> {
+    let payload = review_comment("created", n, text, 0);
+    let body = serde_json::to_vec(&payload).unwrap();
+    let head = format!(
+        "POST /webhook HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n\
+         X-GitHub-Event: pull_request_review_comment\r\nX-GitHub-Delivery: {id}\r\n\
+         X-Hub-Signature-256: {}\r\nContent-Length: {}\r\n\r\n",
+        signature::sign(SECRET.as_bytes(), &body),
+        body.len()
+    );
+    let mut request = head.into_bytes();
+    request.extend_from_slice(&body);
+    request
 }
 
 impl Drop for Server {
@@ -726,6 +739,116 @@ fn idle_connections_case() -> Outcome {
     };
     drop(idle);
     Outcome::new("idle connections", tried, held)
+}
+
+/// The flood of issue 53, bounded: the server at `ulimit -n 1024` while 1,100 idle connections
+/// (topped up as the server sheds them) and 40 uploads of 24 MiB sent at 20 KiB/s are held open,
+/// a signed delivery every second: each is answered 2xx within GitHub's 10 s, and `/healthz`
+/// answers. Figures: each delivery's status and answer time, then `/healthz`'s.
+fn flood_case() -> Outcome {
+    const OPEN_FILES: u32 = 1024;
+    const IDLE: usize = 1100;
+    const SLOW: usize = 40;
+    const UPLOAD_BYTES: usize = 24 * 1024 * 1024;
+    const DELIVERIES: i64 = 10;
+    let tried = format!(
+        "ulimit -n {OPEN_FILES}; {IDLE} idle connections, {SLOW} slow 24 MiB uploads; \
+         {DELIVERIES} signed deliveries, one a second"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let mut launch = Launch::new(dir.path());
+    launch.open_files = Some(OPEN_FILES);
+    let server = match Server::start(&launch) {
+        Ok(server) => server,
+        Err(why) => return Outcome::new("flood", tried, Err(why)),
+    };
+    let port = server.port;
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flooding =
+        |stop: &std::sync::atomic::AtomicBool| !stop.load(std::sync::atomic::Ordering::SeqCst);
+    let uploads: Vec<_> = (0..SLOW)
+        .map(|n| {
+            let stop = stop.clone();
+            // Each upload starts again when the server cuts it, until the flood ends.
+            std::thread::spawn(move || {
+                while flooding(&stop) {
+                    let Some(mut stream) = connect(port, Duration::from_secs(5)) else {
+                        continue;
+                    };
+                    let head = format!(
+                        "POST /webhook HTTP/1.1\r\nHost: x\r\nX-GitHub-Event: ping\r\n\
+                         X-GitHub-Delivery: slow-{n}\r\nX-Hub-Signature-256: sha256=00\r\n\
+                         Content-Length: {UPLOAD_BYTES}\r\n\r\n"
+                    );
+                    let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+                    let mut sent = stream.write_all(head.as_bytes()).is_ok();
+                    let chunk = [b' '; 4096];
+                    while sent && flooding(&stop) {
+                        std::thread::sleep(Duration::from_millis(200));
+                        sent = stream.write_all(&chunk).is_ok();
+                    }
+                }
+            })
+        })
+        .collect();
+    let idle = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut open = std::collections::VecDeque::from(open_idle(port, IDLE));
+            while flooding(&stop) {
+                open.extend(open_idle(port, 100));
+                while open.len() > IDLE {
+                    open.pop_front();
+                }
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        })
+    };
+    std::thread::sleep(Duration::from_secs(2));
+    let mut answers = Vec::new();
+    for n in 0..DELIVERIES {
+        let start = Instant::now();
+        let status = server.deliver_within(&format!("flood-{n}"), n, Duration::from_secs(30));
+        answers.push((status, start.elapsed()));
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    let start = Instant::now();
+    let health = server.healthz(Duration::from_secs(10));
+    let health_time = start.elapsed();
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    for upload in uploads {
+        let _ = upload.join();
+    }
+    let _ = idle.join();
+    let figures: Vec<String> = answers
+        .iter()
+        .map(|(status, took)| match status {
+            Some(code) => format!("{code} in {} ms", took.as_millis()),
+            None => format!("none in {} ms", took.as_millis()),
+        })
+        .collect();
+    let report = format!(
+        "deliveries: {}; /healthz {health:?} in {} ms",
+        figures.join(", "),
+        health_time.as_millis()
+    );
+    let every_delivery_in_time = answers.iter().all(|(status, took)| {
+        status.is_some_and(|code| (200..300).contains(&code)) && *took < Duration::from_secs(10)
+    });
+    let held = if every_delivery_in_time && health == Some(200) {
+        Ok(report)
+    } else {
+        Err(report)
+    };
+    Outcome::new("flood", tried, held)
+}
+
+/// The flood case alone (`cargo test --test faults flood -- --nocapture` prints its figures).
+#[test]
+fn a_signed_delivery_is_answered_in_time_under_a_flood_of_idle_and_slow_connections() {
+    let outcome = flood_case();
+    println!("{} | {} | {:?}", outcome.case, outcome.tried, outcome.held);
+    assert!(outcome.held.is_ok(), "{:?}", outcome.held);
 }
 
 #[test]

@@ -28,8 +28,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     ("publishing, ingress", &["publish", "ingress"]),
     (
-        "jobs and the webhook server",
-        &["runner", "scheduler", "server"],
+        "jobs, the redelivery sweep and the webhook server",
+        &["runner", "scheduler", "redelivery", "server"],
     ),
     ("settings", &["config"]),
     ("web pages, setup, lessons", &["web", "setup", "lessons"]),

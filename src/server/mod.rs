@@ -27,9 +27,16 @@ pub const MAX_BODY_BYTES: usize = 25 * 1024 * 1024;
 /// How long a webhook body may take to arrive. GitHub gives up on a delivery after 10 s.
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// Most webhook body bytes held in memory at once (bodies still arriving or being verified):
-/// a few payloads of the largest size, thousands of ordinary ones.
+/// Most bytes of large webhook bodies held in memory at once (bodies still arriving or being
+/// verified): a few payloads of the largest size.
 pub const MAX_BODY_BYTES_IN_FLIGHT: usize = 128 * 1024 * 1024;
+
+/// A body of at most this many bytes is small: GitHub's deliveries are (a review comment's is
+/// tens of KiB), and they never wait behind a large one.
+pub const SMALL_BODY_BYTES: usize = 1024 * 1024;
+
+/// Most bytes of small bodies held in memory at once: hundreds of ordinary deliveries.
+pub const MAX_SMALL_BODY_BYTES_IN_FLIGHT: usize = 32 * 1024 * 1024;
 
 /// What the handlers share.
 #[derive(Clone)]
@@ -50,6 +57,7 @@ pub fn router(state: AppState, webhook_path: &str) -> Router {
         .route("/metrics", get(metrics::serve))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(Extension(webhook::BodyBudget::new(
+            MAX_SMALL_BODY_BYTES_IN_FLIGHT,
             MAX_BODY_BYTES_IN_FLIGHT,
         )))
         .with_state(state)

@@ -12,19 +12,37 @@ use tracing::{debug, error, warn};
 use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio::time::timeout;
 
-use super::{AppState, BODY_TIMEOUT, MAX_BODY_BYTES, signature};
+use super::{AppState, BODY_TIMEOUT, MAX_BODY_BYTES, SMALL_BODY_BYTES, signature};
 use crate::store::deliveries::{Inserted, NewDelivery};
 
 /// The longest `X-GitHub-Event` / `X-GitHub-Delivery` value accepted (GitHub's are ~40 chars).
 const MAX_HEADER_CHARS: usize = 200;
 
-/// Bytes of webhook bodies that may be held in memory at once, shared by the handlers.
+/// Bytes of webhook bodies that may be held in memory at once, shared by the handlers: small
+/// bodies (every ordinary delivery) draw on a pool of their own, so that they never wait behind
+/// large bodies still arriving, or slow clients holding the large pool.
 #[derive(Clone)]
-pub struct BodyBudget(Arc<Semaphore>);
+pub struct BodyBudget {
+    small: Arc<Semaphore>,
+    large: Arc<Semaphore>,
+}
 
 impl BodyBudget {
-    pub fn new(bytes: usize) -> BodyBudget {
-        BodyBudget(Arc::new(Semaphore::new(bytes)))
+    /// `small` bytes for bodies of at most [`SMALL_BODY_BYTES`], `large` for the others.
+    pub fn new(small: usize, large: usize) -> BodyBudget {
+        BodyBudget {
+            small: Arc::new(Semaphore::new(small)),
+            large: Arc::new(Semaphore::new(large)),
+        }
+    }
+
+    /// The pool a body of `size` bytes draws on.
+    fn pool(&self, size: usize) -> &Semaphore {
+        if size <= SMALL_BODY_BYTES {
+            &self.small
+        } else {
+            &self.large
+        }
     }
 }
 
@@ -108,7 +126,7 @@ async fn read_body(
 ) -> Result<(Bytes, SemaphorePermit<'_>), (StatusCode, &'static str)> {
     let permits = u32::try_from(size).unwrap_or(u32::MAX);
     let permit = budget
-        .0
+        .pool(size)
         .acquire_many(permits)
         .await
         .map_err(|_| (StatusCode::SERVICE_UNAVAILABLE, "shutting down\n"))?;

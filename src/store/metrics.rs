@@ -74,6 +74,30 @@ pub fn snapshot(conn: &Connection) -> Result<Vec<Metric>> {
                FROM repos GROUP BY removed",
             &["state"],
         )?,
+        grouped(
+            &snapshot,
+            "gitlore_redelivery_last_sweep",
+            "What the last redelivery sweep found: deliveries GitHub records as failed, those \
+             asked again, those the store held all the same.",
+            "SELECT 'failed', failed FROM redelivery_sweep
+             UNION ALL SELECT 'redelivered', redelivered FROM redelivery_sweep
+             UNION ALL SELECT 'already_stored', already_stored FROM redelivery_sweep",
+            &["found"],
+        )?,
+        grouped(
+            &snapshot,
+            "gitlore_redelivery_sweeps",
+            "Redelivery sweeps finished.",
+            "SELECT 'finished', sweeps FROM redelivery_sweep",
+            &["state"],
+        )?,
+        grouped(
+            &snapshot,
+            "gitlore_redelivery_requests",
+            "Deliveries GitHub was asked to send again, remembered for three days.",
+            "SELECT 'requested', count(*) FROM redelivery_requests",
+            &["state"],
+        )?,
     ];
     Ok(metrics)
 }

@@ -18,6 +18,7 @@ pub mod llm_spend;
 pub mod metrics;
 pub mod pages;
 pub mod publications;
+pub mod redeliveries;
 pub mod report;
 pub mod repos;
 pub mod run_reports;
@@ -48,6 +49,7 @@ const MIGRATION_LIST: &[M<'static>] = &[
     M::up(include_str!("migrations/0011_llm_spend.sql")),
     M::up(include_str!("migrations/0012_history_first_parent.sql")),
     M::up(include_str!("migrations/0013_run_reports.sql")),
+    M::up(include_str!("migrations/0014_redeliveries.sql")),
 ];
 
 /// The schema version a fully migrated database has.

@@ -31,6 +31,7 @@
 pub mod auth;
 pub mod faults;
 mod graphql;
+pub mod hooks;
 mod json;
 pub mod limits;
 pub mod log;

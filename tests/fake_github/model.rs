@@ -332,6 +332,8 @@ pub struct Model {
     /// Actors by lower-cased GraphQL login.
     pub actors: HashMap<String, Actor>,
     pub nodes: HashMap<String, NodeRef>,
+    /// The App's webhook target and delivery attempts.
+    pub hooks: super::hooks::Hooks,
     /// The fake's clock, in ms since the epoch.
     pub now_ms: i64,
     next_id: i64,

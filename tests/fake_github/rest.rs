@@ -8,6 +8,7 @@
 
 mod app;
 mod checks;
+mod hooks;
 mod issues;
 mod repo;
 
@@ -19,9 +20,9 @@ use super::server::{Reply, Urls};
 use super::{auth, oauth};
 
 /// GitHub's default page size, in items.
-const DEFAULT_PER_PAGE: usize = 30;
+pub(super) const DEFAULT_PER_PAGE: usize = 30;
 /// GitHub's largest page size, in items.
-const MAX_PER_PAGE: usize = 100;
+pub(super) const MAX_PER_PAGE: usize = 100;
 
 /// A REST request as the routes see it. `path` is relative to the REST base.
 pub struct RestRequest<'a> {
@@ -33,7 +34,7 @@ pub struct RestRequest<'a> {
 }
 
 impl RestRequest<'_> {
-    fn param(&self, name: &str) -> Option<String> {
+    pub(super) fn param(&self, name: &str) -> Option<String> {
         url::form_urlencoded::parse(self.query.as_bytes())
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.into_owned())
@@ -74,6 +75,8 @@ pub fn dispatch(model: &mut Model, urls: &Urls, req: &RestRequest<'_>) -> Reply 
         ("GET", ["installation", "repositories"]) => {
             app::installation_repositories(model, urls, req)
         }
+        ("GET", ["app", "hook", "deliveries"]) => hooks::list(model, urls, req),
+        ("POST", ["app", "hook", "deliveries", id, "attempts"]) => hooks::redeliver(model, req, id),
         ("GET", ["user"]) => oauth::me(model, urls, req.token),
         ("POST", ["app-manifests", code, "conversions"]) => {
             app::manifest_conversion(model, urls, code)

@@ -239,6 +239,8 @@ pub async fn handle(State(shared): State<Arc<Shared>>, request: Request<Body>) -
         (reply, payer, now_s, installation_id)
     };
 
+    // Redeliveries asked for are sent after the answer, as GitHub sends them.
+    super::hooks::send_queued(&shared);
     let snapshot = lock(&shared.rate).charge(&payer, resource, reply.cost, now_s);
     let (remaining, reset) = reply
         .rate_limit_override

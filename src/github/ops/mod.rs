@@ -7,6 +7,7 @@ pub mod app;
 pub mod checks;
 pub mod comments;
 pub mod contents;
+pub mod deliveries;
 pub mod issues;
 pub mod permission;
 pub mod pulls;

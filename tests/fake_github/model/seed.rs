@@ -19,6 +19,7 @@ impl Model {
             oauth: Default::default(),
             actors: HashMap::new(),
             nodes: HashMap::new(),
+            hooks: Default::default(),
             now_ms,
             next_id: FIRST_ID,
         }

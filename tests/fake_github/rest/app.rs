@@ -80,7 +80,7 @@ pub(super) fn get_app(model: &mut Model, urls: &Urls, req: &RestRequest<'_>) -> 
 }
 
 /// Checks the App's JWT of a request; `Err` is GitHub's 401.
-fn require_jwt(model: &Model, req: &RestRequest<'_>) -> Result<(), Reply> {
+pub(super) fn require_jwt(model: &Model, req: &RestRequest<'_>) -> Result<(), Reply> {
     let Some(jwt) = req.token else {
         return Err(Reply::message(401, "A JSON web token could not be decoded"));
     };
