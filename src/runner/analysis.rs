@@ -128,14 +128,15 @@ impl RepoJob<'_> {
     }
 
     /// The repo config. GitHub failing to answer for now (a network error, a 5xx, a rate limit)
-    /// is an error, so the job runs again later instead of publishing the defaults for one run;
+    /// or refusing gitlore's credentials (401) is an error, so the job runs again later instead
+    /// of publishing the defaults for one run;
     /// anything else wrong with the config (refused, not UTF-8, too large, invalid) means the
     /// defaults for what could not be used, and the issue says why. Every problem is logged,
     /// since the issue may be turned off.
     pub(super) async fn repo_config(&self) -> Result<Resolved> {
         let resolved = match fetch_config::fetch(&self.github).await {
             Ok(resolved) => resolved,
-            Err(error) if error.is_transient() => {
+            Err(error) if error.is_transient() || error.is_unauthorized() => {
                 let error = anyhow::Error::new(error);
                 return Err(error.context(format!("Cannot read the repo config of {}", self.repo)));
             }

@@ -236,7 +236,11 @@ impl Runner {
                         .write_derived(|tx| jobs::fail(tx, job.id, &message))?;
                 } else {
                     let at = inner.settings.retry_at(now, job.attempts);
-                    tracing::warn!(job = job.id, kind = job.job.kind().as_str(), attempts = job.attempts, error = %message, "job failed: retrying later");
+                    if refused_credentials(&error) {
+                        tracing::error!(job = job.id, kind = job.job.kind().as_str(), attempts = job.attempts, error = %message, "GitHub refuses the App credentials (check GITLORE_APP_ID and the private key): the job runs again later");
+                    } else {
+                        tracing::warn!(job = job.id, kind = job.job.kind().as_str(), attempts = job.attempts, error = %message, "job failed: retrying later");
+                    }
                     inner
                         .store
                         .write_derived(|tx| jobs::retry_later(tx, job.id, &message, at))?;
@@ -245,6 +249,15 @@ impl Runner {
         }
         Ok(true)
     }
+}
+
+/// Whether GitHub refused gitlore's credentials somewhere in `error` (a 401): no retry helps
+/// until they change, so it is said as such.
+fn refused_credentials(error: &anyhow::Error) -> bool {
+    error
+        .chain()
+        .filter_map(|cause| cause.downcast_ref::<crate::github::error::Error>())
+        .any(crate::github::error::Error::is_unauthorized)
 }
 
 impl Runner {
