@@ -122,6 +122,7 @@ pub fn runner(
                 remote_base: web_url(&settings.github_api_url),
             }),
             lease: settings.job_lease,
+            public_url: settings.public_url.clone(),
             ..RunnerSettings::default()
         },
     ))

@@ -61,9 +61,14 @@ impl RepoJob<'_> {
         })
     }
 
-    /// The scheduled analysis (or the one after a backfill).
-    pub(super) async fn scheduled_analysis(&self) -> Result<()> {
-        self.analyse_and_publish(false).await.map(|_| ())
+    /// The scheduled analysis, or the one after a backfill: that one also gives the pull
+    /// requests open at the installation their check runs.
+    pub(super) async fn analysis(&self, job: &Analysis) -> Result<()> {
+        let resolved = self.analyse_and_publish(false).await?;
+        if job.reason == AnalysisReason::Backfill {
+            self.check_open_pull_requests(&resolved.config).await?;
+        }
+        Ok(())
     }
 
     /// Reads the repo config, analyses, and publishes the findings issue when the config wants

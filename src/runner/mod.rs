@@ -62,6 +62,9 @@ pub struct RunnerSettings {
     pub permission_ttl: Duration,
     /// Where the git history comes from; `None` analyses review comments alone.
     pub history: Option<HistorySource>,
+    /// The server's public URL (`GITLORE_PUBLIC_URL`): a check run's details link to the
+    /// repository's web page there.
+    pub public_url: Option<String>,
 }
 
 impl Default for RunnerSettings {
@@ -75,6 +78,7 @@ impl Default for RunnerSettings {
             refresh_cooldown: Duration::from_secs(10 * 60),
             permission_ttl: Duration::from_secs(5 * 60),
             history: None,
+            public_url: None,
         }
     }
 }
@@ -311,7 +315,7 @@ impl Inner {
         };
         match &job.job {
             Job::Backfill(_) => context.backfill().await,
-            Job::Analysis(_) => context.scheduled_analysis().await,
+            Job::Analysis(job) => context.analysis(job).await,
             Job::CheckRun(check_run) => context.check_run(check_run).await,
             Job::Command(command) => context.command(command).await,
             Job::Dismissals(dismissals) => context.dismissals(dismissals).await,

@@ -259,6 +259,23 @@ pub fn issue(urls: &Urls, repo: &Repo, issue: &Issue) -> Value {
     value
 }
 
+/// A pull request as webhooks and the pulls API show it.
+pub fn pull(urls: &Urls, repo: &Repo, pull: &Pull) -> Value {
+    let mut value = pull_as_issue(urls, repo, pull);
+    let object = value.as_object_mut().expect("an object");
+    object.remove("pull_request");
+    value["url"] = json!(urls.api(&format!(
+        "/repos/{}/pulls/{}",
+        repo.full_name(),
+        pull.number
+    )));
+    value["merged"] = json!(pull.merged);
+    value["merged_at"] = json!(pull.merged_at_ms.map(time));
+    value["head"] = json!({ "ref": pull.head_ref, "sha": pull.head_sha });
+    value["base"] = json!({ "ref": repo.default_branch });
+    value
+}
+
 /// A pull request as the issues API shows it (with its `pull_request` key).
 pub fn pull_as_issue(urls: &Urls, repo: &Repo, pull: &Pull) -> Value {
     let full = repo.full_name();
