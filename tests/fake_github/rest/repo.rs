@@ -95,7 +95,10 @@ pub(super) fn list_pulls(model: &Model, urls: &Urls, req: &RestRequest<'_>, key:
     if req.param("direction").as_deref() != Some("asc") {
         pulls.reverse();
     }
-    let items = pulls.into_iter().map(|p| gh::pull(urls, repo, p)).collect();
+    let items = pulls
+        .into_iter()
+        .map(|p| gh::pull_simple(urls, repo, p))
+        .collect();
     paginate(
         urls,
         req,
