@@ -56,24 +56,48 @@ pub fn worker(settings: &Settings, store: Arc<Store>) -> Worker {
     )
 }
 
-/// The App's GitHub client, as the settings configure it.
-pub fn github(settings: &Settings, clock: Arc<dyn Clock>) -> Result<Arc<GitHub>> {
+/// The App's GitHub client.
+pub fn github(settings: &Settings, clock: Arc<dyn Clock>) -> Result<GitHub> {
     let credentials = settings.app_credentials()?;
     let key = AppKey::new(credentials.app_id, &credentials.private_key)?;
-    Ok(Arc::new(GitHub::new(
+    Ok(GitHub::new(
         &settings.github_api_url,
         key,
         clock,
         Arc::new(TokioPause),
-    )?))
+    )?)
+}
+
+/// Asks GitHub whether it accepts the App's credentials (`GET /app`). Refused (a wrong App id or
+/// key): one error line, and `/healthz` fails naming GitHub authentication. GitHub out of reach
+/// is only a warning: the jobs' own calls say more later.
+pub async fn check_credentials(github: &GitHub, health: &Health) {
+    let app_id = github.app_id().unwrap_or_default();
+    match github.app_slug().await {
+        Ok(slug) => info!(app_id, "GitHub accepts the App credentials (App {slug})"),
+        Err(error) if error.is_unauthorized() => {
+            let said = match &error {
+                crate::github::error::Error::Status { message, .. } => message.clone(),
+                other => other.to_string(),
+            };
+            let reason = format!("GitHub refuses the App credentials (App id {app_id}): {said}");
+            tracing::error!(
+                "{reason}; check GITLORE_APP_ID and the private key: nothing reaches GitHub until they match the App's"
+            );
+            health.github_auth_failed(&reason);
+        }
+        Err(error) => {
+            tracing::warn!(error = %error, "cannot check the App credentials with GitHub")
+        }
+    }
 }
 
 /// The job runner of `serve`: the App's client, the settings' links and models.
 pub fn runner(
     settings: &Settings,
     store: Arc<Store>,
-    github: Arc<GitHub>,
     clock: Arc<dyn Clock>,
+    github: Arc<GitHub>,
 ) -> Result<Runner> {
     let models = Models {
         llm: settings.llm.clone().map(LlmClient::new).transpose()?,
@@ -100,6 +124,7 @@ pub fn runner(
                 remote_base: web_url(&settings.github_api_url),
             }),
             lease: settings.job_lease,
+            public_url: settings.public_url.clone(),
             ..RunnerSettings::default()
         },
     ))
@@ -127,8 +152,8 @@ pub async fn serve(settings: Settings) -> Result<()> {
         signal.clone(),
         health.watch("ingress writer"),
     )?;
-    let github = github(&settings, clock.clone())?;
-    let runner = runner(&settings, store.clone(), github.clone(), clock.clone())?;
+    let github = Arc::new(github(&settings, clock.clone())?);
+    let runner = runner(&settings, store.clone(), clock.clone(), github.clone())?;
     let state = AppState {
         webhook_secret: Arc::new(credentials.webhook_secret),
         ingress,
@@ -140,6 +165,11 @@ pub async fn serve(settings: Settings) -> Result<()> {
     let listener = tokio::net::TcpListener::bind(settings.listen)
         .await
         .with_context(|| format!("Cannot listen on {}", settings.listen))?;
+    tokio::spawn({
+        let health = health.clone();
+        let github = github.clone();
+        async move { check_credentials(&github, &health).await }
+    });
     let (stop_jobs, jobs_stopped) = tokio::sync::watch::channel(false);
     let runner_task = tokio::spawn({
         let stop = jobs_stopped.clone();

@@ -4,7 +4,9 @@
 //! `serve` stops with an error, so that a supervisor restarts the process.
 //!
 //! Also here: whether deliveries can be stored. While the last attempt failed (a full disk),
-//! `/healthz` answers 503 saying so; the next delivery stored clears it.
+//! `/healthz` answers 503 saying so; the next delivery stored clears it. And whether GitHub
+//! accepts the App's credentials: refused at start (a wrong App id or key), `/healthz` answers 503
+//! naming GitHub authentication.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -18,6 +20,8 @@ pub struct Health {
     dead: watch::Sender<Vec<&'static str>>,
     /// Why the last attempt to store deliveries failed, until one succeeds.
     store_error: Mutex<Option<String>>,
+    /// Why GitHub refused the App's credentials, if it did.
+    github_auth_error: Mutex<Option<String>>,
 }
 
 impl Default for Health {
@@ -26,6 +30,7 @@ impl Default for Health {
             stopping: AtomicBool::new(false),
             dead: watch::Sender::new(Vec::new()),
             store_error: Mutex::new(None),
+            github_auth_error: Mutex::new(None),
         }
     }
 }
@@ -62,6 +67,22 @@ impl Health {
     /// Why the store did not take the last deliveries, unless it took them.
     pub fn store_error(&self) -> Option<String> {
         self.store_error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// GitHub refused the App's credentials, for `reason`.
+    pub fn github_auth_failed(&self, reason: &str) {
+        *self
+            .github_auth_error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(reason.to_string());
+    }
+
+    /// Why GitHub refused the App's credentials, if it did.
+    pub fn github_auth_error(&self) -> Option<String> {
+        self.github_auth_error
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()

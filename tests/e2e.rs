@@ -738,3 +738,76 @@ async fn a_mention_quoted_from_a_review_pings_nobody() {
     );
     assert!(!body.contains("@erin"), "{body}");
 }
+
+/// `count` pull requests opened on GitHub a minute apart, no webhook delivered (as before the
+/// installation): their numbers and heads, oldest first.
+fn pulls_opened_before_install(story: &Story, count: usize) -> Vec<(i64, String)> {
+    (0..count)
+        .map(|_| {
+            story.advance(MINUTE_MS);
+            let (number, sha, _not_delivered) =
+                story.gh.act_open_pull(REPO, "erin", &[PATHS[0][0]]);
+            (number as i64, sha)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn pull_requests_open_at_install_get_a_check_run_each_the_newest_thirty_linking_the_web_page()
+{
+    let mut story = Story::new().await;
+    story.set_runner(RunnerSettings {
+        public_url: Some("https://gitlore.example.com/".into()),
+        ..RunnerSettings::default()
+    });
+    let opened = pulls_opened_before_install(&story, 32);
+    story.install().await;
+    let (older, newest) = opened.split_at(2);
+    for (pr, sha) in newest {
+        let run = story.check_run(sha);
+        assert_eq!(
+            run.details_url.as_deref(),
+            Some("https://gitlore.example.com/repos/acme/widgets"),
+            "#{pr}"
+        );
+    }
+    for (pr, sha) in older {
+        assert!(
+            story.check_runs(sha).is_empty(),
+            "#{pr} is beyond the 30 newest"
+        );
+    }
+    assert_eq!(story.count_exact("POST", "/check-runs"), 30);
+
+    // `/gitlore refresh` on one the installation left out gives it its check run; the others
+    // keep theirs (one per head commit).
+    story.advance(HOUR_MS);
+    let (pr, sha) = older[0].clone();
+    story.refresh_by("maria", Some((pr, sha.clone()))).await;
+    story.check_run(&sha);
+    for (_, sha) in newest {
+        story.check_run(sha);
+    }
+}
+
+#[tokio::test]
+async fn the_refresh_button_in_the_cooldown_says_in_the_check_run_when_it_works_again() {
+    let story = Story::installed().await;
+    story.advance(HOUR_MS);
+    let (pr, sha) = story.open_pull_checked(&[PATHS[0][0]]).await;
+    story.refresh_by("maria", Some((pr, sha.clone()))).await;
+    let before = story.check_run(&sha);
+    story.advance(3 * MINUTE_MS);
+    story.press_refresh_button(&sha, "maria").await;
+    story.run_jobs().await;
+    let after = story.check_run(&sha);
+    let said = line_containing(&after.summary, "works again");
+    expect!["Refreshed a moment ago: the Refresh button works again in 7 minutes."]
+        .assert_eq(&said);
+    assert!(
+        !before.summary.contains("works again"),
+        "{}",
+        before.summary
+    );
+    story.assert_no_replies(pr);
+}

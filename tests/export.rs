@@ -493,7 +493,11 @@ struct Client {
 
 impl Client {
     fn start(home: &Path, args: &[&str]) -> Client {
-        let mut child = command(home, args)
+        Client::spawn(command(home, args))
+    }
+
+    fn spawn(mut command: Command) -> Client {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -681,4 +685,158 @@ fn analyze_writes_the_export_formats_too() {
         page.starts_with("<!DOCTYPE html>") && page.contains("<details>"),
         "{page}"
     );
+}
+
+/// A second repository beside the analysed one, `acme/gadgets`, with one lesson about
+/// `src/gadget.rs`, as the App's store holds several.
+fn add_gadgets(analysed: &Analysed) {
+    use gitlore::domain::findings::{Category, Finding, Severity, Status};
+    use gitlore::domain::{Repo, RepoName};
+    use gitlore::store::repos;
+    let store = Store::open(&Path::new(&analysed.data).join("gitlore.db")).unwrap();
+    let gadgets = Repo {
+        id: RepoId(2),
+        name: RepoName::parse("acme/gadgets").unwrap(),
+        default_branch: Some("main".into()),
+        private: false,
+    };
+    let lesson = Finding {
+        id: "f-gadget".into(),
+        category: Category::CodePattern,
+        severity: Severity::High,
+        title: "Gadgets close their sockets".into(),
+        insight: "Every gadget closes its socket on drop.".into(),
+        evidence: vec![],
+        files: vec!["src/gadget.rs".into()],
+        first_seen: 1_700_000_000,
+        last_seen: 1_700_000_000,
+        status: Status::Active,
+    };
+    store
+        .write(|tx| {
+            repos::upsert_repo(tx, &gadgets, None, true)?;
+            findings::save_run(tx, RepoId(2), 1_700_000_000, &[lesson])
+        })
+        .unwrap();
+}
+
+fn call(client: &mut Client, id: i64, tool: &str, arguments: Value) -> Value {
+    let answer = client.ask(json!({
+        "jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": { "name": tool, "arguments": arguments },
+    }));
+    assert_eq!(answer["id"], id, "{answer}");
+    answer["result"].clone()
+}
+
+fn result_text(result: &Value) -> &str {
+    result["content"][0]["text"].as_str().unwrap()
+}
+
+#[test]
+fn an_mcp_server_on_a_store_of_several_repositories_takes_the_repository_from_the_call() {
+    let analysed = Analysed::new();
+    let widgets = analysed.findings();
+    add_gadgets(&analysed);
+    let asked = json!(["src/gadget.rs"]);
+
+    let mut client = Client::start(analysed.home(), &["mcp", "--data-dir", &analysed.data]);
+    // No repository named and no `origin` to go by: the tool says which there are.
+    let unnamed = call(
+        &mut client,
+        1,
+        "lessons_for_paths",
+        json!({ "paths": asked }),
+    );
+    assert_eq!(unnamed["isError"], true, "{unnamed}");
+    assert!(
+        result_text(&unnamed).contains("acme/gadgets, local/widgets"),
+        "{unnamed}"
+    );
+    let named = call(
+        &mut client,
+        2,
+        "lessons_for_paths",
+        json!({ "paths": asked, "repo": "acme/gadgets" }),
+    );
+    assert_eq!(named["isError"], false, "{named}");
+    assert!(
+        result_text(&named).starts_with("## Gadgets close their sockets"),
+        "{named}"
+    );
+    let other = call(
+        &mut client,
+        3,
+        "search_lessons",
+        json!({ "query": "", "repo": "local/widgets" }),
+    );
+    let headings = result_text(&other).matches("\n## ").count() + 1;
+    assert_eq!(headings, widgets.len(), "{other}");
+    let unknown = call(
+        &mut client,
+        4,
+        "search_lessons",
+        json!({ "query": "", "repo": "acme/nope" }),
+    );
+    assert_eq!(unknown["isError"], true, "{unknown}");
+    client.finish();
+
+    // Started in a clone whose `origin` is one of them, the server answers for that one.
+    let clone = analysed.home().join("gadgets");
+    std::fs::create_dir_all(&clone).unwrap();
+    git(&clone, &["init", "-q"], "2021-01-01T00:00:00Z");
+    let url = "git@github.com:Acme/gadgets.git";
+    git(
+        &clone,
+        &["remote", "add", "origin", url],
+        "2021-01-01T00:00:00Z",
+    );
+    let mut command = command(analysed.home(), &["mcp", "--data-dir", &analysed.data]);
+    command.current_dir(&clone);
+    let mut client = Client::spawn(command);
+    let from_origin = call(
+        &mut client,
+        1,
+        "lessons_for_paths",
+        json!({ "paths": asked }),
+    );
+    assert_eq!(from_origin["isError"], false, "{from_origin}");
+    assert!(
+        result_text(&from_origin).starts_with("## Gadgets close their sockets"),
+        "{from_origin}"
+    );
+    client.finish();
+}
+
+#[test]
+fn mcp_tool_arguments_that_do_not_fit_are_tool_errors_and_a_small_budget_cuts_the_best_lesson() {
+    let analysed = Analysed::new();
+    let mut client = Client::start(analysed.home(), &["mcp", "--data-dir", &analysed.data]);
+    let bad = [
+        ("lessons_for_paths", json!({ "paths": [] }), "paths"),
+        ("lessons_for_paths", json!({}), "paths"),
+        ("search_lessons", json!({ "query": 3 }), "query"),
+        (
+            "search_lessons",
+            json!({ "query": "x", "budget": 5 }),
+            "budget",
+        ),
+    ];
+    for (n, (tool, arguments, named)) in bad.into_iter().enumerate() {
+        let result = call(&mut client, n as i64, tool, arguments);
+        assert_eq!(result["isError"], true, "{result}");
+        assert!(result_text(&result).contains(named), "{result}");
+    }
+    let small = call(
+        &mut client,
+        9,
+        "search_lessons",
+        json!({ "query": "", "budget": 200 }),
+    );
+    assert_eq!(small["isError"], false, "{small}");
+    let text = result_text(&small);
+    assert!(text.chars().count() <= 200, "{text}");
+    assert!(text.starts_with("## "), "{text}");
+    assert!(text.contains('…'), "{text}");
+    client.finish();
 }

@@ -1269,3 +1269,45 @@ async fn the_apps_deliveries_list_newest_first_by_cursor_and_one_is_sent_again_w
         (attempts[0].guid.as_str(), true)
     );
 }
+
+#[tokio::test]
+async fn open_pull_requests_list_newest_first_and_read_as_github_describes_them() {
+    let gh = fake().await;
+    let (merged, older, newer) = gh.seed(|m| {
+        let merged = m.add_merged_pull(REPO, "merged", "erin").number;
+        m.now_ms += 1_000;
+        let older = m.add_open_pull(REPO, "older", "erin").number;
+        m.now_ms += 1_000;
+        let newer = m.add_open_pull(REPO, "newer", "erin").number;
+        (merged, older, newer)
+    });
+    let token = token(&gh, INSTALLATION).await;
+    let read = |path: String| {
+        let (gh, token) = (&gh, token.clone());
+        async move {
+            let response = get(gh, Some(&token), &format!("/repos/acme/widgets{path}")).await;
+            assert_eq!(response.status(), StatusCode::OK, "{path}");
+            response.json::<Value>().await.expect("json")
+        }
+    };
+    let open = read("/pulls?state=open&sort=created&direction=desc&per_page=30".into()).await;
+    openapi::assert_conforms("GET", "/repos/{owner}/{repo}/pulls", 200, &open);
+    let numbers: Vec<u64> = open
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|p| p["number"].as_u64().expect("number"))
+        .collect();
+    assert_eq!(numbers, [newer, older], "open ones, the newest first");
+    let one = read(format!("/pulls/{merged}")).await;
+    openapi::assert_conforms(
+        "GET",
+        "/repos/{owner}/{repo}/pulls/{pull_number}",
+        200,
+        &one,
+    );
+    assert_eq!(
+        (one["state"].as_str(), one["merged"].as_bool()),
+        (Some("closed"), Some(true))
+    );
+}

@@ -531,6 +531,16 @@ fn repo(raw: payload::Repository) -> Result<Repo, ParseError> {
     })
 }
 
+/// A pull request as GitHub's REST API answers it (`GET /repos/{r}/pulls…`), which webhooks
+/// show the same way.
+pub fn pull_request_from_value(value: serde_json::Value) -> Result<PullRequest, ParseError> {
+    let raw = serde_json::from_value(value).map_err(|source| ParseError::Json {
+        event: "pull_request".into(),
+        source,
+    })?;
+    pull_request(raw)
+}
+
 fn pull_request(raw: payload::PullRequest) -> Result<PullRequest, ParseError> {
     Ok(PullRequest {
         number: raw.number,

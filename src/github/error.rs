@@ -56,6 +56,12 @@ impl Error {
         )
     }
 
+    /// Whether GitHub refuses the credentials (401): a wrong App id or key, or a token it does
+    /// not know. The same request fails again until the credentials change.
+    pub fn is_unauthorized(&self) -> bool {
+        matches!(self, Error::Status { status: 401, .. })
+    }
+
     /// Whether a request that failed so may have been applied all the same (no answer, or a
     /// 5xx): a create is then looked up before it is sent again.
     pub(super) fn may_have_been_applied(&self) -> bool {

@@ -42,16 +42,31 @@ pub fn open(settings: &Settings, source: &Source) -> Result<RepoReport> {
             report::from_json(&text).with_context(|| format!("Cannot read {}", path.display()))
         }
         Source::Store { data_dir, repo } => {
-            let database = data_dir
-                .as_deref()
-                .map_or_else(|| settings.database_path(), store::database_path);
-            ensure_exists(&database)?;
-            let store = Store::open(&database)?;
+            let store = open_store(settings, data_dir.as_deref())?;
             let conn = store.reader()?;
             let found = report::find_repo(&conn, repo.as_deref())?;
             report::load(&conn, &found, Some(&web_url(&settings.github_api_url)))
         }
     }
+}
+
+/// The names of the repositories `source` holds: a file's one, or every one a store analysed
+/// (whichever repository it names).
+pub fn repositories(settings: &Settings, source: &Source) -> Result<Vec<String>> {
+    match source {
+        Source::File(_) => Ok(vec![open(settings, source)?.repo]),
+        Source::Store { data_dir, .. } => {
+            let store = open_store(settings, data_dir.as_deref())?;
+            let repos = store::report::analysed_repos(&store.reader()?)?;
+            Ok(repos.into_iter().map(|r| r.full_name).collect())
+        }
+    }
+}
+
+fn open_store(settings: &Settings, data_dir: Option<&Path>) -> Result<Store> {
+    let database = data_dir.map_or_else(|| settings.database_path(), store::database_path);
+    ensure_exists(&database)?;
+    Store::open(&database)
 }
 
 fn ensure_exists(database: &Path) -> Result<()> {

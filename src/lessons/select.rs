@@ -99,8 +99,8 @@ pub fn search(report: &RepoReport, query: &str) -> Vec<Chosen> {
     chosen
 }
 
-/// `chosen` as markdown of at most `budget` characters: whole lessons in order while they fit,
-/// then a line saying how many were left out. Review text is defused as in the findings issue.
+/// `chosen` as markdown of at most `budget` characters: whole lessons in order while they fit
+/// (the first one cut to fit when even it does not), then a line saying how many were left out. Review text is defused as in the findings issue.
 pub fn render(report: &RepoReport, chosen: &[Chosen], budget: usize) -> String {
     if chosen.is_empty() {
         return "No lesson gitlore learned applies.\n".to_string();
@@ -115,7 +115,13 @@ pub fn render(report: &RepoReport, chosen: &[Chosen], budget: usize) -> String {
         } else {
             0
         };
-        if out.chars().count() + block.chars().count() + reserve > budget {
+        let room = budget.saturating_sub(out.chars().count() + reserve);
+        if block.chars().count() > room {
+            // The best lesson, cut to fit, says more than none at all.
+            if shown == 0 {
+                out.push_str(&cut_to(&block, room));
+                shown += 1;
+            }
             break;
         }
         out.push_str(&block);
@@ -125,6 +131,12 @@ pub fn render(report: &RepoReport, chosen: &[Chosen], budget: usize) -> String {
         out.push_str(&left_out(chosen.len() - shown));
     }
     out
+}
+
+/// `block` cut to at most `chars` characters, ending in `…` and a line break.
+fn cut_to(block: &str, chars: usize) -> String {
+    let kept: String = block.chars().take(chars.saturating_sub(2)).collect();
+    format!("{}…\n", kept.trim_end())
 }
 
 fn left_out(lessons: usize) -> String {
@@ -301,5 +313,16 @@ mod tests {
             "{small}"
         );
         assert!(small.starts_with("## Lesson"), "{small}");
+    }
+
+    #[test]
+    fn a_lesson_longer_than_the_budget_is_cut_to_fit_rather_than_left_out() {
+        let mut report = report();
+        report.findings[2].insight = "A very long insight. ".repeat(40);
+        let chosen = for_paths(&report, &["src/other.rs".to_string()]);
+        let cut = render(&report, &chosen, 200);
+        assert!(cut.chars().count() <= 200, "{cut}");
+        assert!(cut.starts_with("## Lesson c\n\nhigh"), "{cut}");
+        assert!(cut.ends_with("…\n"), "{cut}");
     }
 }

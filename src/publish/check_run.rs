@@ -26,6 +26,10 @@ pub struct CheckRunInput<'a> {
     pub commit_link_base: &'a str,
     pub issue_url: Option<&'a str>,
     pub links: &'a LinkStyle,
+    /// The repository's gitlore web page, when the server has a public URL.
+    pub details_url: Option<&'a str>,
+    /// A line shown above the summary (why the Refresh button did nothing).
+    pub note: Option<&'a str>,
 }
 
 /// What publishing did.
@@ -52,7 +56,7 @@ pub async fn publish(
     let couplings = publications::couplings(&store.reader()?, repo_id)?;
     let applicable = render::applicable_findings(input.findings, &changed, &couplings);
     let annotations = render::annotations(input.past_comments, &changed);
-    let output = render::render_check_run(&CheckRunView {
+    let mut output = render::render_check_run(&CheckRunView {
         applicable: &applicable,
         annotations: &annotations,
         issue_url: input.issue_url,
@@ -60,6 +64,9 @@ pub async fn publish(
         commit_link_base: input.commit_link_base,
         links: input.links,
     });
+    if let Some(note) = input.note {
+        output.summary = format!("{note}\n\n{}", output.summary);
+    }
     let hash = OutputHash::of(&output);
     let known = publications::check_run(&store.reader()?, repo_id, input.head_sha)?;
     let known_hash = known.as_ref().map(|k| OutputHash::parse(&k.output_hash));
@@ -78,13 +85,13 @@ pub async fn publish(
     let action = render::refresh_action();
     let mut batches = render::annotation_batches(&annotations);
     let first = batches.next().unwrap_or(&[]);
-    let fields = fields(&output, first, &action);
+    let fields = fields(&output, first, &action, input.details_url);
     let published = match &known {
         Some(known) => github.update_check_run(known.check_run_id, &fields).await?,
         None => github.create_check_run(input.head_sha, &fields).await?,
     };
     for batch in batches {
-        let more = self::fields(&output, batch, &action);
+        let more = self::fields(&output, batch, &action, input.details_url);
         github.update_check_run(published.id, &more).await?;
     }
     let record = PublishedCheckRun {
@@ -100,16 +107,18 @@ pub async fn publish(
     })
 }
 
-/// A completed, neutral check run with `output` and one batch of its annotations.
+/// A completed, neutral check run with `output`, one batch of its annotations, and the details
+/// link.
 fn fields<'a>(
     output: &'a CheckRunOutput,
     annotations: &'a [Annotation],
     action: &'a render::Action,
+    details_url: Option<&'a str>,
 ) -> CheckRunFields<'a> {
     CheckRunFields {
         status: Some("completed"),
         conclusion: Some("neutral"),
-        details_url: None,
+        details_url,
         output: Some(CheckOutput {
             title: &output.title,
             summary: &output.summary,

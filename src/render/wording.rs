@@ -367,6 +367,15 @@ pub fn cooldown(minutes_left: u64) -> String {
     )
 }
 
+/// The line above a check run's summary when its Refresh button was pressed during the
+/// cooldown (the button gets no reply).
+pub fn cooldown_button(minutes_left: u64) -> String {
+    format!(
+        "Refreshed a moment ago: the Refresh button works again in {}.",
+        count(minutes_left.max(1) as usize, "minute", "minutes")
+    )
+}
+
 /// The reply to `/gitlore <word>` with a word gitlore does not know (`word` as typed: it is
 /// shown as code, capped).
 pub fn unknown_command(word: &str) -> String {

@@ -61,9 +61,14 @@ impl RepoJob<'_> {
         })
     }
 
-    /// The scheduled analysis (or the one after a backfill).
-    pub(super) async fn scheduled_analysis(&self) -> Result<()> {
-        self.analyse_and_publish(false).await.map(|_| ())
+    /// The scheduled analysis, or the one after a backfill: that one also gives the pull
+    /// requests open at the installation their check runs.
+    pub(super) async fn analysis(&self, job: &Analysis) -> Result<()> {
+        let resolved = self.analyse_and_publish(false).await?;
+        if job.reason == AnalysisReason::Backfill {
+            self.check_open_pull_requests(&resolved.config).await?;
+        }
+        Ok(())
     }
 
     /// Reads the repo config, analyses, and publishes the findings issue when the config wants
@@ -128,14 +133,15 @@ impl RepoJob<'_> {
     }
 
     /// The repo config. GitHub failing to answer for now (a network error, a 5xx, a rate limit)
-    /// is an error, so the job runs again later instead of publishing the defaults for one run;
+    /// or refusing gitlore's credentials (401) is an error, so the job runs again later instead
+    /// of publishing the defaults for one run;
     /// anything else wrong with the config (refused, not UTF-8, too large, invalid) means the
     /// defaults for what could not be used, and the issue says why. Every problem is logged,
     /// since the issue may be turned off.
     pub(super) async fn repo_config(&self) -> Result<Resolved> {
         let resolved = match fetch_config::fetch(&self.github).await {
             Ok(resolved) => resolved,
-            Err(error) if error.is_transient() => {
+            Err(error) if error.is_transient() || error.is_unauthorized() => {
                 let error = anyhow::Error::new(error);
                 return Err(error.context(format!("Cannot read the repo config of {}", self.repo)));
             }

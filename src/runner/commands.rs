@@ -44,14 +44,22 @@ impl RepoJob<'_> {
         }
         if !self.take_refresh_slot()? {
             tracing::info!(repo = %self.repo, author, "refresh refused: cooldown");
-            return self
-                .reply(source, &wording::cooldown(self.cooldown_minutes_left()?))
-                .await;
+            let minutes = self.cooldown_minutes_left()?;
+            if let CommandSource::CheckRun { .. } = source
+                && let Some((pr, sha)) = self.refreshed_head(source).await?
+            {
+                // The button gets no reply: its check run says why nothing happened.
+                let config = self.repo_config().await?.config;
+                let note = wording::cooldown_button(minutes);
+                return self.publish_check_run(&config, pr, &sha, Some(&note)).await;
+            }
+            return self.reply(source, &wording::cooldown(minutes)).await;
         }
         self.react(source, Reaction::Eyes).await?;
         let resolved = self.analyse_and_publish(true).await?;
-        if let Some((pr, sha)) = self.refreshed_head(source)? {
-            self.publish_check_run(&resolved.config, pr, &sha).await?;
+        if let Some((pr, sha)) = self.refreshed_head(source).await? {
+            self.publish_check_run(&resolved.config, pr, &sha, None)
+                .await?;
         }
         self.react(source, Reaction::Rocket).await
     }
@@ -82,14 +90,27 @@ impl RepoJob<'_> {
             .max(1))
     }
 
-    /// The pull request and head commit whose check run a refresh updates: the stored head of
-    /// the commented pull request, or the button's commit.
-    fn refreshed_head(&self, source: &CommandSource) -> Result<Option<(PrNumber, String)>> {
+    /// The pull request and head commit whose check run a refresh updates: the head of the
+    /// commented pull request (stored, or asked of GitHub for one opened before the installation;
+    /// none for an issue or a closed pull request), or the button's commit.
+    async fn refreshed_head(&self, source: &CommandSource) -> Result<Option<(PrNumber, String)>> {
         match source {
             CommandSource::Comment { pr, .. } => {
                 let stored =
                     repos::pull_request_head(&self.runner.store.reader()?, self.repo_id, *pr)?;
-                Ok(stored.map(|sha| (*pr, sha)))
+                if let Some(sha) = stored {
+                    return Ok(Some((*pr, sha)));
+                }
+                let pull = match self.github.pull_request(*pr).await {
+                    Err(error) if error.is_gone() => return Ok(None), // an issue
+                    pull => pull?,
+                };
+                let store = &self.runner.store;
+                store.write_derived(|tx| repos::upsert_pull_request(tx, self.repo_id, &pull))?;
+                Ok(pull
+                    .head_sha
+                    .filter(|_| pull.state == "open")
+                    .map(|sha| (*pr, sha)))
             }
             CommandSource::CheckRun { head_sha, prs, .. } => {
                 Ok(prs.first().map(|pr| (*pr, head_sha.clone())))

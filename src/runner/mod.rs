@@ -62,6 +62,9 @@ pub struct RunnerSettings {
     pub permission_ttl: Duration,
     /// Where the git history comes from; `None` analyses review comments alone.
     pub history: Option<HistorySource>,
+    /// The server's public URL (`GITLORE_PUBLIC_URL`): a check run's details link to the
+    /// repository's web page there.
+    pub public_url: Option<String>,
 }
 
 impl Default for RunnerSettings {
@@ -75,6 +78,7 @@ impl Default for RunnerSettings {
             refresh_cooldown: Duration::from_secs(10 * 60),
             permission_ttl: Duration::from_secs(5 * 60),
             history: None,
+            public_url: None,
         }
     }
 }
@@ -236,7 +240,11 @@ impl Runner {
                         .write_derived(|tx| jobs::fail(tx, job.id, &message))?;
                 } else {
                     let at = inner.settings.retry_at(now, job.attempts);
-                    tracing::warn!(job = job.id, kind = job.job.kind().as_str(), attempts = job.attempts, error = %message, "job failed: retrying later");
+                    if refused_credentials(&error) {
+                        tracing::error!(job = job.id, kind = job.job.kind().as_str(), attempts = job.attempts, error = %message, "GitHub refuses the App credentials (check GITLORE_APP_ID and the private key): the job runs again later");
+                    } else {
+                        tracing::warn!(job = job.id, kind = job.job.kind().as_str(), attempts = job.attempts, error = %message, "job failed: retrying later");
+                    }
                     inner
                         .store
                         .write_derived(|tx| jobs::retry_later(tx, job.id, &message, at))?;
@@ -245,6 +253,15 @@ impl Runner {
         }
         Ok(true)
     }
+}
+
+/// Whether GitHub refused gitlore's credentials somewhere in `error` (a 401): no retry helps
+/// until they change, so it is said as such.
+fn refused_credentials(error: &anyhow::Error) -> bool {
+    error
+        .chain()
+        .filter_map(|cause| cause.downcast_ref::<crate::github::error::Error>())
+        .any(crate::github::error::Error::is_unauthorized)
 }
 
 impl Runner {
@@ -298,7 +315,7 @@ impl Inner {
         };
         match &job.job {
             Job::Backfill(_) => context.backfill().await,
-            Job::Analysis(_) => context.scheduled_analysis().await,
+            Job::Analysis(job) => context.analysis(job).await,
             Job::CheckRun(check_run) => context.check_run(check_run).await,
             Job::Command(command) => context.command(command).await,
             Job::Dismissals(dismissals) => context.dismissals(dismissals).await,

@@ -63,8 +63,9 @@ pub fn router(state: AppState, webhook_path: &str) -> Router {
         .with_state(state)
 }
 
-/// `GET /healthz`: 200 while every part runs and deliveries can be stored; else 503 naming the
-/// parts that stopped, or why the store cannot be written.
+/// `GET /healthz`: 200 while every part runs, deliveries can be stored and GitHub accepts the
+/// App's credentials; else 503 naming the parts that stopped, why the store cannot be written,
+/// or that GitHub authentication fails.
 async fn healthz(State(state): State<AppState>) -> (StatusCode, String) {
     let dead = state.health.dead();
     if !dead.is_empty() {
@@ -74,10 +75,16 @@ async fn healthz(State(state): State<AppState>) -> (StatusCode, String) {
             format!("stopped: {parts}\n"),
         );
     }
-    match state.health.store_error() {
-        Some(error) => (
+    if let Some(error) = state.health.store_error() {
+        return (
             StatusCode::SERVICE_UNAVAILABLE,
             format!("cannot store deliveries: {error}\n"),
+        );
+    }
+    match state.health.github_auth_error() {
+        Some(error) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("GitHub authentication fails: {error}\n"),
         ),
         None => (StatusCode::OK, "ok\n".into()),
     }

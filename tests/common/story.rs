@@ -66,6 +66,7 @@ pub struct CheckRunSeen {
     pub summary: String,
     pub conclusion: String,
     pub annotations: Vec<serde_json::Value>,
+    pub details_url: Option<String>,
 }
 
 /// The findings issue as the fake holds it.
@@ -419,6 +420,7 @@ impl Story {
                     summary: r.summary.clone().unwrap_or_default(),
                     conclusion: r.conclusion.clone().unwrap_or_default(),
                     annotations: r.annotations.clone(),
+                    details_url: r.details_url.clone(),
                 })
                 .collect()
         })

@@ -259,6 +259,113 @@ pub fn issue(urls: &Urls, repo: &Repo, issue: &Issue) -> Value {
     value
 }
 
+/// A pull request as the pulls API lists it (GitHub's `pull-request-simple`).
+pub fn pull_simple(urls: &Urls, repo: &Repo, pull: &Pull) -> Value {
+    let issue = pull_as_issue(urls, repo, pull);
+    let full = repo.full_name();
+    let n = pull.number;
+    let api = |tail: &str| urls.api(&format!("/repos/{full}{tail}"));
+    let mut short_repo = repository(urls, repo);
+    let short = short_repo.as_object_mut().expect("an object");
+    for only_in_full in ["network_count", "subscribers_count"] {
+        short.remove(only_in_full);
+    }
+    let mut owner = owner(urls, &repo.owner, repo.id + 7_000_000);
+    owner["type"] = json!("Organization");
+    let branch = |name: &str, sha: &str| {
+        json!({
+            "label": format!("{}:{name}", repo.owner),
+            "ref": name,
+            "sha": sha,
+            "repo": short_repo,
+            "user": owner,
+        })
+    };
+    let href = |url: String| json!({ "href": url });
+    let url = api(&format!("/pulls/{n}"));
+    let mut value = json!({
+        "url": url,
+        "diff_url": urls.web(&format!("/{full}/pull/{n}.diff")),
+        "patch_url": urls.web(&format!("/{full}/pull/{n}.patch")),
+        "issue_url": api(&format!("/issues/{n}")),
+        "commits_url": api(&format!("/pulls/{n}/commits")),
+        "review_comments_url": api(&format!("/pulls/{n}/comments")),
+        "review_comment_url": api("/pulls/comments{/number}"),
+        "statuses_url": api(&format!("/statuses/{}", pull.head_sha)),
+        "merged_at": opt_time(pull.merged_at_ms),
+        "merge_commit_sha": null,
+        "requested_reviewers": [],
+        "requested_teams": [],
+        "head": branch(&pull.head_ref, &pull.head_sha),
+        "base": branch(&repo.default_branch, &format!("{:040x}", repo.id)),
+        "_links": {
+            "self": href(url.clone()),
+            "html": href(urls.web(&format!("/{full}/pull/{n}"))),
+            "issue": href(api(&format!("/issues/{n}"))),
+            "comments": href(api(&format!("/issues/{n}/comments"))),
+            "review_comments": href(api(&format!("/pulls/{n}/comments"))),
+            "review_comment": href(api("/pulls/comments{/number}")),
+            "commits": href(api(&format!("/pulls/{n}/commits"))),
+            "statuses": href(api(&format!("/statuses/{}", pull.head_sha))),
+        },
+        "auto_merge": null,
+        "draft": false,
+    });
+    for key in [
+        "id",
+        "node_id",
+        "html_url",
+        "comments_url",
+        "number",
+        "state",
+        "locked",
+        "title",
+        "user",
+        "body",
+        "labels",
+        "milestone",
+        "active_lock_reason",
+        "created_at",
+        "updated_at",
+        "closed_at",
+        "assignee",
+        "assignees",
+        "author_association",
+    ] {
+        value[key] = issue[key].clone();
+    }
+    value
+}
+
+/// A pull request as `GET /pulls/{n}` and webhooks show it (GitHub's `pull-request`).
+pub fn pull(urls: &Urls, repo: &Repo, pull: &Pull) -> Value {
+    let mut value = pull_simple(urls, repo, pull);
+    let changed = &pull.changed_files;
+    let review_comments: usize = pull.threads.iter().map(|t| t.comments.len()).sum();
+    let comments = repo
+        .issue_comments
+        .iter()
+        .filter(|c| c.issue_number == pull.number)
+        .count();
+    let extra = json!({
+        "merged": pull.merged,
+        "mergeable": null,
+        "rebaseable": null,
+        "mergeable_state": "unknown",
+        "merged_by": null,
+        "comments": comments,
+        "review_comments": review_comments,
+        "maintainer_can_modify": false,
+        "commits": 1,
+        "additions": changed.iter().map(|f| f.additions).sum::<u64>(),
+        "deletions": changed.iter().map(|f| f.deletions).sum::<u64>(),
+        "changed_files": changed.len(),
+    });
+    let object = value.as_object_mut().expect("an object");
+    object.extend(extra.as_object().expect("an object").clone());
+    value
+}
+
 /// A pull request as the issues API shows it (with its `pull_request` key).
 pub fn pull_as_issue(urls: &Urls, repo: &Repo, pull: &Pull) -> Value {
     let full = repo.full_name();

@@ -144,6 +144,8 @@ fn repo_route(
         ("POST", ["pulls", "comments", id, "reactions"]) => {
             issues::create_review_comment_reaction(model, urls, req, &key, id)
         }
+        ("GET", ["pulls"]) => repo::list_pulls(model, urls, req, &key),
+        ("GET", ["pulls", number]) => repo::get_pull(model, urls, &key, number),
         ("GET", ["pulls", number, "files"]) => repo::pull_files(model, urls, req, &key, number),
         ("GET", ["collaborators", login, "permission"]) => {
             repo::permission(model, urls, &key, login)

@@ -65,7 +65,7 @@ impl FakeGitHub {
             let pull = &r.pulls[&number];
             let mut payload = envelope(m, urls, r, action, &pull.author);
             payload["number"] = json!(number);
-            payload["pull_request"] = pull_json(urls, r, pull);
+            payload["pull_request"] = json::pull(urls, r, pull);
             Webhook {
                 event: "pull_request",
                 payload,
@@ -79,7 +79,7 @@ impl FakeGitHub {
             let r = m.repo(repo);
             let (pull, thread, comment) = find_review_comment(r, id);
             let mut payload = envelope(m, urls, r, action, &comment.author);
-            payload["pull_request"] = pull_json(urls, r, pull);
+            payload["pull_request"] = json::pull(urls, r, pull);
             payload["comment"] = review_comment_json(urls, r, pull, thread, comment);
             Webhook {
                 event: "pull_request_review_comment",
@@ -99,7 +99,7 @@ impl FakeGitHub {
                 .unwrap_or_else(|| panic!("the fake has no review {id}"));
             let full = r.full_name();
             let mut payload = envelope(m, urls, r, action, &review.author);
-            payload["pull_request"] = pull_json(urls, r, pull);
+            payload["pull_request"] = json::pull(urls, r, pull);
             payload["review"] = json!({
                 "id": review.id,
                 "node_id": review.node_id,
@@ -125,7 +125,7 @@ impl FakeGitHub {
             let r = m.repo(repo);
             let (pull, thread, comment) = find_review_comment(r, root);
             let mut payload = envelope(m, urls, r, action, &comment.author);
-            payload["pull_request"] = pull_json(urls, r, pull);
+            payload["pull_request"] = json::pull(urls, r, pull);
             let comments: Vec<Value> = thread
                 .comments
                 .iter()
@@ -350,23 +350,6 @@ fn short_repo(repo: &Repo) -> Value {
         "full_name": repo.full_name(),
         "private": repo.private,
     })
-}
-
-/// A pull request as webhooks show it.
-fn pull_json(urls: &Urls, repo: &Repo, pull: &Pull) -> Value {
-    let mut value = json::pull_as_issue(urls, repo, pull);
-    let object = value.as_object_mut().expect("an object");
-    object.remove("pull_request");
-    value["url"] = json!(urls.api(&format!(
-        "/repos/{}/pulls/{}",
-        repo.full_name(),
-        pull.number
-    )));
-    value["merged"] = json!(pull.merged);
-    value["merged_at"] = json!(pull.merged_at_ms.map(time));
-    value["head"] = json!({ "ref": pull.head_ref, "sha": pull.head_sha });
-    value["base"] = json!({ "ref": repo.default_branch });
-    value
 }
 
 /// Issue or pull request `number` as the issue of an `issue_comment` / `issues` event.

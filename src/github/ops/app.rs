@@ -1,4 +1,5 @@
-//! The App's own calls: which installation covers a repository, and the manifest conversion
+//! The App's own calls: whether GitHub accepts its credentials, which installation covers a
+//! repository, and the manifest conversion
 //! that registers the App (`gitlore setup`).
 
 use http::Method;
@@ -24,6 +25,12 @@ pub struct NewApp {
     pub client_secret: Secret,
 }
 
+/// The App as `GET /app` answers it.
+#[derive(Deserialize)]
+struct App {
+    slug: String,
+}
+
 /// An installation as GitHub answers it.
 #[derive(Deserialize)]
 struct Installation {
@@ -43,6 +50,16 @@ struct Conversion {
 }
 
 impl GitHub {
+    /// The App's slug, asked as the App (`GET /app`): whether GitHub accepts the App's id and
+    /// key. A GET: retried.
+    pub async fn app_slug(&self) -> Result<String> {
+        Ok(self
+            .call(Request::get("/app", As::App))
+            .await?
+            .json::<App>()?
+            .slug)
+    }
+
     /// The id of the installation of this App that covers `repo`, or `None` when the App is not
     /// installed there. Asked as the App; a GET: retried.
     pub async fn repo_installation(&self, repo: &RepoName) -> Result<Option<InstallationId>> {

@@ -1,5 +1,5 @@
-//! Repository reads: file contents on the default branch, a pull request's changed files, a
-//! collaborator's permission.
+//! Repository reads: file contents on the default branch, pull requests (one, a list, a pull
+//! request's changed files), a collaborator's permission.
 
 use serde_json::{Value, json};
 
@@ -67,6 +67,53 @@ pub(super) fn contents(
         return Reply::not_found();
     }
     Reply::json(200, Value::Array(entries))
+}
+
+/// `GET /pulls`: `state` open (the default), closed or all; `sort` created (the default) or
+/// updated; `direction` desc (the default) or asc; paginated.
+pub(super) fn list_pulls(model: &Model, urls: &Urls, req: &RestRequest<'_>, key: &str) -> Reply {
+    let repo = &model.repos[key];
+    let state = req.param("state").unwrap_or_else(|| "open".into());
+    let mut pulls: Vec<_> = repo
+        .pulls
+        .values()
+        .filter(|p| match state.as_str() {
+            "all" => true,
+            "closed" => !p.open,
+            _ => p.open,
+        })
+        .collect();
+    let updated = req.param("sort").as_deref() == Some("updated");
+    pulls.sort_by_key(|p| {
+        let at = if updated {
+            p.updated_at_ms
+        } else {
+            p.created_at_ms
+        };
+        (at, p.number)
+    });
+    if req.param("direction").as_deref() != Some("asc") {
+        pulls.reverse();
+    }
+    let items = pulls
+        .into_iter()
+        .map(|p| gh::pull_simple(urls, repo, p))
+        .collect();
+    paginate(
+        urls,
+        req,
+        &format!("/repositories/{}/pulls", repo.id),
+        items,
+    )
+}
+
+/// `GET /pulls/{number}`.
+pub(super) fn get_pull(model: &Model, urls: &Urls, key: &str, number: &str) -> Reply {
+    let repo = &model.repos[key];
+    match number.parse::<u64>().ok().and_then(|n| repo.pulls.get(&n)) {
+        Some(pull) => Reply::json(200, gh::pull(urls, repo, pull)),
+        None => Reply::not_found(),
+    }
 }
 
 pub(super) fn pull_files(
