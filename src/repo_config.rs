@@ -1,10 +1,13 @@
 //! The per-repository configuration `.github/gitlore.toml` (behaviour §4), read from the default
 //! branch, with the org's defaults from the same file in the org's `.github` repository.
 //!
-//! Typed, with every key optional; an unknown key or a wrong type is an error naming the file,
-//! the line and the reason. A broken file never stops anything: its error is kept (to be shown
-//! in the findings issue and the logs) and the configuration falls back to what is valid — the
-//! org defaults, else the built-in ones.
+//! Typed, with every key optional; an unknown key or section, a wrong type or value is a problem
+//! naming the file, the line, the section and the reason. A problem never stops anything and
+//! costs only its own key: every problem is kept (to be shown in the findings issue and the logs)
+//! and the file's valid keys still apply over the org defaults, else the built-in ones. Only text
+//! that is not TOML at all leaves the whole file out.
+
+use std::collections::HashMap;
 
 use serde::Deserialize;
 
@@ -152,15 +155,16 @@ pub struct Resolved {
 }
 
 /// Resolves a repository's configuration from the org file and the repo file (either may be
-/// absent), each given as `(source name, text)`. Repo keys override org keys one by one.
+/// absent), each given as `(source name, text)`. Repo keys override org keys one by one; a key
+/// with a problem is left out (the org's value or the default stands), the file's other keys
+/// still apply.
 pub fn resolve(org: Option<(&str, &str)>, repo: Option<(&str, &str)>) -> Resolved {
     let mut problems = Vec::new();
     let mut merged = toml::Table::new();
     for (source, text) in [org, repo].into_iter().flatten() {
-        match parse(source, text) {
-            Ok(table) => merge(&mut merged, table),
-            Err(problem) => problems.push(problem),
-        }
+        let (table, mut found) = parse(source, text);
+        merge(&mut merged, table);
+        problems.append(&mut found);
     }
     let config = toml::Value::Table(merged)
         .try_into::<RepoConfig>()
@@ -194,38 +198,115 @@ fn line_of_bytes(bytes: &[u8], offset: usize) -> usize {
         + 1
 }
 
-/// Parses and validates one file; on success returns its table for merging.
-fn parse(source: &str, text: &str) -> Result<toml::Table, ConfigProblem> {
-    let problem = |line, reason: String| ConfigProblem {
+/// The file's sections, as `RepoConfig` names them.
+const SECTIONS: &[&str] = &["publish", "issue", "schedule", "analysis"];
+
+/// Parses one file and checks it key by key: returns the valid keys, for merging, and a problem
+/// for each key or section that is not. Text that is not TOML keeps nothing.
+fn parse(source: &str, text: &str) -> (toml::Table, Vec<ConfigProblem>) {
+    let problem = |at: Option<usize>, reason: String| ConfigProblem {
         source: source.to_string(),
-        line,
+        line: at.map(|at| line_of(text, at)),
         reason,
     };
-    let typed: RepoConfig = toml::from_str(text).map_err(|error| {
-        let line = error.span().map(|span| line_of(text, span.start));
-        problem(line, error.message().trim().to_string())
-    })?;
+    let parsed = toml::de::DeTable::parse(text).and_then(|document| {
+        let table = toml::from_str::<toml::Table>(text)?;
+        Ok((key_offsets(document.get_ref()), table))
+    });
+    let (offsets, table) = match parsed {
+        Ok(parsed) => parsed,
+        Err(error) => {
+            let at = error.span().map(|span| span.start);
+            return (
+                toml::Table::new(),
+                vec![problem(
+                    at,
+                    format!("{} (the whole file is ignored)", error.message().trim()),
+                )],
+            );
+        }
+    };
+    let mut kept = toml::Table::new();
+    let mut problems = Vec::new();
+    for (section, value) in table {
+        let at = |key: Option<&str>| offsets.get(&(section.clone(), key.map(str::to_string)));
+        let keys = match value {
+            toml::Value::Table(keys) if SECTIONS.contains(&section.as_str()) => keys,
+            _ => {
+                problems.push(problem(
+                    at(None).copied(),
+                    format!(
+                        "there is no section [{section}] (it is ignored; the sections are {})",
+                        SECTIONS.join(", ")
+                    ),
+                ));
+                continue;
+            }
+        };
+        let mut valid = toml::Table::new();
+        for (key, value) in keys {
+            match check_key(&section, &key, &value) {
+                Ok(()) => {
+                    valid.insert(key, value);
+                }
+                Err(reason) => problems.push(problem(
+                    at(Some(&key)).copied(),
+                    format!("[{section}] {reason} (it is ignored)"),
+                )),
+            }
+        }
+        kept.insert(section, toml::Value::Table(valid));
+    }
+    (kept, problems)
+}
+
+/// Whether `key = value` is valid in `[section]`, alone: its type, and the values it allows.
+fn check_key(section: &str, key: &str, value: &toml::Value) -> Result<(), String> {
+    let mut keys = toml::Table::new();
+    keys.insert(key.to_string(), value.clone());
+    let mut single = toml::Table::new();
+    single.insert(section.to_string(), toml::Value::Table(keys));
+    let typed: RepoConfig =
+        toml::Value::Table(single)
+            .try_into()
+            .map_err(|error: toml::de::Error| match error.message().trim() {
+                unknown if unknown.starts_with("unknown field") => unknown.to_string(),
+                message => format!("`{key}`: {message}"),
+            })?;
     if let Some(bad) = typed
         .analysis
         .categories
         .iter()
         .find(|category| !CATEGORIES.contains(&category.as_str()))
     {
-        let line = text.find("categories").map(|at| line_of(text, at));
-        return Err(problem(
-            line,
-            format!(
-                "unknown category `{bad}`, expected one of {}",
-                CATEGORIES.join(", ")
-            ),
+        return Err(format!(
+            "unknown category `{bad}`, expected one of {}",
+            CATEGORIES.join(", ")
         ));
     }
     if typed.schedule.interval_hours == 0 {
-        let line = text.find("interval-hours").map(|at| line_of(text, at));
-        return Err(problem(line, "`interval-hours` must be at least 1".into()));
+        return Err("`interval-hours` must be at least 1".into());
     }
-    // It parsed as a RepoConfig, so it parses as a table.
-    toml::from_str(text).map_err(|error| problem(None, error.message().to_string()))
+    Ok(())
+}
+
+/// Where each section (`(section, None)`) and each key of a section (`(section, Some(key))`)
+/// is written in the file, as byte offsets.
+fn key_offsets(document: &toml::de::DeTable<'_>) -> HashMap<(String, Option<String>), usize> {
+    let mut offsets = HashMap::new();
+    for (section, value) in document {
+        let name = section.get_ref().to_string();
+        offsets.insert((name.clone(), None), section.span().start);
+        if let toml::de::DeValue::Table(keys) = value.get_ref() {
+            for (key, _) in keys {
+                offsets.insert(
+                    (name.clone(), Some(key.get_ref().to_string())),
+                    key.span().start,
+                );
+            }
+        }
+    }
+    offsets
 }
 
 /// Deep-merges `over` into `base`: tables merge key by key, anything else replaces.
@@ -286,9 +367,9 @@ mod tests {
     }
 
     #[test]
-    fn a_broken_repo_file_falls_back_to_the_org_defaults_and_says_where() {
+    fn a_repo_file_that_is_not_toml_falls_back_to_the_org_defaults_and_says_where() {
         let org = "[analysis]\nwindow-months = 6\n";
-        let repo = "[analysis]\nwindow-months = 3\nignore-path = [\"x\"]\n";
+        let repo = "[analysis]\nwindow-months = 3\nignore-paths = [\"x\"\n";
         let resolved = resolve(
             Some(("acme/.github:.github/gitlore.toml", org)),
             Some(("acme/app:.github/gitlore.toml", repo)),
@@ -299,10 +380,35 @@ mod tests {
             (problem.source.as_str(), problem.line),
             ("acme/app:.github/gitlore.toml", Some(3))
         );
-        assert!(
-            problem.reason.contains("unknown field `ignore-path`"),
-            "{problem}"
-        );
+    }
+
+    #[test]
+    fn a_misspelt_key_costs_only_itself_and_every_problem_is_reported() {
+        let repo = "[analysis]\nwindow-months = 0\nignore-path = [\"x\"]\n\n\
+                    [publish]\ncheck-runs = false\nissue = \"no\"\n\n\
+                    [schedul]\ninterval-hours = 2\n";
+        let resolved = resolve(None, Some(("acme/app:.github/gitlore.toml", repo)));
+        assert_eq!(resolved.config.analysis.window_months, 0);
+        let problems: Vec<String> = resolved.problems.iter().map(ToString::to_string).collect();
+        expect_test::expect![[r#"
+            [
+                "acme/app:.github/gitlore.toml line 3: [analysis] unknown field `ignore-path`, expected one of `window-months`, `ignore-paths`, `ignore-authors`, `noise-commands`, `reviewer-opt-out`, `categories`, `llm` (it is ignored)",
+                "acme/app:.github/gitlore.toml line 6: [publish] unknown field `check-runs`, expected `issue` or `check-run` (it is ignored)",
+                "acme/app:.github/gitlore.toml line 7: [publish] `issue`: invalid type: string \"no\", expected a boolean (it is ignored)",
+                "acme/app:.github/gitlore.toml line 9: there is no section [schedul] (it is ignored; the sections are publish, issue, schedule, analysis)",
+            ]
+        "#]]
+        .assert_debug_eq(&problems);
+    }
+
+    #[test]
+    fn a_bad_value_keeps_the_org_value_for_its_key() {
+        let org = "[schedule]\ninterval-hours = 6\n";
+        let repo = "[schedule]\ninterval-hours = 0\nmin-new-comments = 5\n";
+        let resolved = resolve(Some(("org", org)), Some(("repo", repo)));
+        let schedule = &resolved.config.schedule;
+        assert_eq!((schedule.interval_hours, schedule.min_new_comments), (6, 5));
+        assert_eq!(resolved.problems.len(), 1, "{:?}", resolved.problems);
     }
 
     #[test]

@@ -631,13 +631,37 @@ async fn a_config_over_a_megabyte_and_one_excluding_everything_are_shown() {
 #[tokio::test]
 async fn a_config_problem_is_logged_as_well_as_shown() {
     let story = Story::new().await;
-    story.set_repo_config("[publish]\nissue = false\n[analysis]\nwindow-months = \"twelve\"\n");
+    story.set_repo_config("[publish]\ncheck-run = false\n[analysis]\nwindow-months = \"twelve\"\n");
     let logs = capture_logs();
     story.install().await;
     let logs = logs.text();
     assert!(
         logs.contains("acme/widgets:.github/gitlore.toml line 4"),
         "{logs}"
+    );
+}
+
+#[tokio::test]
+async fn a_misspelt_key_keeps_the_rest_of_the_config_and_the_findings() {
+    // Reviewed three years ago: only a whole-history window finds anything.
+    let story = Story::reviewed(3 * 365 * 24 * HOUR_MS, true).await;
+    story.set_repo_config(
+        "[analysis]\nwindow-months = 0\nignore-path = [\"docs/**\"]\n[publsh]\nissue = true\n",
+    );
+    story.install().await;
+    assert!(
+        story.active_findings().len() >= 4,
+        "the window still applies"
+    );
+    let body = story.issue_body();
+    let problems: Vec<&str> = body
+        .lines()
+        .filter(|l| l.contains("Config problem"))
+        .collect();
+    assert_eq!(problems.len(), 2, "each problem shown: {body}");
+    assert!(
+        problems[0].contains("line 3: \\[analysis\\] unknown field `ignore-path`"),
+        "{body}"
     );
 }
 
