@@ -628,3 +628,79 @@ fn a_reader_that_stops_early_is_no_error() {
     assert!(out.status.success(), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn a_data_dir_belongs_to_the_repository_it_was_made_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let widgets = repository(dir.path());
+    let gadgets = dir.path().join("gadgets");
+    std::fs::create_dir(&gadgets).unwrap();
+    git(&gadgets, &["init", "-q"], "2021-01-01T00:00:00Z");
+    let data = dir.path().join("data");
+    let analyze = |repo: &Path| {
+        let args = ["analyze", repo.to_str().unwrap(), "--data-dir"];
+        gitlore(
+            dir.path(),
+            &[&args[..], &[data.to_str().unwrap()]].concat(),
+            &[],
+        )
+    };
+    let first = analyze(&widgets);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let second = analyze(&gadgets);
+    assert!(
+        !second.status.success(),
+        "gadgets analysed in widgets' store"
+    );
+    let stderr = text(&second.stderr).replace(data.to_str().unwrap(), "DATA");
+    expect_test::expect![[r#"
+        error: The data directory DATA holds the analysis of local/widgets, not of local/gadgets: give each repository its own --data-dir
+    "#]].assert_eq(&stderr);
+    assert!(
+        analyze(&widgets).status.success(),
+        "its own repository again"
+    );
+}
+
+#[test]
+fn a_clone_of_a_github_repository_is_stored_under_its_github_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    let origin = "https://github.com/acme/widgets.git";
+    git(
+        &repo,
+        &["remote", "add", "origin", origin],
+        "2021-06-01T00:00:00Z",
+    );
+    let (reviews, _) = reviews_file(dir.path());
+    let data = dir.path().join("data");
+    let data = data.to_str().unwrap();
+    let args = [
+        "analyze",
+        repo.to_str().unwrap(),
+        "--reviews",
+        reviews.to_str().unwrap(),
+    ];
+    let out = gitlore(
+        dir.path(),
+        &[&args[..], &["--data-dir", data]].concat(),
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let export = [
+        "export",
+        "--repo",
+        "acme/widgets",
+        "--format",
+        "md",
+        "--data-dir",
+        data,
+    ];
+    let out = gitlore(dir.path(), &export, &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("acme/widgets"),
+        "{}",
+        text(&out.stdout)
+    );
+}

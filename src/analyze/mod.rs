@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 use crate::analysis::theme_run::Models;
 use crate::analysis::{self, Request};
@@ -128,18 +128,21 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
     // HTTP clients are built inside the runtime: they start tasks of their own.
     let _runtime = runtime.enter();
 
-    let local_repo = reviews::local_repo(&repository::directory_name(path));
-    let origin = repository::github_origin(path);
+    let directory_repo = reviews::local_repo(&repository::directory_name(path));
     let (web, display_name) = match &input {
         Input::GitHub { repo, .. } => (
             Some(WebHome::for_api(&settings.github_api_url)),
             repo.clone(),
         ),
-        _ => match origin {
+        _ => match repository::github_origin(path) {
             Some(name) => (Some(WebHome::github_com()), name),
-            None => (None, local_repo.name.clone()),
+            None => (None, directory_repo.name.clone()),
         },
     };
+    if let Some(dir) = &args.data_dir {
+        check_store_holds_only(&store, dir, &display_name, &directory_repo.name)?;
+    }
+    let local_repo = reviews::repo_named(display_name.clone());
     let (repo_id, loaded) = match input {
         Input::GitHub { repo, token } => {
             let months = github::backfill_months(config.analysis.window_months, newest_commit, now);
@@ -276,6 +279,31 @@ fn window_words(window: &analysis::Window) -> String {
     match window.left_out {
         0 => dates,
         n => format!("{dates}; {n} older left out (--window-months 0 reads them)"),
+    }
+}
+
+/// Fails with one sentence naming both when the store in `dir` holds a repository other than
+/// `repo`: a kept store belongs to the repository it was made for. `local` is what earlier
+/// versions named a clone (`local/<directory>`), taken as the same repository: it is renamed.
+fn check_store_holds_only(
+    store: &Store,
+    dir: &Path,
+    repo: &RepoName,
+    local: &RepoName,
+) -> Result<()> {
+    let held = repos::names(&store.reader()?)?;
+    let same = |name: &String| {
+        [repo, local]
+            .iter()
+            .any(|ours| name.eq_ignore_ascii_case(ours.as_str()))
+    };
+    match held.iter().find(|name| !same(name)) {
+        None => Ok(()),
+        Some(other) => bail!(
+            "The data directory {} holds the analysis of {other}, not of {repo}: give each \
+             repository its own --data-dir",
+            dir.display()
+        ),
     }
 }
 
