@@ -16,6 +16,7 @@ use common::APP_ID;
 use common::cli::{REVIEWERS, THEME_FILES, gitlore_command};
 use common::corpus::{THEMES, UNRELATED};
 use common::git::git;
+use common::snapshot::line_containing;
 use fake_github::FakeGitHub;
 use gitlore::clock::ManualClock;
 use gitlore::domain::markers::FINDINGS_MARKER;
@@ -703,4 +704,90 @@ fn a_clone_of_a_github_repository_is_stored_under_its_github_name() {
         "{}",
         text(&out.stdout)
     );
+}
+
+#[test]
+fn a_shallow_clone_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    let shallow = dir.path().join("shallow");
+    let source = format!("file://{}", repo.display());
+    let clone = [
+        "clone",
+        "-q",
+        "--depth",
+        "1",
+        &source,
+        shallow.to_str().unwrap(),
+    ];
+    git(dir.path(), &clone, "2021-06-01T00:00:00Z");
+    let out = gitlore(dir.path(), &["analyze", shallow.to_str().unwrap()], &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr).replace(shallow.to_str().unwrap(), "PATH");
+    expect_test::expect!["analyze: warning: PATH is a shallow clone, so the history figures see only its 1 commit; `git fetch --unshallow` there reads the whole history"].assert_eq(&line_containing(&stderr, "shallow"));
+}
+
+#[test]
+fn an_uncommitted_config_is_said_to_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    std::fs::create_dir_all(repo.join(".github")).unwrap();
+    std::fs::write(
+        repo.join(".github/gitlore.toml"),
+        "[analysis]\nwindow-months = 0\n",
+    )
+    .unwrap();
+    let out = gitlore(dir.path(), &["analyze", repo.to_str().unwrap()], &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    expect_test::expect!["analyze: .github/gitlore.toml differs from the last commit: this run applies the working tree's version (the App reads the one on the default branch)"].assert_eq(&line_containing(&stderr, "gitlore.toml"));
+}
+
+#[test]
+fn the_summary_counts_the_comments_set_aside_as_noise() {
+    let (_dir, out, _) = analyze_corpus(&[]);
+    let stderr = text(&out.stderr);
+    let summary = line_containing(&stderr, "findings from");
+    let counts = &summary[summary.find("from").unwrap()..summary.find(" of ").unwrap()];
+    expect_test::expect!["from 48 review comments (2 more set aside as noise)"].assert_eq(counts);
+}
+
+/// A history-only run over code, a changelog, a lockfile and a lint config all changed often,
+/// with `src/generated.rs` ignored by the repository's config.
+fn history_notes_of_busy_bookkeeping() -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("busy");
+    let files = |i: i64| {
+        let mut files = vec!["CHANGES.rst", "Cargo.lock", ".pre-commit-config.yaml"];
+        files.extend(if i % 2 == 0 {
+            ["src/generated.rs", "src/engine.rs"]
+        } else {
+            ["src/generated.rs"; 2]
+        });
+        files
+    };
+    common::git::history(&repo, 1_600_000_000, 30, files);
+    std::fs::create_dir_all(repo.join(".github")).unwrap();
+    let config = "[analysis]\nignore-paths = [\"src/generated.rs\"]\n";
+    std::fs::write(repo.join(".github/gitlore.toml"), config).unwrap();
+    git(&repo, &["add", "-A"], "2021-01-01T00:00:00Z");
+    git(
+        &repo,
+        &["commit", "-q", "-m", "Config"],
+        "2021-01-01T00:00:00Z",
+    );
+    let out = gitlore(dir.path(), &["analyze", repo.to_str().unwrap()], &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+#[test]
+fn history_notes_name_code_hotspots_only() {
+    let body = history_notes_of_busy_bookkeeping();
+    let hotspots: Vec<&str> = body.lines().filter(|l| l.contains("Hotspot:")).collect();
+    expect_test::expect![[r#"
+        [
+            "> **Note:** Hotspot: src/engine.rs changed in 15 commits, 0 of them fixes (0%), last on 2020-10-11.",
+        ]
+    "#]].assert_debug_eq(&hotspots);
 }

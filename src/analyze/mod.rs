@@ -34,6 +34,7 @@ use crate::domain::{RepoName, UnixMs};
 use crate::export::{self, Format};
 use crate::ingest::{self, Memo};
 use crate::knowledge::embed::remote::RemoteEmbedder;
+use crate::knowledge::exclude::Exclusions;
 use crate::lessons;
 use crate::llm::LlmClient;
 use crate::render::links::LinkStyle;
@@ -115,6 +116,12 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
     let (_temporary, data_dir) = data_dir(args.data_dir.as_deref())?;
     let store = Arc::new(Store::open(&store::database_path(&data_dir))?);
     let local = local_config(path);
+    if path.join(CONFIG_FILE).exists() && repository::has_uncommitted_changes(path, CONFIG_FILE) {
+        eprintln!(
+            "analyze: {CONFIG_FILE} differs from the last commit: this run applies the working \
+             tree's version (the App reads the one on the default branch)"
+        );
+    }
     let mut config = local.config;
     if let Some(months) = args.window_months {
         config.analysis.window_months = months;
@@ -178,11 +185,19 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
     let read_at = Instant::now();
     let history = history_progress::read(&store, repo_id, path)?;
     eprintln!(
-        "analyze: {} commits analysed ({} read from git) in {:.1} s",
-        history.commits,
+        "analyze: {} analysed ({} read from git) in {:.1} s",
+        count(history.commits, "commit", "commits"),
         history.commits_read,
         read_at.elapsed().as_secs_f64()
     );
+    if repository::is_shallow(path) {
+        eprintln!(
+            "analyze: warning: {} is a shallow clone, so the history figures see only its {}; \
+             `git fetch --unshallow` there reads the whole history",
+            path.display(),
+            count(history.commits, "commit", "commits")
+        );
+    }
 
     let newest_comment = inputs::newest_comment_at(&store.reader()?, repo_id)?;
     let llm = settings.llm.clone().map(LlmClient::new).transpose()?;
@@ -209,17 +224,22 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
     eprintln!("analyze: finding themes and writing findings");
     let analysed_at = Instant::now();
     let outcome = runtime.block_on(analysis::run(&store, &request))?;
+    let comments = inputs::list(&store.reader()?, repo_id)?;
+    let noise = comments.iter().filter(|c| c.noise.is_some()).count();
     eprintln!(
-        "analyze: {}, {} from {} of {} in {:.1} s ({:.1} s in all)",
+        "analyze: {}, {} from {}{} of {} in {:.1} s ({:.1} s in all)",
         count(outcome.themes.themes.len(), "theme", "themes"),
         count(outcome.listing.active.len(), "finding", "findings"),
         count(outcome.comments.len(), "review comment", "review comments"),
+        match noise {
+            0 => String::new(),
+            n => format!(" ({n} more set aside as noise)"),
+        },
         window_words(&outcome.window),
         analysed_at.elapsed().as_secs_f64(),
         started.elapsed().as_secs_f64()
     );
 
-    let comments = inputs::list(&store.reader()?, repo_id)?;
     let input_ids: HashMap<i64, String> = comments
         .iter()
         .map(|c| (c.id, loaded.input_id(c)))
@@ -240,7 +260,8 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
                 head: history.head.as_deref(),
                 config_problems: &local.problems,
                 notes: if outcome.comments.is_empty() {
-                    history_notes::notes(&history)
+                    let exclusions = Exclusions::from_config(&config.analysis);
+                    history_notes::notes(&exclusions.filter_history(&history))
                 } else {
                     Vec::new()
                 },
