@@ -22,12 +22,13 @@ use gitlore::analysis::Outcome;
 use gitlore::clock::Clock;
 use gitlore::domain::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
 use gitlore::domain::{InstallationId, RepoId, RepoName, UnixMs};
+use gitlore::llm::{LlmClient, LlmSettings, Provider};
 use gitlore::publish::{IssueContext, issue, issue_view, link_style};
 use gitlore::render::issue::{MAX_BODY_LEN, render_issue};
 use gitlore::repo_config::RepoConfig;
-use gitlore::runner::RunnerSettings;
+use gitlore::runner::{Models, RunnerSettings};
 use gitlore::scheduler;
-use gitlore::store::{findings, publications};
+use gitlore::store::{findings, publications, run_reports};
 use story::{HOUR_MS, INSTALLATION, MINUTE_MS, PATHS, REPO, Story, eventually};
 
 #[tokio::test]
@@ -662,6 +663,44 @@ async fn a_misspelt_key_keeps_the_rest_of_the_config_and_the_findings() {
     assert!(
         problems[0].contains("line 3: \\[analysis\\] unknown field `ignore-path`"),
         "{body}"
+    );
+}
+
+#[tokio::test]
+async fn a_model_out_of_reach_is_noted_without_its_address() {
+    let mut story = Story::new().await;
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = closed.local_addr().unwrap().to_string();
+    drop(closed); // nothing listens there: the model cannot be reached
+    let llm = LlmClient::new(LlmSettings {
+        provider: Provider::OpenAi,
+        base_url: format!("http://{address}/v1"),
+        api_key: None,
+        model: "m".into(),
+        timeout: Duration::from_secs(5),
+        max_tokens: 100,
+        context_tokens: 128_000,
+        max_retry_wait: Duration::ZERO,
+        daily_tokens: None,
+    })
+    .unwrap();
+    story.set_models(Models {
+        llm: Some(llm),
+        embedder: None,
+    });
+    story.install().await;
+    let body = story.issue_body();
+    let notes: Vec<&str> = body.lines().filter(|l| l.contains("**Note:**")).collect();
+    assert!(!notes.is_empty(), "the fallback is noted: {body}");
+    assert!(!body.contains(&address), "{body}");
+    let report = run_reports::load(&story.app.db(), RepoId(story.repo_id))
+        .unwrap()
+        .unwrap();
+    assert!(!report.notes.is_empty(), "the web page notes it too");
+    assert!(
+        !format!("{:?}", report.notes).contains(&address),
+        "{:?}",
+        report.notes
     );
 }
 

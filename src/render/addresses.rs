@@ -1,8 +1,8 @@
 //! Addresses withheld from published notes. A note (the LLM fell back, the embedder failed)
 //! quotes the error it met, and errors name the address they could not reach — a model or
-//! embedder on the private network. The findings issue may be public, so every URL and every
-//! host given with a port or as an IP address becomes `‹address withheld›`; the server's log
-//! keeps the full error.
+//! embedder on the private network. The findings issue and the web page may be public, so every
+//! URL and every host given with a port or as an IP address becomes `‹address withheld›`; the
+//! server's log keeps the full error.
 
 /// What stands in for a withheld address.
 pub const WITHHELD: &str = "‹address withheld›";
