@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::domain::markers;
 
@@ -17,7 +17,7 @@ use crate::domain::markers;
 pub const CONFIG_PATH: &str = ".github/gitlore.toml";
 
 /// One repository's effective configuration.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RepoConfig {
     pub publish: Publish,
@@ -27,7 +27,7 @@ pub struct RepoConfig {
 }
 
 /// Which outputs gitlore writes.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Publish {
     /// The pinned findings issue.
@@ -37,7 +37,7 @@ pub struct Publish {
 }
 
 /// The findings issue's title and label.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct IssueSettings {
     pub title: String,
@@ -45,7 +45,7 @@ pub struct IssueSettings {
 }
 
 /// When the scheduler re-analyses the repository (behaviour §6).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Schedule {
     /// The longest time between two runs when anything changed, in hours.
@@ -55,7 +55,7 @@ pub struct Schedule {
 }
 
 /// What the analysis reads and shows.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Analysis {
     /// How far back review comments count, in months (0 = everything).
@@ -152,6 +152,24 @@ impl std::fmt::Display for ConfigProblem {
 pub struct Resolved {
     pub config: RepoConfig,
     pub problems: Vec<ConfigProblem>,
+    /// Whether the repository's own file was there but left out as a whole (not TOML, not
+    /// UTF-8, too large, refused): the last good configuration may then stand in for it.
+    pub repo_file_unused: bool,
+}
+
+impl Resolved {
+    /// `last_good` in place of a repository file left out as a whole, its problem saying so.
+    pub fn with_last_good(mut self, last_good: RepoConfig) -> Resolved {
+        if self.repo_file_unused {
+            self.config = last_good;
+            for problem in &mut self.problems {
+                problem
+                    .reason
+                    .push_str("; the last good configuration applies");
+            }
+        }
+        self
+    }
 }
 
 /// Resolves a repository's configuration from the org file and the repo file (either may be
@@ -161,15 +179,23 @@ pub struct Resolved {
 pub fn resolve(org: Option<(&str, &str)>, repo: Option<(&str, &str)>) -> Resolved {
     let mut problems = Vec::new();
     let mut merged = toml::Table::new();
+    let mut repo_file_unused = false;
     for (source, text) in [org, repo].into_iter().flatten() {
         let (table, mut found) = parse(source, text);
-        merge(&mut merged, table);
+        match table {
+            Some(table) => merge(&mut merged, table),
+            None => repo_file_unused = repo.is_some_and(|(repo, _)| repo == source),
+        }
         problems.append(&mut found);
     }
     let config = toml::Value::Table(merged)
         .try_into::<RepoConfig>()
         .unwrap_or_default();
-    Resolved { config, problems }
+    Resolved {
+        config,
+        problems,
+        repo_file_unused,
+    }
 }
 
 /// A config file's text: UTF-8, without a byte-order mark; anything else is a problem naming
@@ -202,8 +228,8 @@ fn line_of_bytes(bytes: &[u8], offset: usize) -> usize {
 const SECTIONS: &[&str] = &["publish", "issue", "schedule", "analysis"];
 
 /// Parses one file and checks it key by key: returns the valid keys, for merging, and a problem
-/// for each key or section that is not. Text that is not TOML keeps nothing.
-fn parse(source: &str, text: &str) -> (toml::Table, Vec<ConfigProblem>) {
+/// for each key or section that is not. Text that is not TOML keeps nothing (`None`).
+fn parse(source: &str, text: &str) -> (Option<toml::Table>, Vec<ConfigProblem>) {
     let problem = |at: Option<usize>, reason: String| ConfigProblem {
         source: source.to_string(),
         line: at.map(|at| line_of(text, at)),
@@ -218,7 +244,7 @@ fn parse(source: &str, text: &str) -> (toml::Table, Vec<ConfigProblem>) {
         Err(error) => {
             let at = error.span().map(|span| span.start);
             return (
-                toml::Table::new(),
+                None,
                 vec![problem(
                     at,
                     format!("{} (the whole file is ignored)", error.message().trim()),
@@ -257,7 +283,7 @@ fn parse(source: &str, text: &str) -> (toml::Table, Vec<ConfigProblem>) {
         }
         kept.insert(section, toml::Value::Table(valid));
     }
-    (kept, problems)
+    (Some(kept), problems)
 }
 
 /// Whether `key = value` is valid in `[section]`, alone: its type, and the values it allows.

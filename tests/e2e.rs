@@ -667,6 +667,28 @@ async fn a_misspelt_key_keeps_the_rest_of_the_config_and_the_findings() {
 }
 
 #[tokio::test]
+async fn a_config_that_is_not_toml_leaves_the_last_good_one_in_force() {
+    let story = Story::reviewed(3 * 365 * 24 * HOUR_MS, true).await;
+    story.set_repo_config("[analysis]\nwindow-months = 0\n");
+    story.install().await;
+    let before = story.active_findings().len();
+    assert!(before >= 4, "the whole history's findings");
+    story.set_repo_config("[analysis]\nwindow-months = 0\nignore-paths = [\"docs/**\"\n");
+    story.refresh_by("maria", None).await;
+    assert_eq!(
+        story.active_findings().len(),
+        before,
+        "the last good config still applies"
+    );
+    let body = story.issue_body();
+    let problem = line_containing(&body, "Config problem");
+    assert!(
+        problem.contains("the last good configuration applies"),
+        "{problem}"
+    );
+}
+
+#[tokio::test]
 async fn a_model_out_of_reach_is_noted_without_its_address() {
     let mut story = Story::new().await;
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -379,6 +379,7 @@ fn local_config(path: &Path) -> Resolved {
         Some(Err(problem)) => Resolved {
             config: Default::default(),
             problems: vec![problem],
+            repo_file_unused: true,
         },
         Some(Ok(text)) => repo_config::resolve(None, Some((CONFIG_FILE, &text))),
         None => repo_config::resolve(None, None),

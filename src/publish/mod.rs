@@ -178,6 +178,7 @@ pub fn run_report(
             .iter()
             .map(|note| withhold_addresses(note))
             .collect(),
+        config: Some(config.clone()),
     }
 }
 
