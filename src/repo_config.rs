@@ -128,7 +128,8 @@ pub const CATEGORIES: &[&str] = &[
     "reviewer_focus",
 ];
 
-/// A configuration file that could not be used, worded for a maintainer (markdown-safe).
+/// A key, section or whole configuration file that could not be used, worded for a maintainer
+/// (markdown-safe).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigProblem {
     /// Which file: `owner/repo:.github/gitlore.toml`.
