@@ -791,3 +791,32 @@ fn history_notes_name_code_hotspots_only() {
         ]
     "#]].assert_debug_eq(&hotspots);
 }
+
+#[test]
+fn a_store_named_after_the_directory_takes_the_github_name_once_known() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    let data = dir.path().join("data");
+    let data = data.to_str().unwrap();
+    let analyze = ["analyze", repo.to_str().unwrap(), "--data-dir", data];
+    assert!(gitlore(dir.path(), &analyze, &[]).status.success());
+    let origin = "git@github.com:acme/widgets.git";
+    git(
+        &repo,
+        &["remote", "add", "origin", origin],
+        "2021-06-01T00:00:00Z",
+    );
+    let out = gitlore(dir.path(), &analyze, &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let export = [
+        "export",
+        "--repo",
+        "acme/widgets",
+        "--format",
+        "md",
+        "--data-dir",
+        data,
+    ];
+    let out = gitlore(dir.path(), &export, &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
