@@ -1,12 +1,15 @@
 //! The per-repository configuration `.github/gitlore.toml` (behaviour §4), read from the default
 //! branch, with the org's defaults from the same file in the org's `.github` repository.
 //!
-//! Typed, with every key optional; an unknown key or a wrong type is an error naming the file,
-//! the line and the reason. A broken file never stops anything: its error is kept (to be shown
-//! in the findings issue and the logs) and the configuration falls back to what is valid — the
-//! org defaults, else the built-in ones.
+//! Typed, with every key optional; an unknown key or section, a wrong type or value is a problem
+//! naming the file, the line, the section and the reason. A problem never stops anything and
+//! costs only its own key: every problem is kept (to be shown in the findings issue and the logs)
+//! and the file's valid keys still apply over the org defaults, else the built-in ones. Only text
+//! that is not TOML at all leaves the whole file out.
 
-use serde::Deserialize;
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
 
 use crate::domain::markers;
 
@@ -14,7 +17,7 @@ use crate::domain::markers;
 pub const CONFIG_PATH: &str = ".github/gitlore.toml";
 
 /// One repository's effective configuration.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RepoConfig {
     pub publish: Publish,
@@ -24,7 +27,7 @@ pub struct RepoConfig {
 }
 
 /// Which outputs gitlore writes.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Publish {
     /// The pinned findings issue.
@@ -34,7 +37,7 @@ pub struct Publish {
 }
 
 /// The findings issue's title and label.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct IssueSettings {
     pub title: String,
@@ -42,7 +45,7 @@ pub struct IssueSettings {
 }
 
 /// When the scheduler re-analyses the repository (behaviour §6).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Schedule {
     /// The longest time between two runs when anything changed, in hours.
@@ -52,7 +55,7 @@ pub struct Schedule {
 }
 
 /// What the analysis reads and shows.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Analysis {
     /// How far back review comments count, in months (0 = everything).
@@ -125,7 +128,8 @@ pub const CATEGORIES: &[&str] = &[
     "reviewer_focus",
 ];
 
-/// A configuration file that could not be used, worded for a maintainer (markdown-safe).
+/// A key, section or whole configuration file that could not be used, worded for a maintainer
+/// (markdown-safe).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigProblem {
     /// Which file: `owner/repo:.github/gitlore.toml`.
@@ -149,23 +153,50 @@ impl std::fmt::Display for ConfigProblem {
 pub struct Resolved {
     pub config: RepoConfig,
     pub problems: Vec<ConfigProblem>,
+    /// Whether the repository's own file was there but left out as a whole (not TOML, not
+    /// UTF-8, too large, refused): the last good configuration may then stand in for it.
+    pub repo_file_unused: bool,
+}
+
+impl Resolved {
+    /// `last_good` in place of a repository file left out as a whole, its problem saying so.
+    pub fn with_last_good(mut self, last_good: RepoConfig) -> Resolved {
+        if self.repo_file_unused {
+            self.config = last_good;
+            for problem in &mut self.problems {
+                problem
+                    .reason
+                    .push_str("; the last good configuration applies");
+            }
+        }
+        self
+    }
 }
 
 /// Resolves a repository's configuration from the org file and the repo file (either may be
-/// absent), each given as `(source name, text)`. Repo keys override org keys one by one.
+/// absent), each given as `(source name, text)`. Repo keys override org keys one by one; a key
+/// with a problem is left out (the org's value or the default stands), the file's other keys
+/// still apply.
 pub fn resolve(org: Option<(&str, &str)>, repo: Option<(&str, &str)>) -> Resolved {
     let mut problems = Vec::new();
     let mut merged = toml::Table::new();
+    let mut repo_file_unused = false;
     for (source, text) in [org, repo].into_iter().flatten() {
-        match parse(source, text) {
-            Ok(table) => merge(&mut merged, table),
-            Err(problem) => problems.push(problem),
+        let (table, mut found) = parse(source, text);
+        match table {
+            Some(table) => merge(&mut merged, table),
+            None => repo_file_unused = repo.is_some_and(|(repo, _)| repo == source),
         }
+        problems.append(&mut found);
     }
     let config = toml::Value::Table(merged)
         .try_into::<RepoConfig>()
         .unwrap_or_default();
-    Resolved { config, problems }
+    Resolved {
+        config,
+        problems,
+        repo_file_unused,
+    }
 }
 
 /// A config file's text: UTF-8, without a byte-order mark; anything else is a problem naming
@@ -194,38 +225,115 @@ fn line_of_bytes(bytes: &[u8], offset: usize) -> usize {
         + 1
 }
 
-/// Parses and validates one file; on success returns its table for merging.
-fn parse(source: &str, text: &str) -> Result<toml::Table, ConfigProblem> {
-    let problem = |line, reason: String| ConfigProblem {
+/// The file's sections, as `RepoConfig` names them.
+const SECTIONS: &[&str] = &["publish", "issue", "schedule", "analysis"];
+
+/// Parses one file and checks it key by key: returns the valid keys, for merging, and a problem
+/// for each key or section that is not. Text that is not TOML keeps nothing (`None`).
+fn parse(source: &str, text: &str) -> (Option<toml::Table>, Vec<ConfigProblem>) {
+    let problem = |at: Option<usize>, reason: String| ConfigProblem {
         source: source.to_string(),
-        line,
+        line: at.map(|at| line_of(text, at)),
         reason,
     };
-    let typed: RepoConfig = toml::from_str(text).map_err(|error| {
-        let line = error.span().map(|span| line_of(text, span.start));
-        problem(line, error.message().trim().to_string())
-    })?;
+    let parsed = toml::de::DeTable::parse(text).and_then(|document| {
+        let table = toml::from_str::<toml::Table>(text)?;
+        Ok((key_offsets(document.get_ref()), table))
+    });
+    let (offsets, table) = match parsed {
+        Ok(parsed) => parsed,
+        Err(error) => {
+            let at = error.span().map(|span| span.start);
+            return (
+                None,
+                vec![problem(
+                    at,
+                    format!("{} (the whole file is ignored)", error.message().trim()),
+                )],
+            );
+        }
+    };
+    let mut kept = toml::Table::new();
+    let mut problems = Vec::new();
+    for (section, value) in table {
+        let at = |key: Option<&str>| offsets.get(&(section.clone(), key.map(str::to_string)));
+        let keys = match value {
+            toml::Value::Table(keys) if SECTIONS.contains(&section.as_str()) => keys,
+            _ => {
+                problems.push(problem(
+                    at(None).copied(),
+                    format!(
+                        "there is no section [{section}] (it is ignored; the sections are {})",
+                        SECTIONS.join(", ")
+                    ),
+                ));
+                continue;
+            }
+        };
+        let mut valid = toml::Table::new();
+        for (key, value) in keys {
+            match check_key(&section, &key, &value) {
+                Ok(()) => {
+                    valid.insert(key, value);
+                }
+                Err(reason) => problems.push(problem(
+                    at(Some(&key)).copied(),
+                    format!("[{section}] {reason} (it is ignored)"),
+                )),
+            }
+        }
+        kept.insert(section, toml::Value::Table(valid));
+    }
+    (Some(kept), problems)
+}
+
+/// Whether `key = value` is valid in `[section]`, alone: its type, and the values it allows.
+fn check_key(section: &str, key: &str, value: &toml::Value) -> Result<(), String> {
+    let mut keys = toml::Table::new();
+    keys.insert(key.to_string(), value.clone());
+    let mut single = toml::Table::new();
+    single.insert(section.to_string(), toml::Value::Table(keys));
+    let typed: RepoConfig =
+        toml::Value::Table(single)
+            .try_into()
+            .map_err(|error: toml::de::Error| match error.message().trim() {
+                unknown if unknown.starts_with("unknown field") => unknown.to_string(),
+                message => format!("`{key}`: {message}"),
+            })?;
     if let Some(bad) = typed
         .analysis
         .categories
         .iter()
         .find(|category| !CATEGORIES.contains(&category.as_str()))
     {
-        let line = text.find("categories").map(|at| line_of(text, at));
-        return Err(problem(
-            line,
-            format!(
-                "unknown category `{bad}`, expected one of {}",
-                CATEGORIES.join(", ")
-            ),
+        return Err(format!(
+            "unknown category `{bad}`, expected one of {}",
+            CATEGORIES.join(", ")
         ));
     }
     if typed.schedule.interval_hours == 0 {
-        let line = text.find("interval-hours").map(|at| line_of(text, at));
-        return Err(problem(line, "`interval-hours` must be at least 1".into()));
+        return Err("`interval-hours` must be at least 1".into());
     }
-    // It parsed as a RepoConfig, so it parses as a table.
-    toml::from_str(text).map_err(|error| problem(None, error.message().to_string()))
+    Ok(())
+}
+
+/// Where each section (`(section, None)`) and each key of a section (`(section, Some(key))`)
+/// is written in the file, as byte offsets.
+fn key_offsets(document: &toml::de::DeTable<'_>) -> HashMap<(String, Option<String>), usize> {
+    let mut offsets = HashMap::new();
+    for (section, value) in document {
+        let name = section.get_ref().to_string();
+        offsets.insert((name.clone(), None), section.span().start);
+        if let toml::de::DeValue::Table(keys) = value.get_ref() {
+            for (key, _) in keys {
+                offsets.insert(
+                    (name.clone(), Some(key.get_ref().to_string())),
+                    key.span().start,
+                );
+            }
+        }
+    }
+    offsets
 }
 
 /// Deep-merges `over` into `base`: tables merge key by key, anything else replaces.
@@ -286,9 +394,9 @@ mod tests {
     }
 
     #[test]
-    fn a_broken_repo_file_falls_back_to_the_org_defaults_and_says_where() {
+    fn a_repo_file_that_is_not_toml_falls_back_to_the_org_defaults_and_says_where() {
         let org = "[analysis]\nwindow-months = 6\n";
-        let repo = "[analysis]\nwindow-months = 3\nignore-path = [\"x\"]\n";
+        let repo = "[analysis]\nwindow-months = 3\nignore-paths = [\"x\"\n";
         let resolved = resolve(
             Some(("acme/.github:.github/gitlore.toml", org)),
             Some(("acme/app:.github/gitlore.toml", repo)),
@@ -299,10 +407,35 @@ mod tests {
             (problem.source.as_str(), problem.line),
             ("acme/app:.github/gitlore.toml", Some(3))
         );
-        assert!(
-            problem.reason.contains("unknown field `ignore-path`"),
-            "{problem}"
-        );
+    }
+
+    #[test]
+    fn a_misspelt_key_costs_only_itself_and_every_problem_is_reported() {
+        let repo = "[analysis]\nwindow-months = 0\nignore-path = [\"x\"]\n\n\
+                    [publish]\ncheck-runs = false\nissue = \"no\"\n\n\
+                    [schedul]\ninterval-hours = 2\n";
+        let resolved = resolve(None, Some(("acme/app:.github/gitlore.toml", repo)));
+        assert_eq!(resolved.config.analysis.window_months, 0);
+        let problems: Vec<String> = resolved.problems.iter().map(ToString::to_string).collect();
+        expect_test::expect![[r#"
+            [
+                "acme/app:.github/gitlore.toml line 3: [analysis] unknown field `ignore-path`, expected one of `window-months`, `ignore-paths`, `ignore-authors`, `noise-commands`, `reviewer-opt-out`, `categories`, `llm` (it is ignored)",
+                "acme/app:.github/gitlore.toml line 6: [publish] unknown field `check-runs`, expected `issue` or `check-run` (it is ignored)",
+                "acme/app:.github/gitlore.toml line 7: [publish] `issue`: invalid type: string \"no\", expected a boolean (it is ignored)",
+                "acme/app:.github/gitlore.toml line 9: there is no section [schedul] (it is ignored; the sections are publish, issue, schedule, analysis)",
+            ]
+        "#]]
+        .assert_debug_eq(&problems);
+    }
+
+    #[test]
+    fn a_bad_value_keeps_the_org_value_for_its_key() {
+        let org = "[schedule]\ninterval-hours = 6\n";
+        let repo = "[schedule]\ninterval-hours = 0\nmin-new-comments = 5\n";
+        let resolved = resolve(Some(("org", org)), Some(("repo", repo)));
+        let schedule = &resolved.config.schedule;
+        assert_eq!((schedule.interval_hours, schedule.min_new_comments), (6, 5));
+        assert_eq!(resolved.problems.len(), 1, "{:?}", resolved.problems);
     }
 
     #[test]

@@ -860,3 +860,194 @@ fn the_example_ignores_a_configured_model() {
     };
     assert_eq!(timeless(&with_model), timeless(&built_in));
 }
+
+#[test]
+fn a_data_dir_belongs_to_the_repository_it_was_made_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let widgets = repository(dir.path());
+    let gadgets = dir.path().join("gadgets");
+    std::fs::create_dir(&gadgets).unwrap();
+    git(&gadgets, &["init", "-q"], "2021-01-01T00:00:00Z");
+    let data = dir.path().join("data");
+    let analyze = |repo: &Path| {
+        let args = ["analyze", repo.to_str().unwrap(), "--data-dir"];
+        gitlore(
+            dir.path(),
+            &[&args[..], &[data.to_str().unwrap()]].concat(),
+            &[],
+        )
+    };
+    let first = analyze(&widgets);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let second = analyze(&gadgets);
+    assert!(
+        !second.status.success(),
+        "gadgets analysed in widgets' store"
+    );
+    let stderr = text(&second.stderr).replace(data.to_str().unwrap(), "DATA");
+    expect_test::expect![[r#"
+        error: The data directory DATA holds the analysis of local/widgets, not of local/gadgets: give each repository its own --data-dir
+    "#]].assert_eq(&stderr);
+    assert!(
+        analyze(&widgets).status.success(),
+        "its own repository again"
+    );
+}
+
+#[test]
+fn a_clone_of_a_github_repository_is_stored_under_its_github_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    let origin = "https://github.com/acme/widgets.git";
+    git(
+        &repo,
+        &["remote", "add", "origin", origin],
+        "2021-06-01T00:00:00Z",
+    );
+    let (reviews, _) = reviews_file(dir.path());
+    let data = dir.path().join("data");
+    let data = data.to_str().unwrap();
+    let args = [
+        "analyze",
+        repo.to_str().unwrap(),
+        "--reviews",
+        reviews.to_str().unwrap(),
+    ];
+    let out = gitlore(
+        dir.path(),
+        &[&args[..], &["--data-dir", data]].concat(),
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let export = [
+        "export",
+        "--repo",
+        "acme/widgets",
+        "--format",
+        "md",
+        "--data-dir",
+        data,
+    ];
+    let out = gitlore(dir.path(), &export, &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("acme/widgets"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn a_shallow_clone_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    let shallow = dir.path().join("shallow");
+    let source = format!("file://{}", repo.display());
+    let clone = [
+        "clone",
+        "-q",
+        "--depth",
+        "1",
+        &source,
+        shallow.to_str().unwrap(),
+    ];
+    git(dir.path(), &clone, "2021-06-01T00:00:00Z");
+    let out = gitlore(dir.path(), &["analyze", shallow.to_str().unwrap()], &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr).replace(shallow.to_str().unwrap(), "PATH");
+    expect_test::expect!["analyze: warning: PATH is a shallow clone, so the history figures see only its 1 commit; `git fetch --unshallow` there reads the whole history"].assert_eq(&line_containing(&stderr, "shallow"));
+}
+
+#[test]
+fn an_uncommitted_config_is_said_to_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    std::fs::create_dir_all(repo.join(".github")).unwrap();
+    std::fs::write(
+        repo.join(".github/gitlore.toml"),
+        "[analysis]\nwindow-months = 0\n",
+    )
+    .unwrap();
+    let out = gitlore(dir.path(), &["analyze", repo.to_str().unwrap()], &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    expect_test::expect!["analyze: .github/gitlore.toml differs from the last commit: this run applies the working tree's version (the App reads the one on the default branch)"].assert_eq(&line_containing(&stderr, "gitlore.toml"));
+}
+
+#[test]
+fn the_summary_counts_the_comments_set_aside_as_noise() {
+    let (_dir, out, _) = analyze_corpus(&[]);
+    let stderr = text(&out.stderr);
+    let summary = line_containing(&stderr, "findings from");
+    let counts = &summary[summary.find("from").unwrap()..summary.find(" of ").unwrap()];
+    expect_test::expect!["from 48 review comments (2 more set aside as noise)"].assert_eq(counts);
+}
+
+/// A history-only run over code, a changelog, a lockfile and a lint config all changed often,
+/// with `src/generated.rs` ignored by the repository's config.
+fn history_notes_of_busy_bookkeeping() -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("busy");
+    let files = |i: i64| {
+        let mut files = vec!["CHANGES.rst", "Cargo.lock", ".pre-commit-config.yaml"];
+        files.extend(if i % 2 == 0 {
+            ["src/generated.rs", "src/engine.rs"]
+        } else {
+            ["src/generated.rs"; 2]
+        });
+        files
+    };
+    common::git::history(&repo, 1_600_000_000, 30, files);
+    std::fs::create_dir_all(repo.join(".github")).unwrap();
+    let config = "[analysis]\nignore-paths = [\"src/generated.rs\"]\n";
+    std::fs::write(repo.join(".github/gitlore.toml"), config).unwrap();
+    git(&repo, &["add", "-A"], "2021-01-01T00:00:00Z");
+    git(
+        &repo,
+        &["commit", "-q", "-m", "Config"],
+        "2021-01-01T00:00:00Z",
+    );
+    let out = gitlore(dir.path(), &["analyze", repo.to_str().unwrap()], &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+#[test]
+fn history_notes_name_code_hotspots_only() {
+    let body = history_notes_of_busy_bookkeeping();
+    let hotspots: Vec<&str> = body.lines().filter(|l| l.contains("Hotspot:")).collect();
+    expect_test::expect![[r#"
+        [
+            "> **Note:** Hotspot: src/engine.rs changed in 15 commits, 0 of them fixes (0%), last on 2020-10-11.",
+        ]
+    "#]].assert_debug_eq(&hotspots);
+}
+
+#[test]
+fn a_store_named_after_the_directory_takes_the_github_name_once_known() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    let data = dir.path().join("data");
+    let data = data.to_str().unwrap();
+    let analyze = ["analyze", repo.to_str().unwrap(), "--data-dir", data];
+    assert!(gitlore(dir.path(), &analyze, &[]).status.success());
+    let origin = "git@github.com:acme/widgets.git";
+    git(
+        &repo,
+        &["remote", "add", "origin", origin],
+        "2021-06-01T00:00:00Z",
+    );
+    let out = gitlore(dir.path(), &analyze, &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let export = [
+        "export",
+        "--repo",
+        "acme/widgets",
+        "--format",
+        "md",
+        "--data-dir",
+        data,
+    ];
+    let out = gitlore(dir.path(), &export, &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}

@@ -22,12 +22,13 @@ use gitlore::analysis::Outcome;
 use gitlore::clock::Clock;
 use gitlore::domain::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
 use gitlore::domain::{InstallationId, RepoId, RepoName, UnixMs};
+use gitlore::llm::{LlmClient, LlmSettings, Provider};
 use gitlore::publish::{IssueContext, issue, issue_view, link_style};
 use gitlore::render::issue::{MAX_BODY_LEN, render_issue};
 use gitlore::repo_config::RepoConfig;
-use gitlore::runner::RunnerSettings;
+use gitlore::runner::{Models, RunnerSettings};
 use gitlore::scheduler;
-use gitlore::store::{findings, publications};
+use gitlore::store::{findings, publications, run_reports};
 use story::{HOUR_MS, INSTALLATION, MINUTE_MS, PATHS, REPO, Story, eventually};
 
 #[tokio::test]
@@ -631,13 +632,97 @@ async fn a_config_over_a_megabyte_and_one_excluding_everything_are_shown() {
 #[tokio::test]
 async fn a_config_problem_is_logged_as_well_as_shown() {
     let story = Story::new().await;
-    story.set_repo_config("[publish]\nissue = false\n[analysis]\nwindow-months = \"twelve\"\n");
+    story.set_repo_config("[publish]\ncheck-run = false\n[analysis]\nwindow-months = \"twelve\"\n");
     let logs = capture_logs();
     story.install().await;
     let logs = logs.text();
     assert!(
         logs.contains("acme/widgets:.github/gitlore.toml line 4"),
         "{logs}"
+    );
+}
+
+#[tokio::test]
+async fn a_misspelt_key_keeps_the_rest_of_the_config_and_the_findings() {
+    // Reviewed three years ago: only a whole-history window finds anything.
+    let story = Story::reviewed(3 * 365 * 24 * HOUR_MS, true).await;
+    story.set_repo_config(
+        "[analysis]\nwindow-months = 0\nignore-path = [\"docs/**\"]\n[publsh]\nissue = true\n",
+    );
+    story.install().await;
+    assert!(
+        story.active_findings().len() >= 4,
+        "the window still applies"
+    );
+    let body = story.issue_body();
+    let problems: Vec<&str> = body
+        .lines()
+        .filter(|l| l.contains("Config problem"))
+        .collect();
+    assert_eq!(problems.len(), 2, "each problem shown: {body}");
+    assert!(
+        problems[0].contains("line 3: \\[analysis\\] unknown field `ignore-path`"),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn a_config_that_is_not_toml_leaves_the_last_good_one_in_force() {
+    let story = Story::reviewed(3 * 365 * 24 * HOUR_MS, true).await;
+    story.set_repo_config("[analysis]\nwindow-months = 0\n");
+    story.install().await;
+    let before = story.active_findings().len();
+    assert!(before >= 4, "the whole history's findings");
+    story.set_repo_config("[analysis]\nwindow-months = 0\nignore-paths = [\"docs/**\"\n");
+    story.refresh_by("maria", None).await;
+    assert_eq!(
+        story.active_findings().len(),
+        before,
+        "the last good config still applies"
+    );
+    let body = story.issue_body();
+    let problem = line_containing(&body, "Config problem");
+    assert!(
+        problem.contains("the last good configuration applies"),
+        "{problem}"
+    );
+}
+
+#[tokio::test]
+async fn a_model_out_of_reach_is_noted_without_its_address() {
+    let mut story = Story::new().await;
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = closed.local_addr().unwrap().to_string();
+    drop(closed); // nothing listens there: the model cannot be reached
+    let llm = LlmClient::new(LlmSettings {
+        provider: Provider::OpenAi,
+        base_url: format!("http://{address}/v1"),
+        api_key: None,
+        model: "m".into(),
+        timeout: Duration::from_secs(5),
+        max_tokens: 100,
+        context_tokens: 128_000,
+        max_retry_wait: Duration::ZERO,
+        daily_tokens: None,
+    })
+    .unwrap();
+    story.set_models(Models {
+        llm: Some(llm),
+        embedder: None,
+    });
+    story.install().await;
+    let body = story.issue_body();
+    let notes: Vec<&str> = body.lines().filter(|l| l.contains("**Note:**")).collect();
+    assert!(!notes.is_empty(), "the fallback is noted: {body}");
+    assert!(!body.contains(&address), "{body}");
+    let report = run_reports::load(&story.app.db(), RepoId(story.repo_id))
+        .unwrap()
+        .unwrap();
+    assert!(!report.notes.is_empty(), "the web page notes it too");
+    assert!(
+        !format!("{:?}", report.notes).contains(&address),
+        "{:?}",
+        report.notes
     );
 }
 

@@ -64,6 +64,7 @@ fn config_holds(bytes: &[u8]) -> bool {
         Err(problem) => repo_config::Resolved {
             config: RepoConfig::default(),
             problems: vec![problem],
+            repo_file_unused: true,
         },
     };
     resolved.config == RepoConfig::default() && resolved.problems.len() == 1

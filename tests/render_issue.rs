@@ -4,11 +4,13 @@
 mod common;
 
 use common::findings::{evidence, finding, outside_code_and_own_links, realistic_view};
+use common::snapshot::line_containing;
 use expect_test::expect;
 use gitlore::domain::findings::{Category, EvidenceKind, Severity};
 use gitlore::domain::markers::FINDINGS_MARKER;
 use gitlore::render::dismissals::ticked_dismissals;
 use gitlore::render::issue::{BackfillProgress, IssueView, MAX_BODY_LEN, render_issue};
+use gitlore::repo_config::ConfigProblem;
 
 #[test]
 fn a_realistic_issue_reads_well() {
@@ -17,7 +19,7 @@ fn a_realistic_issue_reads_well() {
         <!-- gitlore:findings -->
         **4 findings** from 412 review comments by 17 reviewers on 96 pull requests in the last 12 months (since 2025-11-22). Updated 2026-11-22 21:00 UTC at [`3f9c2ab`](https://redirect.github.com/acme/widgets/commit/3f9c2ab4e1d07c5b6a8f9e0d1c2b3a4f5e6d7c8b).
 
-        > **Config problem:** acme/widgets:.github/gitlore.toml line 4: `window_months` must be a number from 1 to 36. gitlore uses the defaults for what it could not read; fix the file on the default branch and the next update picks it up.
+        > **Config problem:** acme/widgets:.github/gitlore.toml line 4: `window_months` must be a number from 1 to 36. gitlore uses the rest of the file, and the defaults for what it could not read; fix the file on the default branch and the next update picks it up.
 
         > **Note:** The LLM did not answer in time; the built-in synthesizer wrote these findings.
 
@@ -302,4 +304,48 @@ fn hostile_review_text_renders_as_inert_text() {
         .match_indices('[')
         .any(|(at, _)| !ours.iter().any(|own| open[at..].starts_with(own)));
     assert!(!foreign_bracket, "a link could open in: {open}");
+}
+
+#[test]
+fn config_problems_beyond_those_shown_are_counted() {
+    let mut view = realistic_view();
+    let first = view.config_problems[0].clone();
+    view.config_problems = (1..=7)
+        .map(|line| ConfigProblem {
+            line: Some(line),
+            reason: format!("[analysis] unknown field `key-{line}` (it is ignored)"),
+            ..first.clone()
+        })
+        .collect();
+    let body = render_issue(&view);
+    assert_eq!(body.matches("**Config problem:**").count(), 5);
+    expect!["> **2 more config problems** not shown here: fix the ones above and the next update lists the rest."].assert_eq(&line_containing(&body, "more config problem"));
+}
+
+#[test]
+fn notes_never_show_an_internal_url_or_host() {
+    let mut view = realistic_view();
+    view.notes = vec![
+        "the LLM synthesizer failed: cannot reach the model at http://10.0.0.5:8080/v1/chat/completions: \
+         error sending request for url (http://10.0.0.5:8080/v1/chat/completions)"
+            .into(),
+        "the embedding model failed (cannot reach the embedding model at \
+         https://embed.corp.internal/v1/embeddings: connection refused); the built-in embedder was used"
+            .into(),
+        "the LLM gave no usable labels for 3 comments (llm.corp.internal:11434 refused, \
+         then 192.168.1.20 and [fd00::5]:8080 timed out)"
+            .into(),
+    ];
+    let body = render_issue(&view);
+    let notes: Vec<&str> = body
+        .lines()
+        .filter(|line| line.contains("**Note:**"))
+        .collect();
+    expect![[r#"
+        [
+            "> **Note:** the LLM synthesizer failed: cannot reach the model at ‹address withheld›: error sending request for url (‹address withheld›)",
+            "> **Note:** the embedding model failed (cannot reach the embedding model at ‹address withheld›: connection refused); the built-in embedder was used",
+            "> **Note:** the LLM gave no usable labels for 3 comments (‹address withheld› refused, then ‹address withheld› and ‹address withheld› timed out)",
+        ]
+    "#]].assert_debug_eq(&notes);
 }

@@ -221,6 +221,7 @@ fn seeded_store(dir: &Path) -> Arc<Store> {
                             "{PRIVATE_REPO}:.github/gitlore.toml line 2: unknown key `widnow`"
                         )],
                         notes: Vec::new(),
+                        config: None,
                     },
                 )?;
             }

@@ -1,24 +1,30 @@
 //! What the markdown output says when there were no review comments: findings need review
 //! evidence (behaviour §3.3), so the history alone gives none; the user is told how to add comments,
-//! and the history's strongest figures are shown as notes, in the analyzers' own wording.
+//! and the history's strongest figures are shown as notes, in the analyzers' own wording — about
+//! code only: a changelog or a lockfile changes with everything and teaches nothing.
 
 use crate::knowledge::history::HistoryReport;
+use crate::knowledge::history::file_kind::FileKind;
 use crate::knowledge::synthesize::figures;
 
 /// Hotspots named in the notes.
 const HOTSPOTS_SHOWN: usize = 2;
 
-/// The notes for a run without review comments.
+/// The notes for a run without review comments, from `history` as the repository's config left
+/// it (`Exclusions::filter_history`).
 pub fn notes(history: &HistoryReport) -> Vec<String> {
+    let code = |path: &str| !FileKind::of(path).is_bookkeeping();
     let mut notes = vec![
         "No review comments were analysed, and a finding needs review evidence: add them with \
          `--reviews FILE` or `--github owner/name`."
             .to_string(),
     ];
-    for hotspot in history.hotspots.iter().take(HOTSPOTS_SHOWN) {
+    let hotspots = history.hotspots.iter().filter(|h| code(&h.path));
+    for hotspot in hotspots.take(HOTSPOTS_SHOWN) {
         notes.push(format!("Hotspot: {}.", figures::hotspot_text(hotspot)));
     }
-    if let Some(coupling) = history.couplings.first() {
+    let mut couplings = history.couplings.iter();
+    if let Some(coupling) = couplings.find(|c| code(&c.a) && code(&c.b)) {
         notes.push(format!(
             "Strongest coupling: {}.",
             figures::coupling_text(coupling)

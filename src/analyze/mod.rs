@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 use crate::analysis::theme_run::Models;
 use crate::analysis::{self, Request};
@@ -36,6 +36,7 @@ use crate::domain::{Repo, RepoId, RepoName, UnixMs};
 use crate::export::{self, Format};
 use crate::ingest::{self, Memo};
 use crate::knowledge::embed::remote::RemoteEmbedder;
+use crate::knowledge::exclude::Exclusions;
 use crate::knowledge::history::HistoryReport;
 use crate::lessons;
 use crate::llm::LlmClient;
@@ -134,6 +135,15 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
         Some(_) => repo_config::resolve(None, None),
         None => local_config(path),
     };
+    if example.is_none()
+        && path.join(CONFIG_FILE).exists()
+        && repository::has_uncommitted_changes(path, CONFIG_FILE)
+    {
+        eprintln!(
+            "analyze: {CONFIG_FILE} differs from the last commit: this run applies the working \
+             tree's version (the App reads the one on the default branch)"
+        );
+    }
     let mut config = local.config;
     if example.is_some() {
         // The example's comments span years: all of them count.
@@ -154,7 +164,7 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
     // HTTP clients are built inside the runtime: they start tasks of their own.
     let _runtime = runtime.enter();
 
-    let (local_repo, origin) = match example {
+    let (directory_repo, origin) = match example {
         Some(example) => (example.local_repo(), Some(example.local_repo().name)),
         None => (
             reviews::local_repo(&repository::directory_name(path)),
@@ -168,9 +178,13 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
         ),
         _ => match origin {
             Some(name) => (Some(WebHome::github_com()), name),
-            None => (None, local_repo.name.clone()),
+            None => (None, directory_repo.name.clone()),
         },
     };
+    if let Some(dir) = &args.data_dir {
+        check_store_holds_only(&store, dir, &display_name, &directory_repo.name)?;
+    }
+    let local_repo = reviews::repo_named(display_name.clone());
     let (repo_id, loaded) = match input {
         Input::GitHub { repo, token } => {
             let months = github::backfill_months(config.analysis.window_months, newest_commit, now);
@@ -247,17 +261,22 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
     eprintln!("analyze: finding themes and writing findings");
     let analysed_at = Instant::now();
     let outcome = runtime.block_on(analysis::run(&store, &request))?;
+    let comments = inputs::list(&store.reader()?, repo_id)?;
+    let noise = comments.iter().filter(|c| c.noise.is_some()).count();
     eprintln!(
-        "analyze: {}, {} from {} of {} in {:.1} s ({:.1} s in all)",
+        "analyze: {}, {} from {}{} of {} in {:.1} s ({:.1} s in all)",
         count(outcome.themes.themes.len(), "theme", "themes"),
         count(outcome.listing.active.len(), "finding", "findings"),
         count(outcome.comments.len(), "review comment", "review comments"),
+        match noise {
+            0 => String::new(),
+            n => format!(" ({n} more set aside as noise)"),
+        },
         window_words(&outcome.window),
         analysed_at.elapsed().as_secs_f64(),
         started.elapsed().as_secs_f64()
     );
 
-    let comments = inputs::list(&store.reader()?, repo_id)?;
     let input_ids: HashMap<i64, String> = comments
         .iter()
         .map(|c| (c.id, loaded.input_id(c)))
@@ -279,7 +298,10 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
                 config_problems: &local.problems,
                 notes: match example {
                     Some(example) => vec![example.note(comments.len())],
-                    None if outcome.comments.is_empty() => history_notes::notes(&history),
+                    None if outcome.comments.is_empty() => {
+                        let exclusions = Exclusions::from_config(&config.analysis);
+                        history_notes::notes(&exclusions.filter_history(&history))
+                    }
                     None => Vec::new(),
                 },
             },
@@ -318,11 +340,19 @@ fn read_history(store: &Store, repo_id: RepoId, path: &Path) -> Result<HistoryRe
     let read_at = Instant::now();
     let history = history_progress::read(store, repo_id, path)?;
     eprintln!(
-        "analyze: {} commits analysed ({} read from git) in {:.1} s",
-        history.commits,
+        "analyze: {} analysed ({} read from git) in {:.1} s",
+        count(history.commits, "commit", "commits"),
         history.commits_read,
         read_at.elapsed().as_secs_f64()
     );
+    if repository::is_shallow(path) {
+        eprintln!(
+            "analyze: warning: {} is a shallow clone, so the history figures see only its {}; \
+             `git fetch --unshallow` there reads the whole history",
+            path.display(),
+            count(history.commits, "commit", "commits")
+        );
+    }
     Ok(history)
 }
 
@@ -335,6 +365,31 @@ fn window_words(window: &analysis::Window) -> String {
     match window.left_out {
         0 => dates,
         n => format!("{dates}; {n} older left out (--window-months 0 reads them)"),
+    }
+}
+
+/// Fails with one sentence naming both when the store in `dir` holds a repository other than
+/// `repo`: a kept store belongs to the repository it was made for. `local` is what earlier
+/// versions named a clone (`local/<directory>`), taken as the same repository: it is renamed.
+fn check_store_holds_only(
+    store: &Store,
+    dir: &Path,
+    repo: &RepoName,
+    local: &RepoName,
+) -> Result<()> {
+    let held = repos::names(&store.reader()?)?;
+    let same = |name: &String| {
+        [repo, local]
+            .iter()
+            .any(|ours| name.eq_ignore_ascii_case(ours.as_str()))
+    };
+    match held.iter().find(|name| !same(name)) {
+        None => Ok(()),
+        Some(other) => bail!(
+            "The data directory {} holds the analysis of {other}, not of {repo}: give each \
+             repository its own --data-dir",
+            dir.display()
+        ),
     }
 }
 
@@ -392,6 +447,7 @@ fn local_config(path: &Path) -> Resolved {
         Some(Err(problem)) => Resolved {
             config: Default::default(),
             problems: vec![problem],
+            repo_file_unused: true,
         },
         Some(Ok(text)) => repo_config::resolve(None, Some((CONFIG_FILE, &text))),
         None => repo_config::resolve(None, None),

@@ -40,6 +40,19 @@ pub fn github_origin(path: &Path) -> Option<RepoName> {
     github_name(String::from_utf8_lossy(&output.stdout).trim())
 }
 
+/// Whether `path` is a shallow clone (CI's default): its history stops after a few commits.
+pub fn is_shallow(path: &Path) -> bool {
+    git(path, &["rev-parse", "--is-shallow-repository"])
+        .is_ok_and(|output| String::from_utf8_lossy(&output.stdout).trim() == "true")
+}
+
+/// Whether `file` (relative to the root of `path`) differs from the last commit: changed, staged
+/// or not committed at all.
+pub fn has_uncommitted_changes(path: &Path, file: &str) -> bool {
+    git(path, &["status", "--porcelain", "--", file])
+        .is_ok_and(|output| output.status.success() && !output.stdout.is_empty())
+}
+
 /// Unix seconds of the newest commit reachable from HEAD; `None` without commits.
 pub fn newest_commit_at(path: &Path) -> Result<Option<i64>> {
     let output = git(path, &["log", "-1", "--format=%ct", "HEAD", "--"])?;

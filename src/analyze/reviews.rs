@@ -216,10 +216,16 @@ fn timestamp(text: &str) -> Option<i64> {
     }
 }
 
-/// The repository `analyze` files its input under: a fixed id, named after the directory.
-pub fn local_repo(name: &str) -> Repo {
-    let name = RepoName::parse(&format!("local/{name}"))
+/// The repository `analyze` files a clone without a GitHub remote under: a fixed id, named
+/// `local/<directory>`.
+pub fn local_repo(directory: &str) -> Repo {
+    let name = RepoName::parse(&format!("local/{directory}"))
         .unwrap_or_else(|| RepoName::parse("local/repository").expect("a valid name"));
+    repo_named(name)
+}
+
+/// The repository `analyze` files its input under, named `name`: the fixed id of `local_repo`.
+pub fn repo_named(name: RepoName) -> Repo {
     Repo {
         id: RepoId(1),
         name,

@@ -14,6 +14,7 @@ use crate::domain::findings::SourceComment;
 use crate::domain::github_web::web_url;
 use crate::domain::job::JobKind;
 use crate::domain::{RepoId, RepoName};
+use crate::render::addresses::withhold_addresses;
 use crate::render::issue::{BackfillProgress, IssueView, Summary};
 use crate::render::links::LinkStyle;
 use crate::render::wording::ReviewWindow;
@@ -153,7 +154,7 @@ pub fn issue_view(outcome: &Outcome, context: &IssueContext<'_>) -> IssueView {
 }
 
 /// The report of an analysis the repository's web page shows: its figures, the repo config's
-/// problems and the analysis' notes.
+/// problems and the analysis' notes (their addresses withheld: the page may be public).
 pub fn run_report(
     outcome: &Outcome,
     config: &RepoConfig,
@@ -172,7 +173,12 @@ pub fn run_report(
         window_months: config.analysis.window_months,
         head: head.map(str::to_string),
         config_problems: problems.iter().map(ToString::to_string).collect(),
-        notes: outcome.notes.clone(),
+        notes: outcome
+            .notes
+            .iter()
+            .map(|note| withhold_addresses(note))
+            .collect(),
+        config: Some(config.clone()),
     }
 }
 

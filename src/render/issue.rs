@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use crate::domain::RepoName;
 use crate::domain::findings::{Category, Finding};
 use crate::domain::markers::FINDINGS_MARKER;
+use crate::render::addresses::withhold_addresses;
 use crate::render::dismissals::dismiss_box;
 use crate::render::evidence::{Sources, evidence_line, files_list};
 use crate::render::links::{LinkStyle, untrusted};
@@ -248,24 +249,27 @@ fn summary_line(view: &IssueView) -> String {
     wording::summary_line(counts, summary.window, summary.updated_at, head.as_deref())
 }
 
-/// Config problems, backfill progress and notes, each a sentence.
+/// Config problems (the first few, and how many more), backfill progress and notes (their
+/// addresses withheld), each a sentence.
 fn notices(view: &IssueView) -> Vec<String> {
-    let problems = view
-        .config_problems
-        .iter()
-        .take(NOTICES_SHOWN)
-        .map(|problem| {
-            wording::config_problem(&untrusted(&problem.to_string(), &view.links, NOTICE_CHARS))
-        });
+    let shown = view.config_problems.len().min(NOTICES_SHOWN);
+    let problems = view.config_problems[..shown].iter().map(|problem| {
+        wording::config_problem(&untrusted(&problem.to_string(), &view.links, NOTICE_CHARS))
+    });
+    let more_problems = (view.config_problems.len() > shown)
+        .then(|| wording::more_config_problems(view.config_problems.len() - shown));
     let backfill = view.backfill.map(|progress| {
         wording::backfill_progress(progress.pull_requests_read, progress.pull_requests_total)
     });
-    let notes = view
-        .notes
-        .iter()
-        .take(NOTICES_SHOWN)
-        .map(|note| wording::note(&untrusted(note, &view.links, NOTICE_CHARS)));
-    problems.chain(backfill).chain(notes).collect()
+    let notes = view.notes.iter().take(NOTICES_SHOWN).map(|note| {
+        let note = withhold_addresses(note);
+        wording::note(&untrusted(&note, &view.links, NOTICE_CHARS))
+    });
+    problems
+        .chain(more_problems)
+        .chain(backfill)
+        .chain(notes)
+        .collect()
 }
 
 /// One finding at the given detail, ending with a blank line; empty when dropped.

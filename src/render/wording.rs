@@ -218,8 +218,16 @@ pub fn more_resolved(findings: usize) -> String {
 /// A problem with `.github/gitlore.toml` (already worded and escaped).
 pub fn config_problem(problem: &str) -> String {
     format!(
-        "**Config problem:** {problem}. gitlore uses the defaults for what it could not read; fix \
-         the file on the default branch and the next update picks it up."
+        "**Config problem:** {problem}. gitlore uses the rest of the file, and the defaults for \
+         what it could not read; fix the file on the default branch and the next update picks it up."
+    )
+}
+
+/// The config problems not shown, counted.
+pub fn more_config_problems(n: usize) -> String {
+    format!(
+        "**{}** not shown here: fix the ones above and the next update lists the rest.",
+        count(n, "more config problem", "more config problems")
     )
 }
 

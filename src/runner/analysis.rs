@@ -135,8 +135,9 @@ impl RepoJob<'_> {
     /// The repo config. GitHub failing to answer for now (a network error, a 5xx, a rate limit)
     /// or refusing gitlore's credentials (401) is an error, so the job runs again later instead
     /// of publishing the defaults for one run;
-    /// anything else wrong with the config (refused, not UTF-8, too large, invalid) means the
-    /// defaults for what could not be used, and the issue says why. Every problem is logged,
+    /// anything else wrong with the config means the defaults for what could not be used (a bad
+    /// key), or the last analysis' configuration for a file unusable as a whole (refused, not
+    /// UTF-8, too large, not TOML), and the issue says why. Every problem is logged,
     /// since the issue may be turned off.
     pub(super) async fn repo_config(&self) -> Result<Resolved> {
         let resolved = match fetch_config::fetch(&self.github).await {
@@ -150,9 +151,16 @@ impl RepoJob<'_> {
                 problems: vec![ConfigProblem {
                     source: format!("{}:{CONFIG_PATH}", self.repo),
                     line: None,
-                    reason: format!("could not be read, so the defaults apply ({error:#})"),
+                    reason: format!("could not be read ({error:#})"),
                 }],
+                repo_file_unused: true,
             },
+        };
+        let last_good = run_reports::load(&self.runner.store.reader()?, self.repo_id)?
+            .and_then(|report| report.config);
+        let resolved = match last_good {
+            Some(last_good) => resolved.with_last_good(last_good),
+            None => resolved,
         };
         for problem in &resolved.problems {
             tracing::warn!(repo = %self.repo, %problem, "repo config problem: using the defaults for what could not be used");

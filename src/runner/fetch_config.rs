@@ -45,6 +45,7 @@ pub async fn fetch(github: &RepoClient<'_>) -> Result<Resolved, GitHubError> {
             }
         }
     };
+    let own_present = own.is_some();
     let (org, own) = (text_of(org), text_of(own));
     let mut resolved = resolve(
         org.as_ref()
@@ -54,6 +55,7 @@ pub async fn fetch(github: &RepoClient<'_>) -> Result<Resolved, GitHubError> {
     );
     problems.append(&mut resolved.problems);
     resolved.problems = problems;
+    resolved.repo_file_unused |= own_present && own.is_none();
     Ok(resolved)
 }
 

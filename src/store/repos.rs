@@ -146,6 +146,14 @@ pub fn remove_repo(conn: &Connection, repo_id: RepoId) -> Result<()> {
     Ok(())
 }
 
+/// The names of the repositories the store holds (not removed), in order.
+pub fn names(conn: &Connection) -> Result<Vec<String>> {
+    let mut stmt =
+        conn.prepare_cached("SELECT full_name FROM repos WHERE removed = 0 ORDER BY full_name")?;
+    let names = stmt.query_map([], |row| row.get(0))?;
+    Ok(names.collect::<rusqlite::Result<_>>()?)
+}
+
 /// The ids of the repositories that are installed and not removed.
 pub fn live_repo_ids(conn: &Connection) -> Result<std::collections::HashSet<RepoId>> {
     let mut stmt = conn.prepare_cached(

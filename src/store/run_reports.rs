@@ -1,11 +1,13 @@
 //! The report of a repository's last analysis (`analysis_runs.report`): its figures, the repo
-//! config's problems and the analysis' notes, kept for the repository's web page.
+//! config's problems and the analysis' notes, kept for the repository's web page, and the
+//! configuration it ran with, kept for the next analysis.
 
 use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use crate::domain::RepoId;
+use crate::repo_config::RepoConfig;
 
 /// What the last analysis reported besides its findings.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -23,6 +25,10 @@ pub struct RunReport {
     pub config_problems: Vec<String>,
     /// What fell back to a built-in component, and why.
     pub notes: Vec<String>,
+    /// The configuration the analysis ran with: the last good one, should the next repo file
+    /// be unusable as a whole. Absent from reports of earlier versions.
+    #[serde(default)]
+    pub config: Option<RepoConfig>,
 }
 
 /// Saves the report of `repo_id`'s last analysis.

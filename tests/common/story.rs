@@ -48,13 +48,24 @@ pub fn runner(
     github: &Arc<GitHub>,
     settings: RunnerSettings,
 ) -> Runner {
+    runner_with_models(app, gh, github, settings, Models::default())
+}
+
+/// [`runner`] with an LLM or an embedder.
+pub fn runner_with_models(
+    app: &TestApp,
+    gh: &FakeGitHub,
+    github: &Arc<GitHub>,
+    settings: RunnerSettings,
+    models: Models,
+) -> Runner {
     Runner::new(
         app.store.clone(),
         github.clone(),
         app.clock.clone() as Arc<dyn Clock>,
         Arc::new(NoiseRules::new(Some(APP_ID), Some("gitlore"), &[])),
         link_style(&gh.base_url(), None),
-        Models::default(),
+        models,
         settings,
     )
 }
@@ -169,6 +180,17 @@ impl Story {
     /// Replaces the runner with one of these settings.
     pub fn set_runner(&mut self, settings: RunnerSettings) {
         self.runner = runner(&self.app, &self.gh, &self.github, settings);
+    }
+
+    /// Replaces the runner with one (of the default settings) that uses these models.
+    pub fn set_models(&mut self, models: Models) {
+        self.runner = runner_with_models(
+            &self.app,
+            &self.gh,
+            &self.github,
+            RunnerSettings::default(),
+            models,
+        );
     }
 
     /// GitHub installs the App on the repository; the backfill and the analysis run.

@@ -14,6 +14,7 @@
 
 pub mod conventions;
 pub mod coupling;
+pub mod file_kind;
 pub mod fix_after;
 mod git;
 pub mod hotspots;
