@@ -78,13 +78,22 @@ fn the_recorded_synthesis_recovers_the_test_split_s_gold_themes_as_measured() {
     let total = out.lines().find(|l| l.starts_with("  test: ")).unwrap();
     // The figures measured when the cassettes were recorded (targets: 80% of gold themes,
     // evidence precision 0.85, no finding citing noise).
-    assert!(figure(total, "test:") >= 100.0, "{total}");
-    assert!(figure(total, "evidence precision") >= 0.695, "{total}");
-    assert!(total.contains(", 1 finding citing noise"), "{total}");
+    assert!(figure(total, "test:") >= 91.0, "{total}");
+    assert!(figure(total, "evidence precision") >= 0.743, "{total}");
+    assert!(total.contains(", 0 findings citing noise"), "{total}");
 }
 
 /// The training sample's repositories, recorded for developing the LLM path on.
-const TRAINING_SAMPLE: [&str; 3] = ["BurntSushi/ripgrep", "home-assistant/core", "rails/rails"];
+const TRAINING_SAMPLE: [&str; 8] = [
+    "BurntSushi/ripgrep",
+    "bevyengine/bevy",
+    "hashicorp/vault",
+    "home-assistant/core",
+    "prettier/prettier",
+    "python/cpython",
+    "rails/rails",
+    "sympy/sympy",
+];
 
 #[test]
 fn the_recorded_training_sample_scores_as_measured() {
@@ -94,9 +103,9 @@ fn the_recorded_training_sample_scores_as_measured() {
     }
     let out = bench(&args);
     let all = out.lines().find(|l| l.starts_with("all ")).unwrap();
-    assert!(figure(all, "macro-F1") >= 0.920, "{all}");
-    assert!(figure(all, "noise P") >= 0.979, "{all}");
-    assert!(figure(all, " R") >= 0.979, "{all}");
+    assert!(figure(all, "macro-F1") >= 0.886, "{all}");
+    assert!(figure(all, "noise P") >= 0.976, "{all}");
+    assert!(figure(all, " R") >= 0.930, "{all}");
 
     let mut args = vec!["findings", "--configured-models"];
     for repo in &TRAINING_SAMPLE {
@@ -104,7 +113,7 @@ fn the_recorded_training_sample_scores_as_measured() {
     }
     let out = bench(&args);
     let total = out.lines().find(|l| l.starts_with("  train: ")).unwrap();
-    assert!(figure(total, "train:") >= 92.0, "{total}");
-    assert!(figure(total, "evidence precision") >= 0.867, "{total}");
-    assert!(total.contains(", 0 findings citing noise"), "{total}");
+    assert!(figure(total, "train:") >= 81.0, "{total}");
+    assert!(figure(total, "evidence precision") >= 0.752, "{total}");
+    assert!(total.contains(", 1 finding citing noise"), "{total}");
 }
