@@ -193,6 +193,9 @@ fn ingest_records(
     })
 }
 
+/// Whether a comment is noise, and its labels.
+pub type Verdict = (bool, Vec<Label>);
+
 /// What the App decides of each of `records` (one repository's) when `client` classifies, as the
 /// analysis asks it: noise or not, and the labels (the model's where it answered, else the
 /// built-in filter's and classifier's), in record order; and the notes of what fell back.
@@ -201,7 +204,7 @@ pub fn llm_verdicts(
     rules: &NoiseRules,
     client: &LlmClient,
     store_dir: Option<&Path>,
-) -> Result<(Vec<(bool, Vec<Label>)>, Vec<String>)> {
+) -> Result<(Vec<Verdict>, Vec<String>)> {
     let ingested = ingest_records(records, rules, store_dir)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
