@@ -1051,3 +1051,28 @@ fn a_store_named_after_the_directory_takes_the_github_name_once_known() {
     let out = gitlore(dir.path(), &export, &[]);
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
+
+#[test]
+fn the_example_replays_a_model_s_recorded_answers_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let cassettes = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/cassettes");
+    let args = [
+        "analyze",
+        "--example",
+        "home-assistant",
+        "--recorded",
+        cassettes,
+    ];
+    let out = gitlore(dir.path(), &args, &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let body = text(&out.stdout);
+    assert!(
+        line_containing(&body, "**Note:**").contains("Recorded, not live"),
+        "{body}"
+    );
+    assert!(
+        !body.contains("built-in findings are shown") && !body.contains("no usable labels"),
+        "every request found its recorded answer, nothing fell back: {body}"
+    );
+    assert!(body.contains("### "), "the model's findings: {body}");
+}

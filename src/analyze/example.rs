@@ -8,10 +8,19 @@
 //! findings issue as the App's.
 //! The corpus's labels are ignored: the comments are read as any review comment is. The analysis
 //! runs with the built-in components even when a model is configured, so the example prints the
-//! same findings everywhere; a model's findings belong beside them only as recorded answers.
+//! same findings everywhere; `--recorded DIR` replays a capable model's recorded answers instead
+//! (`llm::cassettes`), and the issue's note says so.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
 
 use super::reviews;
+use crate::config::Settings;
 use crate::domain::{Repo, RepoName};
+use crate::llm::LlmClient;
+use crate::llm::cassettes::{self, Recorded};
 
 /// The bundled projects, by the name `--example` takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -50,15 +59,42 @@ impl Example {
     }
 
     /// The findings issue's note on what this output is and where its comments come from.
-    pub fn note(self, comments: usize) -> String {
-        format!(
-            "gitlore learns a team's lessons from its pull-request reviews. This example is what \
-             it would publish for {} from {comments} of its real review comments (public threads, \
-             quoted from gitlore's corpus: tests/fixtures/corpus/README.md), offline, with the \
-             built-in components.",
-            self.repo()
-        )
+    pub fn note(self, comments: usize, recorded: Option<&Path>) -> String {
+        match recorded {
+            None => format!(
+                "gitlore learns a team's lessons from its pull-request reviews. This example is \
+                 what it would publish for {} from {comments} of its real review comments (public \
+                 threads, quoted from gitlore's corpus: tests/fixtures/corpus/README.md), offline, \
+                 with the built-in components.",
+                self.repo()
+            ),
+            Some(dir) => format!(
+                "Recorded, not live: what gitlore would publish for {} from {comments} of its real \
+                 review comments with a capable model, whose answers to gitlore's requests were \
+                 recorded earlier and are replayed from {} (without --recorded: the built-in \
+                 components).",
+                self.repo(),
+                dir.display()
+            ),
+        }
     }
+}
+
+/// A client of the recorded answers in `dir`, served on 127.0.0.1 (`llm::cassettes`) with the
+/// App's default LLM settings; a request without an answer falls back as a model failure would.
+pub async fn recorded_model(dir: &Path) -> Result<LlmClient> {
+    let recorded = Recorded::load(dir, None)?;
+    if recorded.is_empty() {
+        bail!("{} holds no recorded answers", dir.display());
+    }
+    let url = cassettes::serve(Arc::new(recorded)).await?;
+    let settings = Settings::from_sources(None, &|name| match name {
+        "GITLORE_LLM_PROVIDER" => Some("openai".to_string()),
+        "GITLORE_LLM_BASE_URL" => Some(url.clone()),
+        "GITLORE_LLM_MODEL" => Some("recorded".to_string()),
+        _ => None,
+    })?;
+    LlmClient::new(settings.llm.context("the recorded model has no settings")?)
 }
 
 /// The last line of the example's output: where to go next.

@@ -70,6 +70,11 @@ pub struct AnalyzeArgs {
     /// offline, with the built-in components.
     #[arg(long, value_enum, value_name = "NAME", conflicts_with_all = ["path", "reviews", "github"])]
     pub example: Option<Example>,
+    /// With --example: a capable model's recorded answers to gitlore's requests, replayed from
+    /// this folder (`tests/fixtures/cassettes`), to show what the LLM path finds; the output says
+    /// they are recorded, not live.
+    #[arg(long, value_name = "DIR", requires = "example")]
+    pub recorded: Option<PathBuf>,
     /// How many months of review comments count, back from the newest commit or comment
     /// (default: the repository's .github/gitlore.toml, else 12; 0 = everything).
     #[arg(long, value_name = "N")]
@@ -231,9 +236,13 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
     };
 
     let newest_comment = inputs::newest_comment_at(&store.reader()?, repo_id)?;
-    // The example runs the built-in components alone: the same findings on every machine.
+    // The example runs the built-in components alone, or a model's recorded answers: the same
+    // findings on every machine.
     let (llm, embedder) = match example {
-        Some(_) => (None, None),
+        Some(_) => match &args.recorded {
+            Some(dir) => (Some(runtime.block_on(example::recorded_model(dir))?), None),
+            None => (None, None),
+        },
         None => (
             settings.llm.clone().map(LlmClient::new).transpose()?,
             settings
@@ -297,7 +306,7 @@ pub fn run(settings: &Settings, args: &AnalyzeArgs) -> Result<()> {
                 head: history.head.as_deref(),
                 config_problems: &local.problems,
                 notes: match example {
-                    Some(example) => vec![example.note(comments.len())],
+                    Some(example) => vec![example.note(comments.len(), args.recorded.as_deref())],
                     None if outcome.comments.is_empty() => {
                         let exclusions = Exclusions::from_config(&config.analysis);
                         history_notes::notes(&exclusions.filter_history(&history))
