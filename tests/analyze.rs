@@ -919,16 +919,7 @@ fn a_clone_of_a_github_repository_is_stored_under_its_github_name() {
         &[],
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let export = [
-        "export",
-        "--repo",
-        "acme/widgets",
-        "--format",
-        "md",
-        "--data-dir",
-        data,
-    ];
-    let out = gitlore(dir.path(), &export, &[]);
+    let out = export_md(dir.path(), data);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).contains("acme/widgets"),
@@ -1039,16 +1030,7 @@ fn a_store_named_after_the_directory_takes_the_github_name_once_known() {
     );
     let out = gitlore(dir.path(), &analyze, &[]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let export = [
-        "export",
-        "--repo",
-        "acme/widgets",
-        "--format",
-        "md",
-        "--data-dir",
-        data,
-    ];
-    let out = gitlore(dir.path(), &export, &[]);
+    let out = export_md(dir.path(), data);
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
@@ -1075,4 +1057,18 @@ fn the_example_replays_a_model_s_recorded_answers_and_says_so() {
         "every request found its recorded answer, nothing fell back: {body}"
     );
     assert!(body.contains("### "), "the model's findings: {body}");
+}
+
+/// `gitlore export --repo acme/widgets --format md` of the store in `data`, run in `home`.
+fn export_md(home: &Path, data: &str) -> Output {
+    let export = [
+        "export",
+        "--repo",
+        "acme/widgets",
+        "--format",
+        "md",
+        "--data-dir",
+        data,
+    ];
+    gitlore(home, &export, &[])
 }

@@ -45,8 +45,8 @@ pub fn inline(text: &str) -> Vec<Inline<'_>> {
     pieces
 }
 
-/// Where a run of exactly `run` backticks starts in `text`.
-fn closing_run(text: &str, run: usize) -> Option<usize> {
+/// Where a run of exactly `run` backticks starts in `text`: the end of a code span.
+pub(super) fn closing_run(text: &str, run: usize) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {

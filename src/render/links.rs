@@ -15,6 +15,8 @@
 //! - Text for plain-text fields (check-run annotations) is only flattened, capped and stripped
 //!   of invisible characters: GitHub shows it as is.
 
+use super::inline::closing_run;
+
 /// Where links point and how they are made quiet.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LinkStyle {
@@ -109,24 +111,6 @@ pub fn untrusted(text: &str, style: &LinkStyle, max_chars: usize) -> String {
     }
     safe.push_str(&safe_words(rest, style, true));
     escape_block_start(safe)
-}
-
-/// Where a run of exactly `run` backticks starts in `text`: the end of a code span.
-fn closing_run(text: &str, run: usize) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'`' {
-            let len = bytes[i..].iter().take_while(|b| **b == b'`').count();
-            if len == run {
-                return Some(i);
-            }
-            i += len;
-        } else {
-            i += 1;
-        }
-    }
-    None
 }
 
 /// Each space-separated word with its links made quiet, and, outside code (`defuse`), its HTML
