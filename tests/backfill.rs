@@ -737,6 +737,10 @@ const ROWS_OF: &[(&str, Option<&str>)] = &[
     // processing.
     ("deliveries", None),
     ("delivery_bodies", None),
+    // The redelivery sweep's state and what it asked, by delivery GUID: the App's, not an
+    // installation's; the requests it remembers are purged after GitHub forgets the deliveries.
+    ("redelivery_requests", None),
+    ("redelivery_sweep", None),
     // Tombstones stay (`deleted`, `removed`) so late deliveries are ignored; live rows go.
     (
         "installations",

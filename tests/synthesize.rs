@@ -29,7 +29,7 @@ use gitlore::events;
 use gitlore::ingest;
 use gitlore::knowledge::filter::NoiseRules;
 use gitlore::knowledge::history::{HistoryReport, Hotspot, Revert};
-use gitlore::knowledge::synthesize::llm::PROMPT;
+use gitlore::knowledge::synthesize::llm::system_prompt;
 use gitlore::knowledge::synthesize::{
     Input, Limits, LlmSynthesizer, Settings, Synthesis, Synthesizer, builtin, figures,
     meets_evidence_rule,
@@ -841,7 +841,7 @@ async fn a_good_run_uses_the_tools_and_keeps_checked_findings() {
     assert!(
         requests
             .iter()
-            .all(|r| r["messages"][0]["content"] == PROMPT)
+            .all(|r| r["messages"][0]["content"] == system_prompt(&limits()))
     );
 
     // What the tools sent back, as the fake received it.
@@ -1084,7 +1084,8 @@ async fn an_injected_instruction_changes_nothing_but_the_data() {
         let requests = requests.lock().unwrap().clone();
         for request in &requests {
             assert_eq!(
-                request["messages"][0]["content"], PROMPT,
+                request["messages"][0]["content"],
+                system_prompt(&limits()),
                 "the system prompt never changes"
             );
             for message in request["messages"].as_array().unwrap().iter().skip(1) {
@@ -1723,7 +1724,7 @@ fn the_prompt_states_the_limits_the_loop_enforces() {
         max_calls_per_turn: 3,
         ..Limits::default()
     };
-    let prompt = gitlore::knowledge::synthesize::llm::system_prompt(&limits);
+    let prompt = system_prompt(&limits);
     assert!(prompt.contains("You have 7 turns in all"), "{prompt}");
     assert!(prompt.contains("at most 3 tool calls"));
     assert!(!prompt.contains('{'), "every placeholder is filled");
