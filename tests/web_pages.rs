@@ -20,6 +20,7 @@ use gitlore::clock::SystemClock;
 use gitlore::config::Settings;
 use gitlore::domain::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
 use gitlore::domain::history::{Commit, Coupling, FileChange};
+use gitlore::domain::themes::ModelLabels;
 use gitlore::domain::{
     Author, Comment, CommentKind, InstallationId, PrNumber, Repo, RepoId, RepoName,
 };
@@ -222,6 +223,11 @@ fn seeded_store(dir: &Path) -> Arc<Store> {
                         )],
                         notes: Vec::new(),
                         config: None,
+                        model_labels: Some(ModelLabels {
+                            model: "openai/gpt-x/965d1488bfb2".into(),
+                            asked: 2,
+                            judged: 2,
+                        }),
                     },
                 )?;
             }
@@ -413,6 +419,10 @@ async fn pages_show_each_reader_what_github_lets_them_read() {
     assert!(
         page.contains("unknown key widnow"),
         "the config problem, its key as code: {page}"
+    );
+    assert!(
+        page.contains("The model openai/gpt-x/965d1488bfb2 judged 2 of the 2 review comments"),
+        "who judged the comments: {page}"
     );
     assert!(
         page.contains("Rotate through KeyRing::rotate"),

@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 use crate::domain::body_hash;
 use crate::domain::classification::LLM_NAME;
 use crate::domain::classification::Label;
-use crate::domain::themes::{Theme, ThemeRun};
+use crate::domain::themes::{ModelLabels, Theme, ThemeRun};
 use crate::domain::{CommentKind, RepoId};
 use crate::knowledge::classify::llm::{Asked, Source, classify_comments, model_tag};
 use crate::knowledge::cluster::{Cluster, Clustering, Params, cluster};
@@ -84,9 +84,10 @@ pub async fn run_themes_with(
     let (mut corpus, previous) = load(store, repo_id, window_start, models.llm.is_some())?;
     corpus.retain(|c| !exclusions.excludes_comment(&c.author_login, c.path.as_deref(), &c.body));
     let mut notes = Vec::new();
-    if let Some(client) = models.llm {
-        relabel(store, client, &mut corpus, &mut notes).await?;
-    }
+    let model_labels = match models.llm {
+        Some(client) => Some(relabel(store, client, &mut corpus, &mut notes).await?),
+        None => None,
+    };
     // A PR author's replies explain their own change: no reviewer's lesson.
     corpus.retain(|comment| !comment.by_pr_author());
     let mut vectors = None;
@@ -100,7 +101,9 @@ pub async fn run_themes_with(
             )),
         }
     }
-    analyse(store, repo_id, now, corpus, previous, vectors, notes)
+    let mut run = analyse(store, repo_id, now, corpus, previous, vectors, notes)?;
+    run.model_labels = model_labels;
+    Ok(run)
 }
 
 /// Has the LLM judge the corpus (the filter's trivial comments included, but for commands to
@@ -112,7 +115,7 @@ async fn relabel(
     client: &LlmClient,
     corpus: &mut Vec<CorpusComment>,
     notes: &mut Vec<String>,
-) -> Result<()> {
+) -> Result<ModelLabels> {
     corpus.retain(|c| !(c.trivial && is_bot_command(&analysable_text(&c.body))));
     let ids: Vec<i64> = corpus.iter().map(|c| c.id).collect();
     let hunks = stored::diff_hunks(&store.reader()?, &ids)?;
@@ -126,6 +129,11 @@ async fn relabel(
         .collect();
     let (verdicts, stats) = classify_comments(client, store, &asked).await?;
     let tag = model_tag(client);
+    let judged = ModelLabels {
+        model: tag.clone(),
+        asked: asked.len(),
+        judged: stats.answered + stats.cached,
+    };
     let mut kept = Vec::with_capacity(corpus.len());
     let mut stored_verdicts = Vec::new();
     for (mut comment, (labels, source)) in corpus.drain(..).zip(verdicts) {
@@ -160,7 +168,7 @@ async fn relabel(
                 .unwrap_or_default()
         ));
     }
-    Ok(())
+    Ok(judged)
 }
 
 /// The corpus and the earlier themes, from one snapshot.
@@ -255,6 +263,7 @@ fn analyse(
         singletons,
         comments: corpus.len(),
         notes,
+        model_labels: None,
     })
 }
 

@@ -1,6 +1,8 @@
 //! A theme analysis's result: the recurring themes of a repository's review comments, as the
 //! analysis finds them and the synthesizers read them.
 
+use serde::{Deserialize, Serialize};
+
 use crate::domain::classification::Label;
 
 /// A recurring theme found by a run.
@@ -47,4 +49,18 @@ pub struct ThemeRun {
     pub comments: usize,
     /// What fell back to a built-in component, and why (empty when nothing did).
     pub notes: Vec<String>,
+    /// Who judged the comments, when a model did.
+    pub model_labels: Option<ModelLabels>,
+}
+
+/// How many of a run's comments a model judged (noise or labels); the built-in filter and
+/// classifier judged the rest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelLabels {
+    /// The model's tag: provider/model/prompt version.
+    pub model: String,
+    /// Comments it was asked about.
+    pub asked: usize,
+    /// Comments it answered for (now or from its cache).
+    pub judged: usize,
 }

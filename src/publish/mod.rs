@@ -179,6 +179,7 @@ pub fn run_report(
             .map(|note| withhold_addresses(note))
             .collect(),
         config: Some(config.clone()),
+        model_labels: outcome.themes.model_labels.clone(),
     }
 }
 

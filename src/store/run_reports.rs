@@ -7,6 +7,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use crate::domain::RepoId;
+use crate::domain::themes::ModelLabels;
 use crate::repo_config::RepoConfig;
 
 /// What the last analysis reported besides its findings.
@@ -29,6 +30,9 @@ pub struct RunReport {
     /// be unusable as a whole. Absent from reports of earlier versions.
     #[serde(default)]
     pub config: Option<RepoConfig>,
+    /// Who judged the comments, when a model did. Absent from reports of earlier versions.
+    #[serde(default)]
+    pub model_labels: Option<ModelLabels>,
 }
 
 /// Saves the report of `repo_id`'s last analysis.

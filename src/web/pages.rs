@@ -166,6 +166,13 @@ fn last_run(frame: &Frame<'_>, view: &RepoView) -> Markup {
                         @if let Some(head) = &report.head { ", at " code { (short_sha(head)) } }
                         "."
                     }
+                    @if let Some(model) = &report.model_labels {
+                        p.labelled {
+                            "The model " code { (model.model) } " judged " (model.judged) " of the "
+                            (count(model.asked, "review comment")) " asked about (noise or labels); the "
+                            "built-in filter and classifier judged the rest."
+                        }
+                    }
                     @if !report.config_problems.is_empty() {
                         div.problems {
                             h3 { "Problems with the repository's configuration" }
@@ -442,9 +449,11 @@ mod tests {
 
     use super::*;
     use crate::domain::findings::{Category, Severity, Status};
+    use crate::domain::themes::ModelLabels;
     use crate::domain::{PrNumber, RepoId};
     use crate::store::findings::Listing;
     use crate::store::pages::{CitedComment, HistoryFigures};
+    use crate::store::run_reports::RunReport;
 
     const HOSTILE: &str = "<img src=x onerror=alert(1)> <a href=\"https://evil.example\">x</a>";
 
@@ -528,5 +537,48 @@ mod tests {
             "{html}"
         );
         assert!(!html.contains("<script"), "no script: {html}");
+    }
+
+    #[test]
+    fn the_last_analysis_says_which_model_judged_the_comments() {
+        let mut view = RepoView {
+            repo: RepoEntry {
+                id: RepoId(1),
+                full_name: "acme/widgets".into(),
+                private: false,
+                last_run_at: None,
+                findings: 0,
+            },
+            findings: Listing::default(),
+            themes: Vec::new(),
+            history: HistoryFigures::default(),
+            couplings: Vec::new(),
+            report: Some(RunReport::default()),
+            cited: HashMap::new(),
+            issue_number: None,
+        };
+        let frame = Frame {
+            viewer: &Viewer::Anonymous,
+            github_web: "https://github.com",
+            sign_in: true,
+            now: 0,
+        };
+        let built_in = last_run(&frame, &view).into_string();
+        assert!(!built_in.contains("judged"), "{built_in}");
+        view.report = Some(RunReport {
+            model_labels: Some(ModelLabels {
+                model: "openai/gpt-x/965d1488bfb2".into(),
+                asked: 40,
+                judged: 38,
+            }),
+            ..RunReport::default()
+        });
+        let html = last_run(&frame, &view).into_string();
+        assert!(
+            html.contains(
+                "The model <code>openai/gpt-x/965d1488bfb2</code> judged 38 of the 40 review comments asked about"
+            ),
+            "{html}"
+        );
     }
 }
