@@ -234,28 +234,11 @@ pub fn llm_verdicts(
         .iter()
         .map(|record| match stored.get(&record.id) {
             Some(comment) => {
-                let labels = match &comment.llm {
-                    Some((_, labels))
-                        if comment.noise.as_deref().is_none_or(|n| n == "trivial") =>
-                    {
-                        Some(labels)
-                    }
-                    _ => None,
-                };
-                match labels {
-                    Some(labels) => (
-                        labels.is_empty(),
-                        labels.iter().filter_map(|l| Label::parse(l)).collect(),
-                    ),
-                    None => (
-                        comment.noise.is_some(),
-                        comment
-                            .labels
-                            .iter()
-                            .filter_map(|l| Label::parse(l))
-                            .collect(),
-                    ),
-                }
+                let (labels, noise, _) = comment.verdict();
+                (
+                    noise.is_some(),
+                    labels.iter().filter_map(|l| Label::parse(l)).collect(),
+                )
             }
             None => (true, Vec::new()),
         })

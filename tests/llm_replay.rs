@@ -28,6 +28,12 @@ fn bench(args: &[&str]) -> String {
     stdout
 }
 
+/// `args` followed by `--repo R` for each of `repos`.
+fn with_repos<'a>(args: &[&'a str], repos: &[&'a str]) -> Vec<&'a str> {
+    let named = repos.iter().flat_map(|repo| ["--repo", *repo]);
+    args.iter().copied().chain(named).collect()
+}
+
 /// The number after `name ` in `line`.
 fn figure(line: &str, name: &str) -> f64 {
     let rest = &line[line
@@ -69,11 +75,7 @@ fn the_recorded_synthesis_recovers_the_test_split_s_gold_themes_as_measured() {
         "pandas-dev/pandas",
         "tokio-rs/tokio",
     ];
-    let mut args = vec!["findings", "--configured-models"];
-    for repo in &repos {
-        args.extend(["--repo", repo]);
-    }
-    let out = bench(&args);
+    let out = bench(&with_repos(&["findings", "--configured-models"], &repos));
     println!("{out}");
     let total = out.lines().find(|l| l.starts_with("  test: ")).unwrap();
     // The figures measured when the cassettes were recorded (targets: 80% of gold themes,
@@ -97,21 +99,19 @@ const TRAINING_SAMPLE: [&str; 8] = [
 
 #[test]
 fn the_recorded_training_sample_scores_as_measured() {
-    let mut args = vec!["llm-quality", "--split", "train"];
-    for repo in &TRAINING_SAMPLE {
-        args.extend(["--repo", repo]);
-    }
-    let out = bench(&args);
+    let out = bench(&with_repos(
+        &["llm-quality", "--split", "train"],
+        &TRAINING_SAMPLE,
+    ));
     let all = out.lines().find(|l| l.starts_with("all ")).unwrap();
     assert!(figure(all, "macro-F1") >= 0.886, "{all}");
     assert!(figure(all, "noise P") >= 0.976, "{all}");
     assert!(figure(all, " R") >= 0.930, "{all}");
 
-    let mut args = vec!["findings", "--configured-models"];
-    for repo in &TRAINING_SAMPLE {
-        args.extend(["--repo", repo]);
-    }
-    let out = bench(&args);
+    let out = bench(&with_repos(
+        &["findings", "--configured-models"],
+        &TRAINING_SAMPLE,
+    ));
     let total = out.lines().find(|l| l.starts_with("  train: ")).unwrap();
     assert!(figure(total, "train:") >= 81.0, "{total}");
     assert!(figure(total, "evidence precision") >= 0.752, "{total}");

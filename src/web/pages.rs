@@ -455,6 +455,16 @@ mod tests {
     use crate::store::pages::{CitedComment, HistoryFigures};
     use crate::store::run_reports::RunReport;
 
+    /// The page as someone not signed in sees it, at time 0.
+    fn anonymous() -> Frame<'static> {
+        Frame {
+            viewer: &Viewer::Anonymous,
+            github_web: "https://github.com",
+            sign_in: true,
+            now: 0,
+        }
+    }
+
     const HOSTILE: &str = "<img src=x onerror=alert(1)> <a href=\"https://evil.example\">x</a>";
 
     #[test]
@@ -516,12 +526,7 @@ mod tests {
             ]),
             issue_number: None,
         };
-        let frame = Frame {
-            viewer: &Viewer::Anonymous,
-            github_web: "https://github.com",
-            sign_in: true,
-            now: 0,
-        };
+        let frame = anonymous();
         let html = repository(&frame, &view).into_string();
         assert!(
             !html.contains("<img") && !html.contains("<a href=\"https://evil"),
@@ -557,12 +562,7 @@ mod tests {
             cited: HashMap::new(),
             issue_number: None,
         };
-        let frame = Frame {
-            viewer: &Viewer::Anonymous,
-            github_web: "https://github.com",
-            sign_in: true,
-            now: 0,
-        };
+        let frame = anonymous();
         let built_in = last_run(&frame, &view).into_string();
         assert!(!built_in.contains("judged"), "{built_in}");
         view.report = Some(RunReport {
