@@ -214,7 +214,7 @@ pub async fn serve(settings: Settings) -> Result<()> {
         listen = %settings.listen,
         webhook = format!("{}{}", settings.public_url.as_deref().unwrap_or(""), settings.webhook_path),
         app_id = credentials.app_id,
-        database = %store.path().display(),
+        database = %store.describe(),
         "gitlore is serving"
     );
     let stop_serving = {
@@ -252,7 +252,9 @@ pub async fn serve(settings: Settings) -> Result<()> {
     signal.stop();
     join(worker_thread, "worker");
     stop_checkpoints.store(true, Ordering::SeqCst);
-    join(checkpointer, "checkpointer");
+    if let Some(checkpointer) = checkpointer {
+        join(checkpointer, "checkpointer");
+    }
     anyhow::ensure!(
         dead.is_empty(),
         "gitlore stopped because its {} stopped unexpectedly",

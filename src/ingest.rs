@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use anyhow::Result;
-use rusqlite::Connection;
+use crate::store::Connection;
 
 use crate::commands;
 use crate::domain::classification::BUILTIN_NAME;
@@ -114,7 +114,7 @@ impl Memo {
 }
 
 struct Ingest<'a, 'm> {
-    conn: &'a Connection,
+    conn: &'a Connection<'a>,
     rules: &'a NoiseRules,
     delivery_id: &'a str,
     now: UnixMs,

@@ -171,7 +171,7 @@ fn replay_files(settings: &Settings, paths: &[PathBuf]) -> Result<()> {
     let (all, live, analysable) = comments::counts(&store.reader()?)?;
     println!(
         "store {}: {all} comments ({live} live, {analysable} not noise)",
-        store.path().display()
+        store.describe()
     );
     let unapplied = processed.failed + processed.retried;
     anyhow::ensure!(
@@ -221,7 +221,7 @@ fn deliveries_command(settings: &Settings, action: Option<DeliveriesAction>) -> 
                     }
                     None => anyhow::bail!(
                         "no delivery {id} in {}; `gitlore deliveries` lists the failed ones",
-                        store.path().display()
+                        store.describe()
                     ),
                 }
             }

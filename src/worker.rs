@@ -298,7 +298,7 @@ impl Worker {
     /// one, a durable write waits. Returns how many were applied.
     fn apply_some(
         &self,
-        tx: &mut rusqlite::Transaction<'_>,
+        tx: &mut crate::store::Transaction<'_>,
         items: &[Parsed],
         now: UnixMs,
         isolate: bool,
@@ -321,7 +321,7 @@ impl Worker {
     /// failure is returned and the caller's transaction rolls back.
     fn process(
         &self,
-        tx: &mut rusqlite::Transaction<'_>,
+        tx: &mut crate::store::Transaction<'_>,
         item: &Parsed,
         now: UnixMs,
         stats: &mut BatchStats,
@@ -373,7 +373,7 @@ impl Worker {
     /// The delivery's effects and its "processed" mark.
     fn apply(
         &self,
-        conn: &rusqlite::Connection,
+        conn: &crate::store::Connection,
         claimed: &Claimed,
         event: &Event,
         now: UnixMs,

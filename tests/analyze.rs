@@ -439,13 +439,16 @@ fn a_reviews_pr_author_is_stored_and_tells_the_authors_own_replies() {
         &[],
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let db = rusqlite::Connection::open(data.join("gitlore.db")).unwrap();
+    let db = gitlore::store::Store::open(&data.join("gitlore.db"))
+        .unwrap()
+        .reader()
+        .unwrap();
     let authors: Vec<(i64, Option<String>)> = db
         .prepare("SELECT number, author_login FROM pull_requests ORDER BY number")
         .unwrap()
         .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
         .unwrap()
-        .collect::<rusqlite::Result<_>>()
+        .collect::<gitlore::store::sql::Result<_>>()
         .unwrap();
     assert_eq!(authors, [(5, Some("ana".to_string())), (6, None)]);
     let by_pr_author: Vec<(String, bool)> =

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use fake_github::webhooks::Webhook;
 use fake_github::{FakeGitHub, Fault, Model, Target};
-use rusqlite::types::Value as SqlValue;
+use gitlore::store::sql::Value as SqlValue;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::task::JoinHandle;
 
@@ -602,7 +602,7 @@ fn pull_request_authors(store: &Store) -> Vec<(i64, Option<String>)> {
         .unwrap()
         .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
         .unwrap()
-        .collect::<rusqlite::Result<_>>()
+        .collect::<gitlore::store::sql::Result<_>>()
         .unwrap()
 }
 
@@ -655,15 +655,15 @@ fn comment_rows(store: &Store) -> (Vec<String>, Vec<Vec<SqlValue>>) {
               ORDER BY c.kind, c.github_id",
         )
         .unwrap();
-    let columns: Vec<String> = stmt.column_names().iter().map(|c| c.to_string()).collect();
+    let columns: Vec<String> = stmt.column_names().unwrap();
     let rows = stmt
         .query_map([], |row| {
             (0..columns.len())
                 .map(|i| row.get::<_, SqlValue>(i))
-                .collect::<rusqlite::Result<Vec<_>>>()
+                .collect::<gitlore::store::sql::Result<Vec<_>>>()
         })
         .unwrap()
-        .collect::<rusqlite::Result<Vec<_>>>()
+        .collect::<gitlore::store::sql::Result<Vec<_>>>()
         .unwrap();
     let keep: Vec<usize> = (0..columns.len()).filter(|i| columns[*i] != "id").collect();
     let pick = |row: &Vec<SqlValue>| keep.iter().map(|i| row[*i].clone()).collect::<Vec<_>>();
@@ -833,13 +833,13 @@ const ROWS_OF: &[(&str, Option<&str>)] = &[
 type TableCounts = BTreeMap<String, (i64, i64)>;
 
 /// Rows per table: the total, and those of (repository, installation).
-fn table_counts(conn: &rusqlite::Connection, repo_id: i64, installation: i64) -> TableCounts {
+fn table_counts(conn: &gitlore::store::Connection<'_>, repo_id: i64, installation: i64) -> TableCounts {
     let tables: Vec<String> = conn
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         .unwrap()
         .query_map([], |row| row.get(0))
         .unwrap()
-        .collect::<rusqlite::Result<_>>()
+        .collect::<gitlore::store::sql::Result<_>>()
         .unwrap();
     tables
         .into_iter()
@@ -869,7 +869,7 @@ fn save_a_theme(store: &Store, repo_id: i64, id: &str) {
             let members: Vec<i64> = tx
                 .prepare("SELECT id FROM comments WHERE repo_id = ?1")?
                 .query_map([repo_id], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?;
+                .collect::<gitlore::store::sql::Result<_>>()?;
             let terms = ["naming".to_string()];
             let theme = SavedTheme {
                 id,

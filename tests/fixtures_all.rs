@@ -277,7 +277,7 @@ fn pull_request_authors(app: &TestApp) -> Vec<(i64, Option<String>)> {
         .unwrap()
         .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
         .unwrap()
-        .collect::<rusqlite::Result<_>>()
+        .collect::<gitlore::store::sql::Result<_>>()
         .unwrap()
 }
 

@@ -29,7 +29,7 @@ const TABLES: &[&str] = &[
     "jobs",
 ];
 
-fn counts(db: &rusqlite::Connection) -> Vec<i64> {
+fn counts(db: &gitlore::store::Connection<'_>) -> Vec<i64> {
     TABLES
         .iter()
         .map(|t| {
@@ -76,7 +76,8 @@ const INGESTION_FITS_FROM: usize = 8;
 /// Writes the realistic deliveries through the real ingestion path, in one transaction.
 fn ingest_realistic(conn: &mut rusqlite::Connection) {
     let rules = NoiseRules::new(Some(common::APP_ID), Some("gitlore"), &[]);
-    let tx = conn.transaction().unwrap();
+    let raw = conn.transaction().unwrap();
+    let tx = gitlore::store::Connection::sqlite_borrowed(&raw);
     for (n, (event, payload)) in realistic_deliveries().into_iter().enumerate() {
         let body = serde_json::to_vec(&payload).unwrap();
         let delivery = NewDelivery::new(format!("d{n}"), event.to_string(), &body);
@@ -91,7 +92,8 @@ fn ingest_realistic(conn: &mut rusqlite::Connection) {
         )
         .unwrap();
     }
-    tx.commit().unwrap();
+    drop(tx);
+    raw.commit().unwrap();
 }
 
 /// The rows of a version older than [`INGESTION_FITS_FROM`]: what ingestion writes today at the
@@ -144,7 +146,7 @@ fn each_migration_keeps_the_rows_of_the_version_before() {
         } else {
             ingest_realistic_projected(&conn, &dir.path().join("scratch.db"));
         }
-        let before = counts(&conn);
+        let before = counts(&gitlore::store::Connection::sqlite_borrowed(&conn));
         assert!(
             before.iter().all(|n| *n > 0),
             "version {version}: every table holds rows: {before:?}"
@@ -154,7 +156,7 @@ fn each_migration_keeps_the_rows_of_the_version_before() {
         let store = Store::open(&path).unwrap();
         let db = store.reader().unwrap();
         let migrated: i64 = db
-            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
         assert_eq!(migrated as usize, SCHEMA_VERSION);
         assert_eq!(
@@ -196,7 +198,7 @@ fn a_pull_request_stored_before_authors_gets_its_author_from_the_next_snapshot()
         .unwrap()
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
         .unwrap()
-        .collect::<rusqlite::Result<_>>()
+        .collect::<gitlore::store::sql::Result<_>>()
         .unwrap();
     assert!(
         authors.contains(&(2, Some("Codertocat".to_string()))),

@@ -134,9 +134,10 @@ fn comment(n: i64) -> Webhook {
 /// Which of `attempts` the store holds, by GUID.
 fn stored(data_dir: &Path, attempts: &[HookAttempt]) -> usize {
     let db = gitlore::store::database_path(data_dir);
-    let conn =
+    let conn = gitlore::store::Connection::sqlite(
         rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .unwrap();
+            .unwrap(),
+    );
     attempts
         .iter()
         .filter(|a| deliveries::state_of(&conn, &a.guid).unwrap().is_some())

@@ -240,7 +240,7 @@ fn builtin_findings_cite_real_evidence_and_read_like_lessons() {
             .map(|e| {
                 db.query_row(
                     "SELECT pr_number FROM comments WHERE id = ?1 AND repo_id = ?2 AND deleted = 0",
-                    rusqlite::params![e.id.parse::<i64>().unwrap(), REPO],
+                    [e.id.parse::<i64>().unwrap(), REPO],
                     |r| r.get::<_, i64>(0),
                 )
                 .unwrap_or_else(|_| panic!("comment {} of {} is not in the store", e.id, f.id))

@@ -179,7 +179,7 @@ fn load(
     with_trivial: bool,
 ) -> Result<(Vec<CorpusComment>, Vec<StoredTheme>)> {
     let conn = store.reader()?;
-    let snapshot = conn.unchecked_transaction()?;
+    let snapshot = conn.snapshot()?;
     let corpus = stored::load_corpus(&snapshot, repo_id, window_start, with_trivial)?;
     let previous = stored::load_themes(&snapshot, repo_id)?;
     Ok((corpus, previous))
@@ -300,7 +300,7 @@ struct Identity {
 /// The identity of each cluster: a cluster that continues an earlier theme (active or retired)
 /// takes its id and first-seen date; any other gets a new id, first seen `now`.
 fn identify(
-    conn: &rusqlite::Connection,
+    conn: &crate::store::Connection,
     repo_id: RepoId,
     now: i64,
     previous: &[StoredTheme],
@@ -379,7 +379,7 @@ fn continuations(
 /// A new theme's id: `t-` + the first hex digits of sha256 of the repository and the medoid
 /// comment, salted with a counter while the id is taken (in this run or in the store).
 fn new_id(
-    conn: &rusqlite::Connection,
+    conn: &crate::store::Connection,
     repo_id: RepoId,
     medoid: &CorpusComment,
     assigned: &HashSet<String>,

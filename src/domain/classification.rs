@@ -27,13 +27,13 @@ impl LlmVerdicts<'_> {
     /// tag as parameter `?tag`; a condition that matches nothing when verdicts are ignored.
     pub fn join_condition(&self) -> &'static str {
         match self {
-            LlmVerdicts::Ignored => "0",
-            LlmVerdicts::Of(_) => "lc.body_hash = :tag || ':' || c.body_hash",
-            LlmVerdicts::Latest => "substr(lc.body_hash, -64) = c.body_hash",
+            LlmVerdicts::Ignored => "FALSE",
+            LlmVerdicts::Of(_) => "lc.body_hash = ?3 || ':' || c.body_hash",
+            LlmVerdicts::Latest => "substr(lc.body_hash, length(lc.body_hash) - 63) = c.body_hash",
         }
     }
 
-    /// The model tag, for the `:tag` parameter.
+    /// The model tag, for the `?3` parameter.
     pub fn tag(&self) -> &str {
         match self {
             LlmVerdicts::Of(tag) => tag,

@@ -2,7 +2,7 @@
 //! last committed pull-request page, its counts and its state.
 
 use anyhow::Result;
-use rusqlite::{Connection, OptionalExtension, params};
+use super::sql::{Connection, OptionalExtension, params};
 
 use crate::domain::{RepoId, UnixMs};
 

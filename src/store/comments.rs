@@ -5,7 +5,7 @@
 //! its own table so that it applies to comments whichever arrives first.
 
 use anyhow::{Context, Result};
-use rusqlite::{Connection, OptionalExtension, params};
+use super::sql::{Connection, OptionalExtension, params};
 
 use crate::domain::classification::BUILTIN_NAME;
 use crate::domain::{Comment, CommentKind, PrNumber, RepoId, is_pr_author};
@@ -256,7 +256,7 @@ pub fn unclassified(
             pr_author: row.get(7)?,
         })
     })?;
-    rows.collect::<rusqlite::Result<_>>()
+    rows.collect::<super::sql::Result<_>>()
         .with_context(|| format!("Cannot read the comments of repository {repo_id} to reclassify"))
 }
 
@@ -326,7 +326,7 @@ pub fn list_for_repo(conn: &Connection, repo: &str) -> Result<Vec<StoredComment>
         select_comment()
     ))?;
     let rows = stmt.query_map([repo.to_ascii_lowercase()], read_comment)?;
-    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    Ok(rows.collect::<super::sql::Result<Vec<_>>>()?)
 }
 
 /// The newest comment id of repository `repo_id` (0 without comments): what an analysis has
@@ -362,7 +362,7 @@ fn select_comment() -> String {
     )
 }
 
-fn read_comment(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredComment> {
+fn read_comment(row: &super::sql::Row<'_>) -> super::sql::Result<StoredComment> {
     Ok(StoredComment {
         id: row.get(0)?,
         repo: row.get(1)?,
@@ -408,5 +408,5 @@ pub fn inline_comments(conn: &Connection, repo_id: RepoId) -> Result<Vec<InlineC
             body: row.get(2)?,
         })
     })?;
-    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    Ok(rows.collect::<super::sql::Result<Vec<_>>>()?)
 }

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use anyhow::Result;
-use rusqlite::{Connection, OptionalExtension, params};
+use super::sql::{Connection, OptionalExtension, params};
 
 use crate::domain::{InstallationId, UnixMs};
 
@@ -119,7 +119,7 @@ pub fn claim(
                 attempts: row.get(3)?,
             })
         })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+        .collect::<super::sql::Result<Vec<_>>>()?;
     claimed.sort_by_key(|c| c.seq);
     let mut body = conn.prepare_cached("SELECT body FROM delivery_bodies WHERE seq = ?1")?;
     for delivery in &mut claimed {
@@ -223,7 +223,7 @@ pub fn list_failed(conn: &Connection) -> Result<Vec<DeliveryRow>> {
             last_error: row.get(5)?,
         })
     })?;
-    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    Ok(rows.collect::<super::sql::Result<Vec<_>>>()?)
 }
 
 /// How many deliveries are in each state, in a fixed order: pending, done, ignored, failed.

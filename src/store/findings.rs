@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use anyhow::{Context, Result};
-use rusqlite::{Connection, OptionalExtension, params};
+use super::sql::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use crate::domain::RepoId;
@@ -34,20 +34,19 @@ pub fn load_source_comments(
            LEFT JOIN pull_requests p ON p.repo_id = c.repo_id AND p.number = c.pr_number
            LEFT JOIN classifications cl
              ON cl.comment_id = c.id AND cl.classifier = '{BUILTIN_NAME}'
-            AND substr(cl.body_hash, -64) = c.body_hash
+            AND substr(cl.body_hash, length(cl.body_hash) - 63) = c.body_hash
            LEFT JOIN classifications lc
              ON lc.comment_id = c.id AND lc.classifier = '{LLM_NAME}' AND {}
-          WHERE c.repo_id = :repo AND c.deleted = 0
+          WHERE c.repo_id = ?1 AND c.deleted = 0
             AND CASE WHEN lc.labels IS NULL THEN c.noise IS NULL
-                     ELSE lc.labels <> '[]' AND c.noise IS NOT 'bot' AND c.noise IS NOT 'own' END
-            AND coalesce(c.created_at, c.updated_at) >= :since",
+                     ELSE lc.labels <> '[]' AND c.noise IS DISTINCT FROM 'bot' AND c.noise IS DISTINCT FROM 'own' END
+            AND coalesce(c.created_at, c.updated_at) >= ?2",
         verdicts.join_condition()
     ))?;
-    let mut bound: Vec<(&str, &dyn rusqlite::ToSql)> =
-        vec![(":repo", &repo_id), (":since", &since)];
     let tag = verdicts.tag();
+    let mut bound: Vec<&dyn super::sql::ToSql> = vec![&repo_id, &since];
     if matches!(verdicts, LlmVerdicts::Of(_)) {
-        bound.push((":tag", &tag));
+        bound.push(&tag);
     }
     let rows = stmt.query_map(bound.as_slice(), |row| {
         Ok(SourceComment {
@@ -68,7 +67,7 @@ pub fn load_source_comments(
         })
     })?;
     rows.map(|row| row.map(|c| (c.id, c)))
-        .collect::<rusqlite::Result<_>>()
+        .collect::<super::sql::Result<_>>()
         .with_context(|| format!("Cannot read the comments of repository {repo_id}"))
 }
 
@@ -147,7 +146,7 @@ pub fn save_run(conn: &Connection, repo_id: RepoId, now: i64, findings: &[Findin
     let active: Vec<String> = conn
         .prepare_cached("SELECT id FROM findings WHERE repo_id = ?1 AND status = 'active'")?
         .query_map([repo_id], |row| row.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+        .collect::<super::sql::Result<_>>()?;
     let mut resolve = conn.prepare_cached(
         "UPDATE findings SET status = 'resolved', resolved_at = ?3 WHERE repo_id = ?1 AND id = ?2",
     )?;
@@ -216,9 +215,8 @@ pub fn load(conn: &Connection, repo_id: RepoId) -> Result<Listing> {
                 status, dismissed_by, dismissed_at, resolved_at
            FROM findings WHERE repo_id = ?1",
     )?;
-    let mut rows = stmt.query([repo_id])?;
     let mut listing = Listing::default();
-    while let Some(row) = rows.next()? {
+    stmt.for_each([repo_id], |row| {
         let id: String = row.get(0)?;
         let finding = read_finding(row).with_context(|| {
             format!("Cannot read finding {id} of repository {repo_id} from the store")
@@ -237,7 +235,8 @@ pub fn load(conn: &Connection, repo_id: RepoId) -> Result<Listing> {
                 at: row.get::<_, Option<i64>>(11)?.unwrap_or_default(),
             }),
         }
-    }
+        Ok::<_, anyhow::Error>(())
+    })?;
     let order = |f: &Finding| {
         let category = Category::ALL.iter().position(|c| *c == f.category);
         (category, f.severity, f.id.clone())
@@ -248,7 +247,7 @@ pub fn load(conn: &Connection, repo_id: RepoId) -> Result<Listing> {
     Ok(listing)
 }
 
-fn read_finding(row: &rusqlite::Row<'_>) -> Result<Finding> {
+fn read_finding(row: &super::sql::Row<'_>) -> Result<Finding> {
     let evidence: Vec<StoredEvidence> = serde_json::from_str(&row.get::<_, String>(5)?)?;
     let evidence = evidence
         .into_iter()

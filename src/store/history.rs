@@ -2,7 +2,7 @@
 //! and the head they lead to, so that an analysis reads only new commits from git.
 
 use anyhow::{Context, Result};
-use rusqlite::{Connection, OptionalExtension, params};
+use super::sql::{Connection, OptionalExtension, params};
 
 use crate::domain::RepoId;
 use crate::domain::history::{Commit, FileChange};
@@ -97,15 +97,14 @@ pub fn commits(conn: &Connection, repo_id: RepoId) -> Result<Vec<Commit>> {
                 },
             ))
         })?
-        .collect::<rusqlite::Result<_>>()
+        .collect::<super::sql::Result<_>>()
         .context("Cannot read the stored commits")?;
     let mut statement = conn.prepare_cached(
         "SELECT seq, path, old_path FROM commit_files
          WHERE repo_id = ?1 ORDER BY seq",
     )?;
-    let mut rows = statement.query([repo_id])?;
     let mut index = 0;
-    while let Some(row) = rows.next()? {
+    statement.for_each([repo_id], |row| {
         let seq: i64 = row.get(0)?;
         while commits
             .get(index)
@@ -119,7 +118,8 @@ pub fn commits(conn: &Connection, repo_id: RepoId) -> Result<Vec<Commit>> {
                 old_path: row.get(2)?,
             });
         }
-    }
+        Ok::<_, anyhow::Error>(())
+    })?;
     Ok(commits.into_iter().map(|(_, commit)| commit).collect())
 }
 

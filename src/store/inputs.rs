@@ -2,7 +2,7 @@
 //! kind and GitHub id (to map back to the input's ids), its built-in labels and its noise class.
 
 use anyhow::{Context, Result};
-use rusqlite::{Connection, params};
+use super::sql::{Connection, params};
 
 use crate::domain::classification::{BUILTIN_NAME, Classification, LLM_NAME};
 use crate::domain::{CommentKind, RepoId, is_pr_author};
@@ -58,7 +58,7 @@ pub fn list(conn: &Connection, repo_id: RepoId) -> Result<Vec<InputComment>> {
            FROM comments c
            LEFT JOIN classifications k ON k.comment_id = c.id AND k.classifier = ?2
            LEFT JOIN classifications lc ON lc.comment_id = c.id AND lc.classifier = ?3
-            AND substr(lc.body_hash, -64) = c.body_hash
+            AND substr(lc.body_hash, length(lc.body_hash) - 63) = c.body_hash
            LEFT JOIN pull_requests p ON p.repo_id = c.repo_id AND p.number = c.pr_number
           WHERE c.repo_id = ?1 AND c.deleted = 0
           ORDER BY coalesce(c.created_at, c.updated_at), c.github_id",

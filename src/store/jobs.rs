@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use anyhow::Result;
-use rusqlite::{Connection, OptionalExtension, params};
+use super::sql::{Connection, OptionalExtension, params};
 
 use crate::domain::job::{Job, JobKind, Occasion};
 use crate::domain::{RepoId, UnixMs};
@@ -58,7 +58,7 @@ pub fn list(conn: &Connection) -> Result<Vec<JobRow>> {
             state: row.get(4)?,
         })
     })?;
-    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    Ok(rows.collect::<super::sql::Result<Vec<_>>>()?)
 }
 
 /// Queues `job`, or puts a finished one with the same dedupe key back in the queue: for

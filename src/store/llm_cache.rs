@@ -2,7 +2,7 @@
 //! hash), embeddings by (model, text hash). Only good answers are stored.
 
 use anyhow::Result;
-use rusqlite::{Connection, OptionalExtension, params};
+use super::sql::{Connection, OptionalExtension, params};
 
 use super::Store;
 use crate::domain::cache::{CacheKey, ModelCache};

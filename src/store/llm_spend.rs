@@ -1,7 +1,7 @@
 //! The `llm_spend` table: tokens the LLM spent per repository and UTC day, for the daily budget.
 
 use anyhow::Result;
-use rusqlite::{Connection, OptionalExtension, params};
+use super::sql::{Connection, OptionalExtension, params};
 
 use crate::domain::RepoId;
 

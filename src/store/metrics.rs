@@ -2,7 +2,7 @@
 //! repository's name or data shows (private repositories included).
 
 use anyhow::Result;
-use rusqlite::Connection;
+use super::sql::Connection;
 
 /// One labelled count.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,7 +22,7 @@ pub struct Metric {
 
 /// Every metric, read in one snapshot.
 pub fn snapshot(conn: &Connection) -> Result<Vec<Metric>> {
-    let snapshot = conn.unchecked_transaction()?;
+    let snapshot = conn.snapshot()?;
     let metrics = vec![
         grouped(
             &snapshot,
@@ -124,7 +124,7 @@ fn grouped(
     Ok(Metric {
         name,
         help,
-        values: values.collect::<rusqlite::Result<_>>()?,
+        values: values.collect::<super::sql::Result<_>>()?,
     })
 }
 

@@ -1,10 +1,10 @@
-//! The SQLite store: connection handling, migrations, and one module per table family.
+//! The store: SQLite (embedded, the default) or PostgreSQL (several replicas on one database),
+//! behind one API, and one module per table family.
 //!
-//! Concurrency rule: one writer connection behind a mutex, shared by the ingress writer thread
-//! and the worker, so writes never wait on SQLite's sleeping busy handler; readers open short-lived
-//! connections of their own (WAL lets them read while the writer writes). Nothing holds a
-//! connection across an `.await`: async code reaches the store through `spawn_blocking` or a
-//! dedicated thread. All SQL lives below this module.
+//! Store functions take a [`sql::Connection`] (or a [`sql::Transaction`] from [`Store::write`])
+//! and run SQL both databases speak. Nothing holds a connection across an `.await`: async code
+//! reaches the store through `spawn_blocking` or a dedicated thread. All SQL lives below this
+//! module.
 
 pub mod backfills;
 pub mod comments;
@@ -17,112 +17,121 @@ pub mod llm_cache;
 pub mod llm_spend;
 pub mod metrics;
 pub mod pages;
+pub mod postgres;
 pub mod publications;
 pub mod redeliveries;
 pub mod report;
 pub mod repos;
 pub mod run_reports;
-mod sql_types;
+pub mod sql;
+mod sqlite;
 pub mod themes;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
-use rusqlite::{Connection, OpenFlags};
-use rusqlite_migration::{M, Migrations};
+use anyhow::Result;
 
-/// Ordered, append-only migrations; `PRAGMA user_version` records how many ran.
-const MIGRATION_LIST: &[M<'static>] = &[
-    M::up(include_str!("migrations/0001_initial.sql")),
-    M::up(include_str!("migrations/0002_model_caches.sql")),
-    M::up(include_str!("migrations/0003_themes.sql")),
-    M::up(include_str!("migrations/0004_backfill.sql")),
-    M::up(include_str!("migrations/0005_findings.sql")),
-    M::up(include_str!("migrations/0006_history.sql")),
-    M::up(include_str!("migrations/0007_publications.sql")),
-    M::up(include_str!("migrations/0008_pr_author.sql")),
-    M::up(include_str!("migrations/0009_delivery_installation.sql")),
-    M::up(include_str!("migrations/0010_default_branch_push.sql")),
-    M::up(include_str!("migrations/0011_llm_spend.sql")),
-    M::up(include_str!("migrations/0012_history_first_parent.sql")),
-    M::up(include_str!("migrations/0013_run_reports.sql")),
-    M::up(include_str!("migrations/0014_redeliveries.sql")),
-];
+pub use sql::{Connection, Dialect, Transaction};
 
-/// The schema version a fully migrated database has.
-pub const SCHEMA_VERSION: usize = MIGRATION_LIST.len();
-const MIGRATIONS: Migrations<'static> = Migrations::from_slice(MIGRATION_LIST);
+use postgres::PgStore;
+use sqlite::SqliteStore;
 
-/// How long a connection waits for another process's write lock before giving up. Five seconds
-/// covers a CLI command (`gitlore deliveries retry`) writing while `serve` runs.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+/// The schema version a fully migrated database has (the same on both backends).
+pub const SCHEMA_VERSION: usize = sqlite::SCHEMA_VERSION;
+const _: () = assert!(sqlite::SCHEMA_VERSION == postgres::SCHEMA_VERSION);
 
 /// The database file of a data dir.
 pub fn database_path(data_dir: &Path) -> PathBuf {
     data_dir.join("gitlore.db")
 }
 
+/// Where the store lives.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Database {
+    /// A SQLite file: one process.
+    Sqlite(PathBuf),
+    /// A PostgreSQL URL (with its password, so never logged) and an optional CA file to trust.
+    Postgres {
+        url: String,
+        ca_file: Option<PathBuf>,
+    },
+}
+
+impl std::fmt::Debug for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Database::Sqlite(path) => f.debug_tuple("Sqlite").field(path).finish(),
+            Database::Postgres { .. } => f.write_str("Postgres(..)"),
+        }
+    }
+}
+
 /// How a write transaction reaches the disk.
 #[derive(Debug, Clone, Copy)]
 enum Durability {
-    /// fsync at commit (`synchronous = FULL`).
+    /// Flushed at commit.
     Durable,
-    /// no fsync at commit (`synchronous = NORMAL`): safe for state that can be derived again.
+    /// Not waited for at commit: safe for state that can be derived again.
     Derived,
 }
 
 /// The comment store. Cheap to share behind an `Arc`.
 pub struct Store {
-    path: PathBuf,
-    writer: Mutex<Connection>,
-    /// Durable writers (the ingress) waiting for the writer connection: derived writers (the
-    /// worker) commit early when one waits, so a webhook's answer never waits behind a batch.
-    durable_waiting: AtomicUsize,
+    backend: Backend,
+}
+
+enum Backend {
+    Sqlite(SqliteStore),
+    Postgres(PgStore),
 }
 
 impl Store {
-    /// Opens (creating if needed) the database at `path` and applies every pending migration.
+    /// Opens (creating if needed) the SQLite database at `path` and applies every pending
+    /// migration.
     pub fn open(path: &Path) -> Result<Store> {
-        if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("Cannot create the data directory {}", dir.display()))?;
-        }
-        let mut conn = Connection::open(path)
-            .with_context(|| format!("Cannot open the database {}", path.display()))?;
-        configure(&conn)?;
-        MIGRATIONS
-            .to_latest(&mut conn)
-            .with_context(|| format!("Cannot migrate the database {}", path.display()))?;
         Ok(Store {
-            path: path.to_path_buf(),
-            writer: Mutex::new(conn),
-            durable_waiting: AtomicUsize::new(0),
+            backend: Backend::Sqlite(SqliteStore::open(path)?),
         })
     }
 
-    /// Opens a database and migrates it to `version` only, for testing each migration against
-    /// a database holding the rows of the version before it.
-    pub fn connection_at_version(path: &Path, version: usize) -> Result<Connection> {
-        let mut conn = Connection::open(path)?;
-        configure(&conn)?;
-        MIGRATIONS.to_version(&mut conn, version)?;
-        Ok(conn)
+    /// Opens the configured database and applies every pending migration.
+    pub fn open_database(database: &Database) -> Result<Store> {
+        match database {
+            Database::Sqlite(path) => Store::open(path),
+            Database::Postgres { url, ca_file } => Ok(Store {
+                backend: Backend::Postgres(PgStore::connect(url, ca_file.as_deref())?),
+            }),
+        }
     }
 
-    /// Where the database lives.
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// Opens a SQLite database and migrates it to `version` only, for testing each migration
+    /// against a database holding the rows of the version before it.
+    pub fn connection_at_version(path: &Path, version: usize) -> Result<rusqlite::Connection> {
+        SqliteStore::connection_at_version(path, version)
+    }
+
+    /// Which database this is.
+    pub fn dialect(&self) -> Dialect {
+        match self.backend {
+            Backend::Sqlite(_) => Dialect::Sqlite,
+            Backend::Postgres(_) => Dialect::Postgres,
+        }
+    }
+
+    /// The database as logs and messages may name it (a path, or `user@host:port/db`).
+    pub fn describe(&self) -> String {
+        match &self.backend {
+            Backend::Sqlite(store) => store.path.display().to_string(),
+            Backend::Postgres(store) => format!("postgres://{}", store.description),
+        }
     }
 
     /// Runs `f` in one write transaction and commits it durably: when this returns, the
     /// transaction survives a power cut. For what cannot be derived again (deliveries).
-    pub fn write<T>(
-        &self,
-        f: impl FnOnce(&mut rusqlite::Transaction<'_>) -> Result<T>,
-    ) -> Result<T> {
+    pub fn write<T>(&self, f: impl FnOnce(&mut Transaction<'_>) -> Result<T>) -> Result<T> {
         self.write_with(Durability::Durable, f)
     }
 
@@ -132,7 +141,7 @@ impl Store {
     /// loses nothing. The next durable commit makes everything before it durable too.
     pub fn write_derived<T>(
         &self,
-        f: impl FnOnce(&mut rusqlite::Transaction<'_>) -> Result<T>,
+        f: impl FnOnce(&mut Transaction<'_>) -> Result<T>,
     ) -> Result<T> {
         self.write_with(Durability::Derived, f)
     }
@@ -140,118 +149,44 @@ impl Store {
     fn write_with<T>(
         &self,
         durability: Durability,
-        f: impl FnOnce(&mut rusqlite::Transaction<'_>) -> Result<T>,
+        f: impl FnOnce(&mut Transaction<'_>) -> Result<T>,
     ) -> Result<T> {
-        let mut conn = match durability {
-            Durability::Durable => {
-                self.durable_waiting.fetch_add(1, Ordering::SeqCst);
-                let conn = self.lock_writer();
-                self.durable_waiting.fetch_sub(1, Ordering::SeqCst);
-                conn
-            }
-            Durability::Derived => self.lock_writer(),
-        };
-        let synchronous = match durability {
-            Durability::Durable => "FULL",
-            Durability::Derived => "NORMAL",
-        };
-        conn.pragma_update(None, "synchronous", synchronous)?;
-        let mut tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let value = f(&mut tx)?;
-        tx.commit().context("Cannot commit to the database")?;
-        Ok(value)
+        match &self.backend {
+            Backend::Sqlite(store) => store.write_with(durability, f),
+            Backend::Postgres(store) => store.write_with(durability, f),
+        }
     }
 
     /// Whether a durable write is waiting for the writer connection: a long derived transaction
-    /// should commit what it has and let it go first.
+    /// should commit what it has and let it go first. (PostgreSQL writers never wait for each
+    /// other's connection.)
     pub fn durable_write_waiting(&self) -> bool {
-        self.durable_waiting.load(Ordering::SeqCst) > 0
+        match &self.backend {
+            Backend::Sqlite(store) => store.durable_write_waiting(),
+            Backend::Postgres(_) => false,
+        }
     }
 
-    /// Moves WAL checkpoints off the writer: the writer stops checkpointing on commit, and a
-    /// thread checkpoints (passively: it never blocks the writer) every `interval` until
-    /// `stop` is set. For `serve`, where a commit must never pay for a checkpoint.
+    /// For SQLite, moves WAL checkpoints off the writer: the writer stops checkpointing on
+    /// commit, and a thread checkpoints (passively: it never blocks the writer) every `interval`
+    /// until `stop` is set. For `serve`, where a commit must never pay for a checkpoint.
+    /// PostgreSQL checkpoints on its own: nothing to start.
     pub fn start_checkpointer(
-        self: &std::sync::Arc<Self>,
+        self: &Arc<Self>,
         interval: Duration,
-        stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    ) -> Result<std::thread::JoinHandle<()>> {
-        self.lock_writer()
-            .pragma_update(None, "wal_autocheckpoint", 0)?;
-        let conn = Connection::open(&self.path)?;
-        conn.busy_timeout(BUSY_TIMEOUT)?;
-        std::thread::Builder::new()
-            .name("wal-checkpointer".into())
-            .spawn(move || {
-                while !stop.load(Ordering::SeqCst) {
-                    std::thread::sleep(interval);
-                    if let Err(error) =
-                        conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
-                    {
-                        tracing::warn!(%error, "WAL checkpoint failed");
-                    }
-                }
-            })
-            .context("Cannot start the checkpointer thread")
+        stop: Arc<AtomicBool>,
+    ) -> Result<Option<std::thread::JoinHandle<()>>> {
+        match &self.backend {
+            Backend::Sqlite(store) => store.start_checkpointer(interval, stop).map(Some),
+            Backend::Postgres(_) => Ok(None),
+        }
     }
 
-    /// A fresh read-only connection for queries that must not block writers.
-    pub fn reader(&self) -> Result<Connection> {
-        let conn = Connection::open_with_flags(
-            &self.path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .with_context(|| format!("Cannot open the database {}", self.path.display()))?;
-        conn.busy_timeout(BUSY_TIMEOUT)?;
-        Ok(conn)
-    }
-
-    fn lock_writer(&self) -> MutexGuard<'_, Connection> {
-        // A panic while holding the lock leaves SQLite consistent (the transaction rolls back on
-        // drop), so a poisoned lock is safe to reuse.
-        self.writer
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-}
-
-/// Prepared statements kept per connection: more than the store has, so the hot path never
-/// prepares a statement twice (rusqlite's default of 16 is fewer than the worker uses).
-const STATEMENT_CACHE_CAPACITY: usize = 128;
-
-/// WAL for concurrent readers, `synchronous = FULL` so that a committed delivery survives a power
-/// cut (group commit in the ingress writer amortises the fsync), foreign keys on.
-fn configure(conn: &Connection) -> Result<()> {
-    conn.busy_timeout(BUSY_TIMEOUT)?;
-    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE_CAPACITY);
-    conn.pragma_update(None, "journal_mode", "WAL")?;
-    conn.pragma_update(None, "synchronous", "FULL")?;
-    conn.pragma_update(None, "foreign_keys", "ON")?;
-    // Statement journals and temporary b-trees in memory: they never need to survive anything.
-    conn.pragma_update(None, "temp_store", "MEMORY")?;
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn migrations_are_valid() {
-        MIGRATIONS.validate().expect("migrations apply cleanly");
-    }
-
-    #[test]
-    fn open_sets_wal_and_foreign_keys() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("g.db")).unwrap();
-        let conn = store.lock_writer();
-        let mode: String = conn
-            .pragma_query_value(None, "journal_mode", |r| r.get(0))
-            .unwrap();
-        let fk: i64 = conn
-            .pragma_query_value(None, "foreign_keys", |r| r.get(0))
-            .unwrap();
-        assert_eq!((mode.as_str(), fk), ("wal", 1));
+    /// A connection for queries that must not block writers.
+    pub fn reader(&self) -> Result<Connection<'static>> {
+        match &self.backend {
+            Backend::Sqlite(store) => Ok(Connection::sqlite(store.reader()?)),
+            Backend::Postgres(store) => Ok(Connection::postgres(store.pool.get()?)),
+        }
     }
 }

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use anyhow::{Context, Result};
-use rusqlite::{Connection, OptionalExtension, params};
+use super::sql::{Connection, OptionalExtension, params};
 
 use crate::domain::{PrNumber, RepoId, UnixMs};
 
@@ -28,7 +28,7 @@ const ENTRY_SELECT: &str = "SELECT r.id, r.full_name, r.private, a.last_run_at,
    LEFT JOIN analysis_runs a ON a.repo_id = r.id
   WHERE r.removed = 0 AND i.deleted = 0";
 
-fn entry(row: &rusqlite::Row<'_>) -> rusqlite::Result<RepoEntry> {
+fn entry(row: &super::sql::Row<'_>) -> super::sql::Result<RepoEntry> {
     Ok(RepoEntry {
         id: row.get(0)?,
         full_name: row.get(1)?,
@@ -42,7 +42,7 @@ fn entry(row: &rusqlite::Row<'_>) -> rusqlite::Result<RepoEntry> {
 pub fn repos(conn: &Connection) -> Result<Vec<RepoEntry>> {
     let mut stmt = conn.prepare_cached(&format!("{ENTRY_SELECT} ORDER BY r.full_name"))?;
     let rows = stmt.query_map([], entry)?;
-    rows.collect::<rusqlite::Result<_>>()
+    rows.collect::<super::sql::Result<_>>()
         .context("Cannot list the repositories")
 }
 
@@ -79,9 +79,8 @@ pub fn theme_comments(
           WHERE t.repo_id = ?1 AND t.active = 1 AND c.deleted = 0
           ORDER BY m.theme_id, coalesce(c.created_at, c.updated_at) DESC, c.id DESC",
     )?;
-    let mut rows = stmt.query(params![repo_id])?;
     let mut by_theme: HashMap<String, Vec<ThemeComment>> = HashMap::new();
-    while let Some(row) = rows.next()? {
+    stmt.for_each(params![repo_id], |row| {
         let list = by_theme.entry(row.get(0)?).or_default();
         if list.len() < per_theme {
             list.push(ThemeComment {
@@ -92,7 +91,8 @@ pub fn theme_comments(
                 url: row.get(5)?,
             });
         }
-    }
+        Ok::<_, super::sql::Error>(())
+    })?;
     Ok(by_theme)
 }
 

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use anyhow::Result;
-use rusqlite::{Connection, OptionalExtension, params};
+use super::sql::{Connection, OptionalExtension, params};
 
 use crate::domain::history::Coupling;
 use crate::domain::{PrNumber, RepoId, UnixMs};
@@ -163,7 +163,7 @@ pub fn activity(conn: &Connection) -> Result<Vec<RepoActivity>> {
             min_new_comments: row.get(5)?,
         })
     })?;
-    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    Ok(rows.collect::<super::sql::Result<Vec<_>>>()?)
 }
 
 /// Records an analysis of `repo_id` at `now` that read the comments up to store id
@@ -259,7 +259,7 @@ pub fn couplings(conn: &Connection, repo_id: RepoId) -> Result<Vec<Coupling>> {
             commits: usize::try_from(row.get::<_, i64>(5)?).unwrap_or(0),
         })
     })?;
-    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    Ok(rows.collect::<super::sql::Result<Vec<_>>>()?)
 }
 
 /// When the refresh slot of `repo_id` was last taken (unix ms), if ever.

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use anyhow::Result;
-use rusqlite::{Connection, OptionalExtension, params};
+use super::sql::{Connection, OptionalExtension, params};
 
 use crate::domain::UnixMs;
 

@@ -2,7 +2,7 @@
 //! repositories have been analysed, and when.
 
 use anyhow::{Context, Result};
-use rusqlite::{Connection, OptionalExtension};
+use super::sql::{Connection, OptionalExtension};
 
 use crate::domain::RepoId;
 
@@ -29,7 +29,7 @@ pub fn analysed_repos(conn: &Connection) -> Result<Vec<AnalysedRepo>> {
             run_at: row.get(2)?,
         })
     })?;
-    rows.collect::<rusqlite::Result<_>>()
+    rows.collect::<super::sql::Result<_>>()
         .context("Cannot read the analysed repositories")
 }
 
@@ -41,7 +41,7 @@ pub fn comment_github_ids(
 ) -> Result<std::collections::HashMap<i64, i64>> {
     let mut stmt = conn.prepare_cached("SELECT id, github_id FROM comments WHERE repo_id = ?1")?;
     let rows = stmt.query_map([repo_id], |row| Ok((row.get(0)?, row.get(1)?)))?;
-    rows.collect::<rusqlite::Result<_>>()
+    rows.collect::<super::sql::Result<_>>()
         .with_context(|| format!("Cannot read the comment ids of repository {repo_id}"))
 }
 

@@ -1,7 +1,7 @@
 //! Installations, repositories and pull requests: registration, state, and data removal.
 
 use anyhow::Result;
-use rusqlite::{Connection, OptionalExtension, params};
+use super::sql::{Connection, OptionalExtension, params};
 
 use crate::domain::{InstallationId, PrNumber, PullRequest, Repo, RepoId, UnixMs};
 use crate::events::Installation;
@@ -34,7 +34,7 @@ pub fn delete_installation(conn: &Connection, installation_id: InstallationId) -
     let repo_ids: Vec<RepoId> = conn
         .prepare("SELECT id FROM repos WHERE installation_id = ?1")?
         .query_map([installation_id], |row| row.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+        .collect::<super::sql::Result<_>>()?;
     for repo_id in &repo_ids {
         remove_repo(conn, *repo_id)?;
     }
@@ -151,7 +151,7 @@ pub fn names(conn: &Connection) -> Result<Vec<String>> {
     let mut stmt =
         conn.prepare_cached("SELECT full_name FROM repos WHERE removed = 0 ORDER BY full_name")?;
     let names = stmt.query_map([], |row| row.get(0))?;
-    Ok(names.collect::<rusqlite::Result<_>>()?)
+    Ok(names.collect::<super::sql::Result<_>>()?)
 }
 
 /// The ids of the repositories that are installed and not removed.
@@ -161,7 +161,7 @@ pub fn live_repo_ids(conn: &Connection) -> Result<std::collections::HashSet<Repo
           WHERE r.removed = 0 AND i.deleted = 0",
     )?;
     let ids = stmt.query_map([], |row| row.get(0))?;
-    Ok(ids.collect::<rusqlite::Result<_>>()?)
+    Ok(ids.collect::<super::sql::Result<_>>()?)
 }
 
 /// The repository's default branch, when known.

@@ -3,7 +3,7 @@
 //! configuration it ran with, kept for the next analysis.
 
 use anyhow::{Context, Result};
-use rusqlite::{Connection, OptionalExtension, params};
+use super::sql::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use crate::domain::RepoId;

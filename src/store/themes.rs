@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use anyhow::{Context, Result, ensure};
-use rusqlite::{Connection, OptionalExtension, params};
+use super::sql::{Connection, OptionalExtension, params};
 
 use crate::domain::classification::{BUILTIN_NAME, Classification};
 use crate::domain::{RepoId, is_pr_author};
@@ -80,7 +80,7 @@ pub fn load_corpus(
            FROM comments c
            LEFT JOIN classifications cl
              ON cl.comment_id = c.id AND cl.classifier = '{BUILTIN_NAME}'
-            AND substr(cl.body_hash, -64) = c.body_hash
+            AND substr(cl.body_hash, length(cl.body_hash) - 63) = c.body_hash
            LEFT JOIN pull_requests p ON p.repo_id = c.repo_id AND p.number = c.pr_number
           WHERE c.repo_id = ?1 AND c.deleted = 0
             AND (c.noise IS NULL OR (?3 AND c.noise = 'trivial'))
@@ -108,7 +108,7 @@ pub fn load_corpus(
                 .unwrap_or_default(),
         })
     })?;
-    rows.collect::<rusqlite::Result<Vec<_>>>()
+    rows.collect::<super::sql::Result<Vec<_>>>()
         .with_context(|| format!("Cannot read the comments of repository {repo_id}"))
 }
 
@@ -135,10 +135,10 @@ pub fn load_themes(conn: &Connection, repo_id: RepoId) -> Result<Vec<StoredTheme
         "SELECT m.theme_id, m.comment_id FROM theme_members m JOIN themes t ON t.id = m.theme_id
           WHERE t.repo_id = ?1 ORDER BY m.theme_id, m.comment_id",
     )?;
-    let mut rows = stmt.query([repo_id])?;
-    while let Some(row) = rows.next()? {
+    stmt.for_each([repo_id], |row| {
         members.entry(row.get(0)?).or_default().push(row.get(1)?);
-    }
+        Ok::<_, super::sql::Error>(())
+    })?;
     let mut stmt = conn.prepare(
         "SELECT id, label, terms, first_seen, last_seen, active FROM themes
           WHERE repo_id = ?1 ORDER BY id",
@@ -158,7 +158,7 @@ pub fn load_themes(conn: &Connection, repo_id: RepoId) -> Result<Vec<StoredTheme
         })
     })?;
     themes
-        .collect::<rusqlite::Result<Vec<_>>>()
+        .collect::<super::sql::Result<Vec<_>>>()
         .with_context(|| format!("Cannot read the themes of repository {repo_id}"))
 }
 

@@ -42,7 +42,7 @@ pub struct RepoView {
 /// Reads `repo`'s page from the store.
 pub fn load(store: &Store, repo: RepoEntry) -> Result<RepoView> {
     let conn = store.reader()?;
-    let tx = conn.unchecked_transaction()?;
+    let tx = conn.snapshot()?;
     let findings = findings::load(&tx, repo.id)?;
     let mut comments = pages::theme_comments(&tx, repo.id, COMMENTS_PER_THEME)?;
     let mut themes: Vec<ThemeView> = themes::load_themes(&tx, repo.id)?

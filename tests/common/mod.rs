@@ -200,12 +200,12 @@ impl TestApp {
     /// Runs `f` in a write transaction of the store, unwrapped.
     pub fn write<T>(
         &self,
-        f: impl FnOnce(&mut rusqlite::Transaction<'_>) -> anyhow::Result<T>,
+        f: impl FnOnce(&mut gitlore::store::Transaction<'_>) -> anyhow::Result<T>,
     ) -> T {
         self.store.write(f).unwrap()
     }
 
-    pub fn db(&self) -> rusqlite::Connection {
+    pub fn db(&self) -> gitlore::store::Connection<'static> {
         self.store.reader().unwrap()
     }
 

@@ -35,13 +35,13 @@ impl TestStore {
     /// Runs `f` in a write transaction.
     pub fn write<T>(
         &self,
-        f: impl FnOnce(&mut rusqlite::Transaction<'_>) -> anyhow::Result<T>,
+        f: impl FnOnce(&mut gitlore::store::Transaction<'_>) -> anyhow::Result<T>,
     ) -> T {
         self.store.write(f).unwrap()
     }
 
     /// Runs `f` on a read connection.
-    pub fn read<T>(&self, f: impl FnOnce(&rusqlite::Connection) -> anyhow::Result<T>) -> T {
+    pub fn read<T>(&self, f: impl FnOnce(&gitlore::store::Connection<'_>) -> anyhow::Result<T>) -> T {
         f(&self.store.reader().unwrap()).unwrap()
     }
 }

@@ -241,7 +241,7 @@ fn write_page(
         repo: page.repo,
     };
     store.write_derived(|tx| {
-        let tx: &rusqlite::Connection = tx;
+        let tx: &crate::store::Connection = tx;
         let (uninstalled, status) = repos::origin_status(tx, installation_id, origin.repo.id)?;
         if uninstalled || status == RepoStatus::Removed {
             bail!(
