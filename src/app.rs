@@ -135,7 +135,7 @@ pub fn runner(
 pub async fn serve(settings: Settings) -> Result<()> {
     let credentials = settings.app_credentials()?;
     let shutdown = shutdown_signal();
-    let store = Arc::new(Store::open(&settings.database_path())?);
+    let store = Arc::new(Store::open_database(&settings.database())?);
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let health = Arc::new(Health::default());
     let signal = Arc::new(Signal::default());

@@ -44,7 +44,7 @@ pub fn run(settings: &Settings, repo: &str, window_months: u32, force: bool) -> 
         clock.clone(),
         Arc::new(TokioPause),
     )?);
-    let store = Arc::new(Store::open(&settings.database_path())?);
+    let store = Arc::new(Store::open_database(&settings.database())?);
     let backfiller = Backfiller {
         client: client.clone(),
         store,

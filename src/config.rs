@@ -62,6 +62,11 @@ pub struct Settings {
     pub listen: SocketAddr,
     pub webhook_path: String,
     pub data_dir: PathBuf,
+    /// A PostgreSQL database for several replicas (`GITLORE_DATABASE_URL`); without it, the
+    /// SQLite file in the data directory.
+    pub database_url: Option<Secret>,
+    /// Extra certificate authorities for the database's TLS (`GITLORE_DATABASE_CA_FILE`).
+    pub database_ca_file: Option<PathBuf>,
     pub github_api_url: String,
     pub public_url: Option<String>,
     /// What replaces the GitHub web host in published links (quiet links); on github.com
@@ -105,6 +110,8 @@ struct FileConfig {
     listen: Option<String>,
     webhook_path: Option<String>,
     data_dir: Option<PathBuf>,
+    database_url: Option<String>,
+    database_ca_file: Option<PathBuf>,
     github_api_url: Option<String>,
     public_url: Option<String>,
     link_redirect_url: Option<String>,
@@ -275,6 +282,10 @@ impl Settings {
                 .map(PathBuf::from)
                 .or(file_config.data_dir.clone())
                 .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR)),
+            database_url: database_url(&var, &file_config)?,
+            database_ca_file: var(&["GITLORE_DATABASE_CA_FILE"])
+                .map(PathBuf::from)
+                .or(file_config.database_ca_file.clone()),
             github_api_url,
             public_url,
             link_redirect_url,
@@ -319,6 +330,32 @@ impl Settings {
     pub fn database_path(&self) -> PathBuf {
         crate::store::database_path(&self.data_dir)
     }
+
+    /// The database the store lives in: PostgreSQL when a URL is set, else the SQLite file.
+    pub fn database(&self) -> crate::store::Database {
+        match &self.database_url {
+            Some(url) => crate::store::Database::Postgres {
+                url: url.expose().to_owned(),
+                ca_file: self.database_ca_file.clone(),
+            },
+            None => crate::store::Database::Sqlite(self.database_path()),
+        }
+    }
+}
+
+/// `GITLORE_DATABASE_URL` (or `database_url`): a `postgres://` or `postgresql://` URL.
+fn database_url(var: &Lookup<'_>, file_config: &FileConfig) -> Result<Option<Secret>, ConfigError> {
+    let Some(url) = var(&["GITLORE_DATABASE_URL"]).or(file_config.database_url.clone()) else {
+        return Ok(None);
+    };
+    if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+        return Err(ConfigError::Invalid {
+            name: "GITLORE_DATABASE_URL",
+            reason: "it must be a postgres:// URL (leave it unset for the embedded SQLite store)"
+                .into(),
+        });
+    }
+    Ok(Some(Secret::new(url)))
 }
 
 /// How long one LLM or embedding request may take.

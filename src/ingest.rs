@@ -6,8 +6,8 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
-use anyhow::Result;
 use crate::store::Connection;
+use anyhow::Result;
 
 use crate::commands;
 use crate::domain::classification::BUILTIN_NAME;

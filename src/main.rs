@@ -156,7 +156,7 @@ fn run(command: Command, settings: Settings) -> Result<()> {
 }
 
 fn replay_files(settings: &Settings, paths: &[PathBuf]) -> Result<()> {
-    let store = Arc::new(Store::open(&settings.database_path())?);
+    let store = Arc::new(Store::open_database(&settings.database())?);
     let worker = app::worker(settings, store.clone());
     let summary = replay::replay(&store, &worker, paths, SystemClock.now())?;
     let processed = summary.processed;
@@ -188,7 +188,7 @@ fn replay_files(settings: &Settings, paths: &[PathBuf]) -> Result<()> {
 }
 
 fn deliveries_command(settings: &Settings, action: Option<DeliveriesAction>) -> Result<()> {
-    let store = Store::open(&settings.database_path())?;
+    let store = Store::open_database(&settings.database())?;
     match action.unwrap_or(DeliveriesAction::List) {
         DeliveriesAction::List => {
             let reader = store.reader()?;

@@ -833,9 +833,23 @@ const ROWS_OF: &[(&str, Option<&str>)] = &[
 type TableCounts = BTreeMap<String, (i64, i64)>;
 
 /// Rows per table: the total, and those of (repository, installation).
-fn table_counts(conn: &gitlore::store::Connection<'_>, repo_id: i64, installation: i64) -> TableCounts {
+fn table_counts(
+    conn: &gitlore::store::Connection<'_>,
+    repo_id: i64,
+    installation: i64,
+) -> TableCounts {
+    let tables_sql = match conn.dialect() {
+        gitlore::store::Dialect::Sqlite => {
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        }
+        // gitlore_schema holds the migration version, no installation's data.
+        gitlore::store::Dialect::Postgres => {
+            "SELECT table_name FROM information_schema.tables
+              WHERE table_schema = current_schema() AND table_name <> 'gitlore_schema'"
+        }
+    };
     let tables: Vec<String> = conn
-        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        .prepare(tables_sql)
         .unwrap()
         .query_map([], |row| row.get(0))
         .unwrap()

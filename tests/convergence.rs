@@ -183,9 +183,8 @@ async fn an_unchanged_body_is_not_reclassified() {
         .await;
     app.drain();
     // Tamper with the stored labels: a re-classification would overwrite them.
-    let writer = rusqlite::Connection::open(app.path().join("gitlore.db")).unwrap();
     let sentinel = "UPDATE classifications SET labels = '[\"sentinel\"]'";
-    writer.execute(sentinel, []).unwrap();
+    app.write(|tx| Ok(tx.execute(sentinel, [])?));
     app.send_review_comment("edited", 1, "Consider a HashSet here.", 3)
         .await;
     app.drain();

@@ -64,6 +64,9 @@ pub fn repositories(settings: &Settings, source: &Source) -> Result<Vec<String>>
 }
 
 fn open_store(settings: &Settings, data_dir: Option<&Path>) -> Result<Store> {
+    if let (None, store::Database::Postgres { .. }) = (data_dir, settings.database()) {
+        return Store::open_database(&settings.database());
+    }
     let database = data_dir.map_or_else(|| settings.database_path(), store::database_path);
     ensure_exists(&database)?;
     Store::open(&database)

@@ -8,8 +8,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use anyhow::{Context, Result, bail};
 use crate::store::Connection;
+use anyhow::{Context, Result, bail};
 
 use super::json::{CommentJson, CouplingJson, FindingJson, ReportJson, ThemeJson, noise_name};
 use crate::domain::RepoId;

@@ -1,8 +1,8 @@
 //! The `backfills` table: one row per repository with the backfill's window, the cursor of the
 //! last committed pull-request page, its counts and its state.
 
-use anyhow::Result;
 use super::sql::{Connection, OptionalExtension, params};
+use anyhow::Result;
 
 use crate::domain::{RepoId, UnixMs};
 

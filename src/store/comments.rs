@@ -4,8 +4,8 @@
 //! a delete leaves a tombstone that no late create or edit revives, and thread resolution lives in
 //! its own table so that it applies to comments whichever arrives first.
 
-use anyhow::{Context, Result};
 use super::sql::{Connection, OptionalExtension, params};
+use anyhow::{Context, Result};
 
 use crate::domain::classification::BUILTIN_NAME;
 use crate::domain::{Comment, CommentKind, PrNumber, RepoId, is_pr_author};
@@ -150,7 +150,8 @@ pub fn tombstone(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1, ?9, ?10)
          ON CONFLICT (kind, github_id) DO UPDATE
             SET deleted = 1, body = '', body_hash = NULL, diff_hunk = NULL, noise = NULL,
-                updated_at = max(updated_at, excluded.updated_at)",
+                updated_at = CASE WHEN excluded.updated_at > comments.updated_at
+                                  THEN excluded.updated_at ELSE comments.updated_at END",
     )?
     .execute(params![
         repo_id,
@@ -183,7 +184,7 @@ pub fn set_thread_resolution(
     conn.prepare_cached(
         "INSERT INTO review_threads (repo_id, root_id, node_id, resolved) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (repo_id, root_id) DO UPDATE
-            SET resolved = excluded.resolved, node_id = coalesce(excluded.node_id, node_id)",
+            SET resolved = excluded.resolved, node_id = coalesce(excluded.node_id, review_threads.node_id)",
     )?
     .execute(params![repo_id, root_id, node_id, resolved])?;
     conn.prepare_cached(
@@ -342,8 +343,8 @@ pub fn newest_id(conn: &Connection, repo_id: RepoId) -> Result<i64> {
 /// Counts comments: all rows, live (not deleted) rows, and live rows that are not noise.
 pub fn counts(conn: &Connection) -> Result<(i64, i64, i64)> {
     Ok(conn.query_row(
-        "SELECT count(*), coalesce(sum(deleted = 0), 0),
-                coalesce(sum(deleted = 0 AND noise IS NULL), 0) FROM comments",
+        "SELECT count(*), count(*) FILTER (WHERE deleted = 0),
+                count(*) FILTER (WHERE deleted = 0 AND noise IS NULL) FROM comments",
         [],
         |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
     )?)

@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
-use anyhow::Result;
 use super::sql::{Connection, OptionalExtension, params};
+use anyhow::Result;
 
 use crate::domain::{InstallationId, UnixMs};
 

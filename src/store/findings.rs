@@ -7,8 +7,8 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use anyhow::{Context, Result};
 use super::sql::{Connection, OptionalExtension, params};
+use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::domain::RepoId;

@@ -1,8 +1,8 @@
 //! Stored git history: each commit's changes once per repository (`commits`, `commit_files`)
 //! and the head they lead to, so that an analysis reads only new commits from git.
 
-use anyhow::{Context, Result};
 use super::sql::{Connection, OptionalExtension, params};
+use anyhow::{Context, Result};
 
 use crate::domain::RepoId;
 use crate::domain::history::{Commit, FileChange};
@@ -137,7 +137,7 @@ pub fn delete(conn: &Connection, repo_id: RepoId) -> Result<()> {
 pub fn take_mirror_stale(conn: &Connection, repo_id: RepoId) -> Result<bool> {
     Ok(conn
         .prepare_cached(
-            "UPDATE repos SET mirror_stale = 0 WHERE id = ?1 AND mirror_stale
+            "UPDATE repos SET mirror_stale = 0 WHERE id = ?1 AND mirror_stale = 1
              RETURNING 1",
         )?
         .query_row([repo_id], |_| Ok(()))

@@ -1,8 +1,8 @@
 //! A repository's comments as `gitlore analyze` reports them: every stored comment with its
 //! kind and GitHub id (to map back to the input's ids), its built-in labels and its noise class.
 
-use anyhow::{Context, Result};
 use super::sql::{Connection, params};
+use anyhow::{Context, Result};
 
 use crate::domain::classification::{BUILTIN_NAME, Classification, LLM_NAME};
 use crate::domain::{CommentKind, RepoId, is_pr_author};

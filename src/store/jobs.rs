@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use anyhow::Result;
 use super::sql::{Connection, OptionalExtension, params};
+use anyhow::Result;
 
 use crate::domain::job::{Job, JobKind, Occasion};
 use crate::domain::{RepoId, UnixMs};
@@ -91,7 +91,7 @@ pub fn enqueue_again(
 /// analysis waiting out its jitter runs as soon as a finished backfill wants it).
 pub fn hasten(conn: &Connection, dedupe_key: &str, run_after: UnixMs) -> Result<()> {
     conn.prepare_cached(
-        "UPDATE jobs SET run_after = min(run_after, ?2)
+        "UPDATE jobs SET run_after = CASE WHEN ?2 < run_after THEN ?2 ELSE run_after END
           WHERE dedupe_key = ?1 AND state = 'pending'",
     )?
     .execute(params![dedupe_key, run_after])?;

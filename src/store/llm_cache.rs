@@ -1,8 +1,8 @@
 //! Caches of external models' answers: LLM labels by (provider, model, prompt version, body
 //! hash), embeddings by (model, text hash). Only good answers are stored.
 
-use anyhow::Result;
 use super::sql::{Connection, OptionalExtension, params};
+use anyhow::Result;
 
 use super::Store;
 use crate::domain::cache::{CacheKey, ModelCache};
@@ -34,7 +34,8 @@ pub fn put(conn: &Connection, key: &CacheKey, labels: &Classification) -> Result
     conn.prepare_cached(
         "INSERT INTO llm_labels (provider, model, prompt_version, body_hash, labels)
          VALUES (?1, ?2, ?3, ?4, ?5)
-         ON CONFLICT DO UPDATE SET labels = excluded.labels",
+         ON CONFLICT (provider, model, prompt_version, body_hash)
+         DO UPDATE SET labels = excluded.labels",
     )?
     .execute(params![
         key.provider,
@@ -70,7 +71,7 @@ pub fn put_embedding(
     let bytes: Vec<u8> = vector.iter().flat_map(|x| x.to_le_bytes()).collect();
     conn.prepare_cached(
         "INSERT INTO embeddings (model, text_hash, vector) VALUES (?1, ?2, ?3)
-         ON CONFLICT DO UPDATE SET vector = excluded.vector",
+         ON CONFLICT (model, text_hash) DO UPDATE SET vector = excluded.vector",
     )?
     .execute(params![model, text_hash, bytes])?;
     Ok(())

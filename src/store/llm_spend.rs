@@ -1,7 +1,7 @@
 //! The `llm_spend` table: tokens the LLM spent per repository and UTC day, for the daily budget.
 
-use anyhow::Result;
 use super::sql::{Connection, OptionalExtension, params};
+use anyhow::Result;
 
 use crate::domain::RepoId;
 
@@ -27,7 +27,7 @@ pub fn add(conn: &Connection, repo_id: RepoId, day: &str, tokens: u64) -> Result
     let tokens = i64::try_from(tokens).unwrap_or(i64::MAX);
     conn.prepare_cached(
         "INSERT INTO llm_spend (repo_id, day, tokens) VALUES (?1, ?2, ?3)
-         ON CONFLICT (repo_id, day) DO UPDATE SET tokens = tokens + excluded.tokens",
+         ON CONFLICT (repo_id, day) DO UPDATE SET tokens = llm_spend.tokens + excluded.tokens",
     )?
     .execute(params![repo_id, day, tokens])?;
     Ok(())

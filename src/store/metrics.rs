@@ -1,8 +1,8 @@
 //! The figures `/metrics` exposes: counts by state, summed over every repository, so that no
 //! repository's name or data shows (private repositories included).
 
-use anyhow::Result;
 use super::sql::Connection;
+use anyhow::Result;
 
 /// One labelled count.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,7 +63,7 @@ pub fn snapshot(conn: &Connection) -> Result<Vec<Metric>> {
             &snapshot,
             "gitlore_backfill_pull_requests",
             "Pull requests read by backfills, by backfill state.",
-            "SELECT state, sum(prs_done) FROM backfills GROUP BY state",
+            "SELECT state, CAST(sum(prs_done) AS BIGINT) FROM backfills GROUP BY state",
             &["state"],
         )?,
         grouped(

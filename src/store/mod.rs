@@ -139,10 +139,7 @@ impl Store {
     /// derived from durable rows (a delivery's effects and its "processed" mark): a power cut
     /// may roll back the last such transactions, which then run again; a crash of the process
     /// loses nothing. The next durable commit makes everything before it durable too.
-    pub fn write_derived<T>(
-        &self,
-        f: impl FnOnce(&mut Transaction<'_>) -> Result<T>,
-    ) -> Result<T> {
+    pub fn write_derived<T>(&self, f: impl FnOnce(&mut Transaction<'_>) -> Result<T>) -> Result<T> {
         self.write_with(Durability::Derived, f)
     }
 

@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use anyhow::{Context, Result};
 use super::sql::{Connection, OptionalExtension, params};
+use anyhow::{Context, Result};
 
 use crate::domain::{PrNumber, RepoId, UnixMs};
 

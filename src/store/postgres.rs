@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::Durability;
-use super::sql::{Connection, PgConn, PgManager, Transaction};
+use super::sql::{Connection, PgManager, Transaction};
 
 /// The setting that names the database, for error messages.
 pub const URL_SETTING: &str = "GITLORE_DATABASE_URL";
@@ -67,12 +67,16 @@ impl PgStore {
         let mut first = manager.connect().with_context(|| {
             format!("Cannot connect to the PostgreSQL database {description} ({URL_SETTING})")
         })?;
-        migrate(&mut first, &description)?;
+        let migrating = description.clone();
+        first.with_client(move |client| migrate(client, &migrating))??;
         drop(first);
         let pool = r2d2::Pool::builder()
             .max_size(POOL_SIZE)
             .min_idle(Some(1))
             .connection_timeout(CONNECT_TIMEOUT)
+            // A connection the server closed is found when it comes back (`has_broken`), not by
+            // a round trip each time one is taken.
+            .test_on_check_out(false)
             .build_unchecked(manager);
         Ok(PgStore { pool, description })
     }
@@ -91,7 +95,11 @@ impl PgStore {
         })?;
         let mut open = RollbackOnDrop(Some(Transaction::new(conn)));
         let value = f(open.0.as_mut().expect("open until committed"))?;
-        let conn = open.0.take().expect("open until committed").into_connection();
+        let conn = open
+            .0
+            .take()
+            .expect("open until committed")
+            .into_connection();
         conn.execute_batch("COMMIT")
             .context("Cannot commit to the database")?;
         Ok(value)
@@ -117,8 +125,8 @@ pub const SCHEMA_VERSION: usize = MIGRATIONS.len();
 
 /// Applies every pending migration in one transaction, under a lock that makes other replicas
 /// starting at the same time wait and then find nothing to do.
-fn migrate(conn: &mut PgConn, description: &str) -> Result<()> {
-    let mut tx = conn_transaction(conn)?;
+fn migrate(client: &mut postgres::Client, description: &str) -> Result<()> {
+    let mut tx = client.transaction()?;
     tx.batch_execute(&format!("SELECT pg_advisory_xact_lock({MIGRATION_LOCK})"))?;
     tx.batch_execute(
         "CREATE TABLE IF NOT EXISTS gitlore_schema (
@@ -152,10 +160,6 @@ fn migrate(conn: &mut PgConn, description: &str) -> Result<()> {
     Ok(())
 }
 
-fn conn_transaction(conn: &mut PgConn) -> Result<postgres::Transaction<'_>> {
-    Ok(conn.client_mut().transaction()?)
-}
-
 /// `user@host:port/dbname`, never the password.
 fn describe(config: &postgres::Config) -> String {
     let host = config
@@ -186,9 +190,9 @@ fn tls(ca_file: Option<&Path>) -> Result<MakeRustlsConnect> {
         for cert in certs {
             let cert =
                 cert.with_context(|| format!("{CA_SETTING} {} is not PEM", path.display()))?;
-            roots
-                .add(cert)
-                .with_context(|| format!("{CA_SETTING} {} holds a bad certificate", path.display()))?;
+            roots.add(cert).with_context(|| {
+                format!("{CA_SETTING} {} holds a bad certificate", path.display())
+            })?;
         }
     }
     let provider = Arc::new(rustls::crypto::ring::default_provider());

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use anyhow::Result;
 use super::sql::{Connection, OptionalExtension, params};
+use anyhow::Result;
 
 use crate::domain::history::Coupling;
 use crate::domain::{PrNumber, RepoId, UnixMs};
@@ -207,11 +207,11 @@ pub fn take_refresh_slot(
         .prepare_cached(
             "INSERT INTO analysis_runs (repo_id, last_refresh_at, refresh_job_id) VALUES (?1, ?2, ?4)
              ON CONFLICT (repo_id) DO UPDATE
-                SET last_refresh_at = CASE WHEN analysis_runs.refresh_job_id IS excluded.refresh_job_id
+                SET last_refresh_at = CASE WHEN analysis_runs.refresh_job_id IS NOT DISTINCT FROM excluded.refresh_job_id
                                            THEN analysis_runs.last_refresh_at
                                            ELSE excluded.last_refresh_at END,
                     refresh_job_id = excluded.refresh_job_id
-              WHERE analysis_runs.refresh_job_id IS excluded.refresh_job_id
+              WHERE analysis_runs.refresh_job_id IS NOT DISTINCT FROM excluded.refresh_job_id
                  OR analysis_runs.last_refresh_at IS NULL
                  OR analysis_runs.last_refresh_at <= ?3",
         )?
@@ -224,8 +224,10 @@ pub fn save_couplings(conn: &Connection, repo_id: RepoId, couplings: &[Coupling]
     conn.prepare_cached("DELETE FROM couplings WHERE repo_id = ?1")?
         .execute([repo_id])?;
     let mut insert = conn.prepare_cached(
-        "INSERT OR REPLACE INTO couplings (repo_id, a, b, support, confidence, lift, commits)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO couplings (repo_id, a, b, support, confidence, lift, commits)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+         ON CONFLICT (repo_id, a, b) DO UPDATE SET support = excluded.support,
+            confidence = excluded.confidence, lift = excluded.lift, commits = excluded.commits",
     )?;
     for c in couplings {
         let commits = i64::try_from(c.commits).unwrap_or(i64::MAX);

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use anyhow::Result;
 use super::sql::{Connection, OptionalExtension, params};
+use anyhow::Result;
 
 use crate::domain::UnixMs;
 

@@ -1,8 +1,8 @@
 //! What readers of a repository's report look up besides its findings and themes: which stored
 //! repositories have been analysed, and when.
 
-use anyhow::{Context, Result};
 use super::sql::{Connection, OptionalExtension};
+use anyhow::{Context, Result};
 
 use crate::domain::RepoId;
 

@@ -1,7 +1,7 @@
 //! Installations, repositories and pull requests: registration, state, and data removal.
 
-use anyhow::Result;
 use super::sql::{Connection, OptionalExtension, params};
+use anyhow::Result;
 
 use crate::domain::{InstallationId, PrNumber, PullRequest, Repo, RepoId, UnixMs};
 use crate::events::Installation;
@@ -16,8 +16,8 @@ pub fn upsert_installation(
         "INSERT INTO installations (id, account_login, account_type, suspended, deleted)
          VALUES (?1, ?2, ?3, ?4, 0)
          ON CONFLICT (id) DO UPDATE SET
-            account_login = coalesce(excluded.account_login, account_login),
-            account_type = coalesce(excluded.account_type, account_type),
+            account_login = coalesce(excluded.account_login, installations.account_login),
+            account_type = coalesce(excluded.account_type, installations.account_type),
             suspended = excluded.suspended, deleted = 0",
     )?
     .execute(params![
@@ -97,15 +97,15 @@ pub fn upsert_repo(
         "INSERT INTO repos (id, installation_id, full_name, default_branch, private)
          VALUES (?1, ?2, ?3, ?4, ?5)
          ON CONFLICT (id) DO UPDATE SET
-            installation_id = coalesce(excluded.installation_id, installation_id),
+            installation_id = coalesce(excluded.installation_id, repos.installation_id),
             full_name = excluded.full_name,
-            default_branch = coalesce(excluded.default_branch, default_branch),
+            default_branch = coalesce(excluded.default_branch, repos.default_branch),
             private = excluded.private,
-            removed = CASE WHEN ?6 THEN 0 ELSE removed END
-         WHERE full_name IS NOT excluded.full_name OR private IS NOT excluded.private
-            OR (removed AND ?6)
-            OR (excluded.installation_id IS NOT NULL AND installation_id IS NOT excluded.installation_id)
-            OR (excluded.default_branch IS NOT NULL AND default_branch IS NOT excluded.default_branch)",
+            removed = CASE WHEN ?6 = 1 THEN 0 ELSE repos.removed END
+         WHERE repos.full_name IS DISTINCT FROM excluded.full_name OR repos.private IS DISTINCT FROM excluded.private
+            OR (repos.removed = 1 AND ?6 = 1)
+            OR (excluded.installation_id IS NOT NULL AND repos.installation_id IS DISTINCT FROM excluded.installation_id)
+            OR (excluded.default_branch IS NOT NULL AND repos.default_branch IS DISTINCT FROM excluded.default_branch)",
     )?
     .execute(params![
         repo.id,
@@ -200,15 +200,15 @@ pub fn upsert_pull_request(conn: &Connection, repo_id: RepoId, pr: &PullRequest)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
              ON CONFLICT (repo_id, number) DO UPDATE SET
                 title = excluded.title, state = excluded.state, merged = excluded.merged,
-                head_sha = coalesce(excluded.head_sha, head_sha), updated_at = excluded.updated_at,
-                author_login = coalesce(excluded.author_login, author_login)
+                head_sha = coalesce(excluded.head_sha, pull_requests.head_sha), updated_at = excluded.updated_at,
+                author_login = coalesce(excluded.author_login, pull_requests.author_login)
              WHERE excluded.updated_at > pull_requests.updated_at
                 OR (excluded.updated_at = pull_requests.updated_at
-                    AND (title IS NOT excluded.title OR state IS NOT excluded.state
-                         OR merged IS NOT excluded.merged
-                         OR (excluded.head_sha IS NOT NULL AND head_sha IS NOT excluded.head_sha)
+                    AND (pull_requests.title IS DISTINCT FROM excluded.title OR pull_requests.state IS DISTINCT FROM excluded.state
+                         OR pull_requests.merged IS DISTINCT FROM excluded.merged
+                         OR (excluded.head_sha IS NOT NULL AND pull_requests.head_sha IS DISTINCT FROM excluded.head_sha)
                          OR (excluded.author_login IS NOT NULL
-                             AND author_login IS NOT excluded.author_login)))",
+                             AND pull_requests.author_login IS DISTINCT FROM excluded.author_login)))",
         )?
         .execute(params![
             repo_id,

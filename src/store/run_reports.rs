@@ -2,8 +2,8 @@
 //! config's problems and the analysis' notes, kept for the repository's web page, and the
 //! configuration it ran with, kept for the next analysis.
 
-use anyhow::{Context, Result};
 use super::sql::{Connection, OptionalExtension, params};
+use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::domain::RepoId;

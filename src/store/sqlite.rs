@@ -98,7 +98,8 @@ impl SqliteStore {
             Durability::Derived => "NORMAL",
         };
         conn.pragma_update(None, "synchronous", synchronous)?;
-        let tx = rusqlite::Transaction::new_unchecked(&conn, rusqlite::TransactionBehavior::Immediate)?;
+        let tx =
+            rusqlite::Transaction::new_unchecked(&conn, rusqlite::TransactionBehavior::Immediate)?;
         let mut wrapped = sql::Transaction::new(sql::Connection::sqlite_borrowed(&tx));
         let value = f(&mut wrapped)?;
         drop(wrapped);

@@ -8,8 +8,8 @@
 
 use std::collections::HashMap;
 
-use anyhow::{Context, Result, ensure};
 use super::sql::{Connection, OptionalExtension, params};
+use anyhow::{Context, Result, ensure};
 
 use crate::domain::classification::{BUILTIN_NAME, Classification};
 use crate::domain::{RepoId, is_pr_author};

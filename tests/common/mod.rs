@@ -6,6 +6,7 @@
 //! ports for server processes.
 #![allow(dead_code)] // each test file uses a different part of the harness
 
+pub mod backend;
 pub mod cli;
 pub mod corpus;
 pub mod findings;
@@ -42,6 +43,8 @@ pub const START_MS: i64 = 1_704_067_200_000;
 pub struct TestApp {
     pub dir: tempfile::TempDir,
     pub store: Arc<Store>,
+    /// Where the store lives (a SQLite file, or a PostgreSQL schema dropped with the app).
+    pub database: backend::TestDatabase,
     pub clock: Arc<ManualClock>,
     pub router: axum::Router,
     pub worker: Worker,
@@ -57,7 +60,8 @@ impl TestApp {
 
     pub fn with_settings(settings: WorkerSettings) -> TestApp {
         let dir = tempfile::tempdir().unwrap();
-        let store = Arc::new(Store::open(&dir.path().join("gitlore.db")).unwrap());
+        let database = backend::fresh_store(dir.path());
+        let store = database.store.clone();
         let clock = Arc::new(ManualClock::new(UnixMs(START_MS)));
         let signal = Arc::new(Signal::default());
         let health = Arc::new(Health::default());
@@ -81,6 +85,7 @@ impl TestApp {
         TestApp {
             dir,
             store,
+            database,
             clock,
             router,
             worker,

@@ -6,7 +6,8 @@ use gitlore::store::{Store, repos};
 
 pub struct TestStore {
     _dir: tempfile::TempDir,
-    pub store: Store,
+    _database: super::backend::TestDatabase,
+    pub store: std::sync::Arc<Store>,
 }
 
 impl TestStore {
@@ -14,7 +15,8 @@ impl TestStore {
     /// `installation` when given.
     pub fn with_repos(repos: &[(i64, &str)], installation: Option<i64>) -> TestStore {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("gitlore.db")).unwrap();
+        let database = super::backend::fresh_store(dir.path());
+        let store = database.store.clone();
         store
             .write(|tx| {
                 for (id, name) in repos {
@@ -29,7 +31,11 @@ impl TestStore {
                 Ok(())
             })
             .unwrap();
-        TestStore { _dir: dir, store }
+        TestStore {
+            _dir: dir,
+            _database: database,
+            store,
+        }
     }
 
     /// Runs `f` in a write transaction.
@@ -41,7 +47,10 @@ impl TestStore {
     }
 
     /// Runs `f` on a read connection.
-    pub fn read<T>(&self, f: impl FnOnce(&gitlore::store::Connection<'_>) -> anyhow::Result<T>) -> T {
+    pub fn read<T>(
+        &self,
+        f: impl FnOnce(&gitlore::store::Connection<'_>) -> anyhow::Result<T>,
+    ) -> T {
         f(&self.store.reader().unwrap()).unwrap()
     }
 }

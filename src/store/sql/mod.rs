@@ -27,6 +27,12 @@ pub enum Error {
     Sqlite(rusqlite::Error),
     #[error(transparent)]
     Postgres(#[from] postgres::Error),
+    /// A statement PostgreSQL refused, with the statement (the store's own SQL, never a value).
+    #[error("{source} in the statement: {sql}")]
+    PostgresStatement {
+        sql: String,
+        source: postgres::Error,
+    },
     #[error("no database connection is free: {0}")]
     Pool(#[from] r2d2::Error),
     #[error("{0}")]
@@ -53,7 +59,9 @@ impl Error {
                 e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
                     || e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
             }
-            Error::Postgres(e) => e.code() == Some(&postgres::error::SqlState::UNIQUE_VIOLATION),
+            Error::Postgres(e) | Error::PostgresStatement { source: e, .. } => {
+                e.code() == Some(&postgres::error::SqlState::UNIQUE_VIOLATION)
+            }
             _ => false,
         }
     }
@@ -250,8 +258,11 @@ impl<'a> Connection<'a> {
     /// Runs statements without parameters, separated by semicolons.
     pub fn execute_batch(&self, sql: &str) -> Result<()> {
         match &self.inner {
-            Inner::Postgres(conn) => Ok(conn.borrow_mut().client.batch_execute(sql)?),
-            _ => Ok(self.as_sqlite().expect("a SQLite connection").execute_batch(sql)?),
+            Inner::Postgres(conn) => conn.borrow_mut().batch(sql),
+            _ => Ok(self
+                .as_sqlite()
+                .expect("a SQLite connection")
+                .execute_batch(sql)?),
         }
     }
 
@@ -403,7 +414,8 @@ pub struct Statement<'c> {
 impl Statement<'_> {
     /// Runs it; returns how many rows it changed.
     pub fn execute(&mut self, params: impl Params) -> Result<usize> {
-        self.conn.run_execute(&self.sql, self.cached, &params.bind())
+        self.conn
+            .run_execute(&self.sql, self.cached, &params.bind())
     }
 
     /// The first row, mapped; [`Error::NoRows`] when there is none.

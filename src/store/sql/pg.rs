@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::mpsc;
 
 use bytes::BytesMut;
 use postgres::types::{IsNull, ToSql as PgToSql, Type, to_sql_checked};
@@ -16,17 +17,80 @@ use super::{Error, Result};
 const STATEMENT_CACHE_CAPACITY: usize = 256;
 
 /// A pooled PostgreSQL connection and the statements prepared on it.
+///
+/// The `postgres` client blocks on a runtime of its own, which tokio forbids on a thread that is
+/// already running async code; so each connection lives on a thread of its own, and a call hands
+/// it the work and waits for the answer. Store functions can then be called from anywhere.
 pub struct PgConn {
-    pub(super) client: postgres::Client,
+    work: mpsc::Sender<Work>,
     statements: HashMap<String, postgres::Statement>,
+    closed: bool,
 }
 
+type Work = Box<dyn FnOnce(&mut postgres::Client) + Send>;
+
 impl PgConn {
+    fn open(config: postgres::Config, tls: MakeRustlsConnect) -> Result<PgConn> {
+        let (work, inbox) = mpsc::channel::<Work>();
+        let (opened, open_result) = mpsc::sync_channel(1);
+        std::thread::Builder::new()
+            .name("postgres-connection".into())
+            .spawn(move || {
+                let mut client = match config.connect(tls) {
+                    Ok(client) => {
+                        let _ = opened.send(Ok(()));
+                        client
+                    }
+                    Err(error) => {
+                        let _ = opened.send(Err(error));
+                        return;
+                    }
+                };
+                // Ends when the connection is dropped (its sender with it).
+                for work in inbox {
+                    work(&mut client);
+                }
+            })
+            .map_err(|error| {
+                Error::Conversion(format!("cannot start a connection thread: {error}"))
+            })?;
+        match open_result.recv() {
+            Ok(Ok(())) => Ok(PgConn {
+                work,
+                statements: HashMap::new(),
+                closed: false,
+            }),
+            Ok(Err(error)) => Err(error.into()),
+            Err(_) => Err(Error::Conversion("the connection thread ended".into())),
+        }
+    }
+
+    /// Runs `f` on the connection's client and waits for its answer.
+    pub fn with_client<R: Send + 'static>(
+        &mut self,
+        f: impl FnOnce(&mut postgres::Client) -> R + Send + 'static,
+    ) -> Result<R> {
+        let (answer, answered) = mpsc::sync_channel(1);
+        let sent = self.work.send(Box::new(move |client| {
+            let _ = answer.send(f(client));
+        }));
+        match sent.ok().and_then(|()| answered.recv().ok()) {
+            Some(value) => Ok(value),
+            None => {
+                self.closed = true;
+                Err(Error::Conversion("the database connection is gone".into()))
+            }
+        }
+    }
+
     fn statement(&mut self, sql: &str) -> Result<postgres::Statement> {
         if let Some(statement) = self.statements.get(sql) {
             return Ok(statement.clone());
         }
-        let statement = self.client.prepare(&placeholders(sql))?;
+        let translated = placeholders(sql).into_owned();
+        let statement = self
+            .with_client(move |client| client.prepare(&translated))?
+            .map_err(|source| in_statement(sql, source))?;
         if self.statements.len() >= STATEMENT_CACHE_CAPACITY {
             self.statements.clear();
         }
@@ -36,7 +100,11 @@ impl PgConn {
 
     pub(super) fn column_names(&mut self, sql: &str) -> Result<Vec<String>> {
         let statement = self.statement(sql)?;
-        Ok(statement.columns().iter().map(|c| c.name().to_owned()).collect())
+        Ok(statement
+            .columns()
+            .iter()
+            .map(|c| c.name().to_owned())
+            .collect())
     }
 
     pub(super) fn query(
@@ -45,13 +113,15 @@ impl PgConn {
         cached: bool,
         params: &[Param<'_>],
     ) -> Result<Vec<postgres::Row>> {
-        let params: Vec<&(dyn PgToSql + Sync)> = params.iter().map(|p| p as _).collect();
-        Ok(if cached {
+        let params = owned(params);
+        let rows = if cached {
             let statement = self.statement(sql)?;
-            self.client.query(&statement, &params)?
+            self.with_client(move |client| client.query(&statement, &refs(&params)))?
         } else {
-            self.client.query(placeholders(sql).as_ref(), &params)?
-        })
+            let translated = placeholders(sql).into_owned();
+            self.with_client(move |client| client.query(translated.as_str(), &refs(&params)))?
+        };
+        rows.map_err(|source| in_statement(sql, source))
     }
 
     pub(super) fn execute(
@@ -60,25 +130,52 @@ impl PgConn {
         cached: bool,
         params: &[Param<'_>],
     ) -> Result<usize> {
-        let params: Vec<&(dyn PgToSql + Sync)> = params.iter().map(|p| p as _).collect();
+        let params = owned(params);
         let changed = if cached {
             let statement = self.statement(sql)?;
-            self.client.execute(&statement, &params)?
+            self.with_client(move |client| client.execute(&statement, &refs(&params)))?
         } else {
-            self.client.execute(placeholders(sql).as_ref(), &params)?
-        };
+            let translated = placeholders(sql).into_owned();
+            self.with_client(move |client| client.execute(translated.as_str(), &refs(&params)))?
+        }
+        .map_err(|source| in_statement(sql, source))?;
         Ok(usize::try_from(changed).unwrap_or(usize::MAX))
-    }
-
-    /// The client itself, for what the store does outside its API (migrations).
-    pub fn client_mut(&mut self) -> &mut postgres::Client {
-        &mut self.client
     }
 
     /// Runs statements without parameters (`BEGIN`, `COMMIT`, DDL).
     pub fn batch(&mut self, sql: &str) -> Result<()> {
-        Ok(self.client.batch_execute(sql)?)
+        let owned_sql = sql.to_owned();
+        self.with_client(move |client| client.batch_execute(&owned_sql))?
+            .map_err(|source| in_statement(sql, source))
     }
+}
+
+/// Parameters the connection thread can own.
+fn owned(params: &[Param<'_>]) -> Vec<Param<'static>> {
+    params
+        .iter()
+        .map(|param| match param {
+            Param::Null => Param::Null,
+            Param::Integer(i) => Param::Integer(*i),
+            Param::Real(r) => Param::Real(*r),
+            Param::Text(t) => Param::Text(Cow::Owned(t.to_string())),
+            Param::Blob(b) => Param::Blob(Cow::Owned(b.to_vec())),
+        })
+        .collect()
+}
+
+fn refs<'a>(params: &'a [Param<'_>]) -> Vec<&'a (dyn PgToSql + Sync)> {
+    params.iter().map(|p| p as _).collect()
+}
+
+/// A refused statement, named by its first line or so (the store's own SQL).
+fn in_statement(sql: &str, source: postgres::Error) -> Error {
+    let sql: String = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+    let sql = match sql.char_indices().nth(160) {
+        Some((cut, _)) => format!("{}…", &sql[..cut]),
+        None => sql,
+    };
+    Error::PostgresStatement { sql, source }
 }
 
 /// Opens pooled connections (r2d2's side of the pool).
@@ -95,10 +192,7 @@ impl Manager {
 
     /// One connection, outside the pool: to report why the database cannot be reached.
     pub fn connect(&self) -> Result<PgConn> {
-        Ok(PgConn {
-            client: self.config.connect(self.tls.clone())?,
-            statements: HashMap::new(),
-        })
+        PgConn::open(self.config.clone(), self.tls.clone())
     }
 }
 
@@ -115,7 +209,10 @@ impl r2d2::ManageConnection for Manager {
     }
 
     fn has_broken(&self, conn: &mut PgConn) -> bool {
-        conn.client.is_closed()
+        conn.closed
+            || conn
+                .with_client(|client| client.is_closed())
+                .unwrap_or(true)
     }
 }
 
@@ -215,7 +312,9 @@ impl PgToSql for Param<'_> {
                 Type::INT2 => i16::try_from(*i)?.to_sql(ty, out),
                 Type::BOOL => (*i != 0).to_sql(ty, out),
                 Type::FLOAT8 => (*i as f64).to_sql(ty, out),
-                Type::TEXT | Type::VARCHAR | Type::UNKNOWN => i.to_string().as_str().to_sql(ty, out),
+                Type::TEXT | Type::VARCHAR | Type::UNKNOWN => {
+                    i.to_string().as_str().to_sql(ty, out)
+                }
                 _ => Err(format!("an integer cannot bind to a {ty} parameter").into()),
             },
             Param::Real(r) => match *ty {
@@ -246,6 +345,9 @@ mod tests {
             "SELECT $1, $12 FROM t WHERE a = '?' AND b = $1 -- why?\n AND c = $2"
         );
         assert_eq!(placeholders("SELECT 1"), "SELECT 1");
-        assert_eq!(placeholders(r#"SELECT "a?" FROM t"#), r#"SELECT "a?" FROM t"#);
+        assert_eq!(
+            placeholders(r#"SELECT "a?" FROM t"#),
+            r#"SELECT "a?" FROM t"#
+        );
     }
 }

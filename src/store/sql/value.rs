@@ -286,7 +286,8 @@ pub(super) fn from_sqlite(value: rusqlite::types::ValueRef<'_>) -> Result<ValueR
         Sqlite::Integer(i) => ValueRef::Integer(i),
         Sqlite::Real(r) => ValueRef::Real(r),
         Sqlite::Text(t) => ValueRef::Text(
-            std::str::from_utf8(t).map_err(|e| Error::Conversion(format!("text is not UTF-8: {e}")))?,
+            std::str::from_utf8(t)
+                .map_err(|e| Error::Conversion(format!("text is not UTF-8: {e}")))?,
         ),
         Sqlite::Blob(b) => ValueRef::Blob(b),
     })
@@ -299,8 +300,14 @@ mod tests {
     #[test]
     fn ids_and_times_are_stored_as_their_integers() {
         assert_eq!(RepoId(7).to_sql(), Param::Integer(7));
-        assert_eq!(UnixMs::from_sql(ValueRef::Integer(1_500)).unwrap(), UnixMs(1_500));
-        assert!(InstallationId::from_sql(ValueRef::Text("x")).is_err(), "text is not an id");
+        assert_eq!(
+            UnixMs::from_sql(ValueRef::Integer(1_500)).unwrap(),
+            UnixMs(1_500)
+        );
+        assert!(
+            InstallationId::from_sql(ValueRef::Text("x")).is_err(),
+            "text is not an id"
+        );
     }
 
     #[test]
