@@ -11,7 +11,7 @@ use clap::{Parser, Subcommand};
 use gitlore::clock::{Clock, SystemClock};
 use gitlore::config::Settings;
 use gitlore::log_sink::StderrSink;
-use gitlore::store::{Store, comments, deliveries};
+use gitlore::store::{Database, Store, comments, deliveries};
 use gitlore::{analyze, app, backfill_cli, replay, setup};
 
 /// gitlore learns a team's tribal knowledge from pull-request reviews.
@@ -63,6 +63,16 @@ enum Command {
     Lessons(gitlore::lessons::cli::LessonsArgs),
     /// Serve the lessons to coding agents: a Model Context Protocol server on stdio.
     Mcp(gitlore::lessons::cli::SourceArgs),
+    /// Copy a store into another, empty one (SQLite to PostgreSQL, say), and check the counts.
+    MigrateStore {
+        /// The store to copy: `sqlite:PATH` (the `gitlore.db` of a data directory) or a
+        /// `postgres://` URL.
+        #[arg(long, value_name = "STORE")]
+        from: String,
+        /// The empty store to copy into: a `postgres://` URL or `sqlite:PATH`.
+        #[arg(long, value_name = "STORE")]
+        to: String,
+    },
 }
 
 /// The settings `serve` reads from the environment (each overrides `--config`).
@@ -152,7 +162,48 @@ fn run(command: Command, settings: Settings) -> Result<()> {
         Command::Export(args) => gitlore::export::run(&settings, &args),
         Command::Lessons(args) => gitlore::lessons::cli::run(&settings, &args),
         Command::Mcp(args) => gitlore::mcp::run(&settings, &args),
+        Command::MigrateStore { from, to } => migrate_store(&settings, &from, &to),
     }
+}
+
+fn migrate_store(settings: &Settings, from: &str, to: &str) -> Result<()> {
+    let from = store_argument(settings, "--from", from)?;
+    if let Database::Sqlite(path) = &from {
+        anyhow::ensure!(
+            path.is_file(),
+            "--from: there is no database at {}",
+            path.display()
+        );
+    }
+    let to = store_argument(settings, "--to", to)?;
+    anyhow::ensure!(from != to, "--from and --to name the same store");
+    let source = Store::open_database(&from)?;
+    let target = Store::open_database(&to)?;
+    let copied = gitlore::store::copy::copy(&source, &target)?;
+    for (table, rows) in &copied {
+        println!("{table:<22} {rows:>9}");
+    }
+    let total: i64 = copied.iter().map(|(_, rows)| rows).sum();
+    println!(
+        "Copied {total} rows from {} to {}; every table's count matches.",
+        source.describe(),
+        target.describe()
+    );
+    Ok(())
+}
+
+/// `sqlite:PATH` or a `postgres://` URL, as `migrate-store` takes them.
+fn store_argument(settings: &Settings, flag: &str, value: &str) -> Result<Database> {
+    if let Some(path) = value.strip_prefix("sqlite:") {
+        return Ok(Database::Sqlite(PathBuf::from(path)));
+    }
+    if value.starts_with("postgres://") || value.starts_with("postgresql://") {
+        return Ok(Database::Postgres {
+            url: value.to_owned(),
+            ca_file: settings.database_ca_file.clone(),
+        });
+    }
+    anyhow::bail!("{flag} takes sqlite:PATH or a postgres:// URL")
 }
 
 fn replay_files(settings: &Settings, paths: &[PathBuf]) -> Result<()> {

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use super::sql::{Connection, OptionalExtension, params};
+use super::sql::{Connection, Dialect, OptionalExtension, params};
 use anyhow::Result;
 
 use crate::domain::{InstallationId, UnixMs};
@@ -99,15 +99,21 @@ pub fn claim(
     lease: Duration,
     limit: usize,
 ) -> Result<Vec<Claimed>> {
-    let mut stmt = conn.prepare_cached(
+    // Replicas on one PostgreSQL database claim at the same time: each skips the rows another
+    // is claiming. (SQLite has one writer: nothing to skip.)
+    let skip_locked = match conn.dialect() {
+        Dialect::Sqlite => "",
+        Dialect::Postgres => "FOR UPDATE SKIP LOCKED",
+    };
+    let mut stmt = conn.prepare_cached(&format!(
         "UPDATE deliveries
             SET lease_owner = ?1, lease_expires_at = ?2, attempts = attempts + 1
           WHERE seq IN (SELECT seq FROM deliveries
                          WHERE state = 'pending' AND next_attempt_at <= ?3
                            AND (lease_expires_at IS NULL OR lease_expires_at <= ?3)
-                         ORDER BY seq LIMIT ?4)
+                         ORDER BY seq LIMIT ?4 {skip_locked})
       RETURNING seq, id, event, attempts",
-    )?;
+    ))?;
     let limit = i64::try_from(limit).unwrap_or(i64::MAX);
     let mut claimed = stmt
         .query_map(params![owner, now + lease, now, limit], |row| {

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::sql::{Connection, OptionalExtension, params};
+use super::sql::{Connection, Dialect, OptionalExtension, params};
 use anyhow::Result;
 
 use crate::domain::job::{Job, JobKind, Occasion};
@@ -119,6 +119,9 @@ pub struct ClaimedJob {
     pub attempts: i64,
 }
 
+/// The advisory lock that PostgreSQL replicas take turns under to claim a job.
+const CLAIM_LOCK: i64 = 0x6a6f_6273; // "jobs"
+
 /// Leases the oldest due job to `owner` until `now + lease`. A repository runs one job at
 /// a time: a job is not claimed while another job of its repository is leased. A job whose
 /// stored kind or fields do not read fails for good, with why, and the next one is claimed.
@@ -128,20 +131,31 @@ pub fn claim(
     now: UnixMs,
     lease: Duration,
 ) -> Result<Option<ClaimedJob>> {
+    // Replicas on one PostgreSQL database take turns to claim (held to the transaction's end),
+    // so that "one job per repository" sees every other replica's claim; claims are rare and
+    // short. (SQLite has one writer: its transactions take turns already.)
+    let skip_locked = match conn.dialect() {
+        Dialect::Sqlite => "",
+        Dialect::Postgres => {
+            conn.execute_batch(&format!("SELECT pg_advisory_xact_lock({CLAIM_LOCK})"))?;
+            "FOR UPDATE OF j SKIP LOCKED"
+        }
+    };
+    let sql = format!(
+        "UPDATE jobs SET lease_owner = ?1, lease_expires_at = ?2, attempts = attempts + 1
+          WHERE id = (SELECT j.id FROM jobs j
+                       WHERE j.state = 'pending' AND j.run_after <= ?3
+                         AND (j.lease_expires_at IS NULL OR j.lease_expires_at <= ?3)
+                         AND NOT EXISTS (SELECT 1 FROM jobs busy
+                                          WHERE busy.repo_id = j.repo_id AND busy.id <> j.id
+                                            AND busy.state = 'pending'
+                                            AND busy.lease_expires_at > ?3)
+                       ORDER BY j.run_after, j.id LIMIT 1 {skip_locked})
+      RETURNING id, kind, repo_id, payload, attempts"
+    );
     loop {
         let claimed = conn
-            .prepare_cached(
-                "UPDATE jobs SET lease_owner = ?1, lease_expires_at = ?2, attempts = attempts + 1
-                  WHERE id = (SELECT j.id FROM jobs j
-                               WHERE j.state = 'pending' AND j.run_after <= ?3
-                                 AND (j.lease_expires_at IS NULL OR j.lease_expires_at <= ?3)
-                                 AND NOT EXISTS (SELECT 1 FROM jobs busy
-                                                  WHERE busy.repo_id = j.repo_id AND busy.id <> j.id
-                                                    AND busy.state = 'pending'
-                                                    AND busy.lease_expires_at > ?3)
-                               ORDER BY j.run_after, j.id LIMIT 1)
-              RETURNING id, kind, repo_id, payload, attempts",
-            )?
+            .prepare_cached(&sql)?
             .query_row(params![owner, now + lease, now], |row| {
                 Ok((
                     row.get::<_, i64>(0)?,

@@ -8,6 +8,7 @@
 
 pub mod backfills;
 pub mod comments;
+pub mod copy;
 pub mod deliveries;
 pub mod findings;
 pub mod history;

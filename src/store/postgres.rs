@@ -36,7 +36,7 @@ const MIGRATIONS: &[&str] = &[
 ];
 
 /// The advisory lock key under which one replica migrates while the others wait.
-const MIGRATION_LOCK: i64 = 0x6769_746c_6f72_65; // "gitlore"
+const MIGRATION_LOCK: i64 = 0x0067_6974_6c6f_7265; // "gitlore"
 
 /// Connections per replica: the ingress writer, the worker, the job runners and the web pages'
 /// readers, with room to spare.

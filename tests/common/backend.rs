@@ -16,6 +16,17 @@ pub struct TestDatabase {
     _schema: Option<Schema>,
 }
 
+impl TestDatabase {
+    /// The store of `database` (migrated), keeping `schema` until this is dropped.
+    pub fn open(database: Database, schema: Schema) -> TestDatabase {
+        TestDatabase {
+            store: Arc::new(Store::open_database(&database).unwrap()),
+            database,
+            _schema: Some(schema),
+        }
+    }
+}
+
 /// Whether this run's stores are on PostgreSQL.
 pub fn on_postgres() -> bool {
     std::env::var("GITLORE_TEST_BACKEND").is_ok_and(|b| b == "postgres")
@@ -23,28 +34,45 @@ pub fn on_postgres() -> bool {
 
 /// A fresh, migrated store: `gitlore.db` in `dir`, or a new PostgreSQL schema.
 pub fn fresh_store(dir: &Path) -> TestDatabase {
-    if !on_postgres() {
-        let database = Database::Sqlite(dir.join("gitlore.db"));
-        return TestDatabase {
-            store: Arc::new(Store::open_database(&database).unwrap()),
-            database,
-            _schema: None,
-        };
+    if on_postgres() {
+        return postgres_store()
+            .expect("GITLORE_TEST_BACKEND=postgres needs GITLORE_TEST_DATABASE_URL");
+    }
+    let database = Database::Sqlite(dir.join("gitlore.db"));
+    TestDatabase {
+        store: Arc::new(Store::open_database(&database).unwrap()),
+        database,
+        _schema: None,
+    }
+}
+
+/// A fresh, migrated store in a new schema of the test database; `None` without one, which
+/// fails under CI (where `.ci/run` provides it) and is said on stderr elsewhere.
+pub fn postgres_store() -> Option<TestDatabase> {
+    let (database, schema) = empty_postgres()?;
+    Some(TestDatabase::open(database, schema))
+}
+
+/// A new, empty schema of the test database (no tables yet), and the guard that drops it.
+pub fn empty_postgres() -> Option<(Database, Schema)> {
+    if std::env::var_os("GITLORE_TEST_DATABASE_URL").is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI runs the PostgreSQL tests: set GITLORE_TEST_DATABASE_URL"
+        );
+        eprintln!("skipped: GITLORE_TEST_DATABASE_URL is not set (no PostgreSQL to test on)");
+        return None;
     }
     let schema = Schema::create();
     let database = Database::Postgres {
         url: schema.url(),
         ca_file: None,
     };
-    TestDatabase {
-        store: Arc::new(Store::open_database(&database).unwrap()),
-        database,
-        _schema: Some(schema),
-    }
+    Some((database, schema))
 }
 
-/// A schema of its own on the test database.
-struct Schema {
+/// A schema of its own on the test database, dropped with this.
+pub struct Schema {
     admin_url: String,
     name: String,
 }

@@ -61,6 +61,15 @@ impl TestApp {
     pub fn with_settings(settings: WorkerSettings) -> TestApp {
         let dir = tempfile::tempdir().unwrap();
         let database = backend::fresh_store(dir.path());
+        TestApp::on(dir, database, settings)
+    }
+
+    /// An app on `database`, with `dir` for its files.
+    pub fn on(
+        dir: tempfile::TempDir,
+        database: backend::TestDatabase,
+        settings: WorkerSettings,
+    ) -> TestApp {
         let store = database.store.clone();
         let clock = Arc::new(ManualClock::new(UnixMs(START_MS)));
         let signal = Arc::new(Signal::default());

@@ -97,6 +97,41 @@ pub struct Story {
     pub repo_id: i64,
 }
 
+/// Seeds `gh` as [`Story::reviewed`] finds it, the reviews starting at `reviewed_at_ms`: the App,
+/// `acme/widgets` installed and reviewed (the corpus's five themes), maria a writer, rita a reader.
+pub fn seed_reviews(gh: &FakeGitHub, reviewed_at_ms: i64, closed: bool) {
+    gh.with_test_app(APP_ID, "gitlore");
+    gh.set_now_ms(reviewed_at_ms);
+    gh.seed(|m| {
+        m.add_installation(INSTALLATION, "acme", &[REPO]);
+        m.set_role(REPO, "maria", Role::Write);
+        m.set_role(REPO, "rita", Role::Read);
+        for (t, bodies) in THEMES.iter().enumerate() {
+            for pair in 0..4 {
+                let pull = m.add_merged_pull(REPO, &format!("Theme {t}, part {pair}"), "erin");
+                if closed && pair % 2 == 1 {
+                    (pull.merged, pull.merged_at_ms) = (false, None);
+                }
+                let number = pull.number;
+                for i in [2 * pair, 2 * pair + 1] {
+                    let login = if t == 4 {
+                        "dana"
+                    } else {
+                        ["alice", "bob", "carol"][(t + i) % 3]
+                    };
+                    let path = PATHS[t][usize::from(i % 3 == 2)];
+                    m.add_thread(REPO, number, path, 10 + i as u64, login, bodies[i]);
+                }
+                m.now_ms += HOUR_MS;
+            }
+        }
+        let number = m.add_merged_pull(REPO, "Housekeeping", "erin").number;
+        for (i, body) in UNRELATED.iter().enumerate() {
+            m.add_thread(REPO, number, "README.md", 1 + i as u64, "erin", body);
+        }
+    });
+}
+
 impl Story {
     /// A fake GitHub with `acme/widgets` installed and reviewed: 20 merged pull requests whose
     /// review threads carry the corpus's five themes (two reviewers or more, two PRs or more
@@ -109,36 +144,7 @@ impl Story {
     /// other pull request closed without being merged.
     pub async fn reviewed(age_ms: i64, closed: bool) -> Story {
         let gh = FakeGitHub::start().await;
-        gh.with_test_app(APP_ID, "gitlore");
-        gh.set_now_ms(START_MS - age_ms);
-        gh.seed(|m| {
-            m.add_installation(INSTALLATION, "acme", &[REPO]);
-            m.set_role(REPO, "maria", Role::Write);
-            m.set_role(REPO, "rita", Role::Read);
-            for (t, bodies) in THEMES.iter().enumerate() {
-                for pair in 0..4 {
-                    let pull = m.add_merged_pull(REPO, &format!("Theme {t}, part {pair}"), "erin");
-                    if closed && pair % 2 == 1 {
-                        (pull.merged, pull.merged_at_ms) = (false, None);
-                    }
-                    let number = pull.number;
-                    for i in [2 * pair, 2 * pair + 1] {
-                        let login = if t == 4 {
-                            "dana"
-                        } else {
-                            ["alice", "bob", "carol"][(t + i) % 3]
-                        };
-                        let path = PATHS[t][usize::from(i % 3 == 2)];
-                        m.add_thread(REPO, number, path, 10 + i as u64, login, bodies[i]);
-                    }
-                    m.now_ms += HOUR_MS;
-                }
-            }
-            let number = m.add_merged_pull(REPO, "Housekeeping", "erin").number;
-            for (i, body) in UNRELATED.iter().enumerate() {
-                m.add_thread(REPO, number, "README.md", 1 + i as u64, "erin", body);
-            }
-        });
+        seed_reviews(&gh, START_MS - age_ms, closed);
         gh.set_now_ms(START_MS);
         let repo_id = gh.inspect(|m| m.repo(REPO).id);
         let app = TestApp::new();
