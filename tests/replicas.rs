@@ -141,6 +141,14 @@ fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
     false
 }
 
+/// The replicas' logs, for a failure's message.
+fn logs(data: &[PathBuf]) -> String {
+    data.iter()
+        .map(|d| std::fs::read_to_string(d.join("serve.log")).unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\n----\n")
+}
+
 fn count(store: &Store, sql: &str) -> i64 {
     store
         .reader()
@@ -184,7 +192,7 @@ async fn three_replicas_store_each_delivery_once_and_publish_once() {
     // The installation, taken by two replicas (GitHub's retry after a timeout): one backfill,
     // one analysis. Publishing is slowed so that the analysis is caught holding its lease.
     let publish = Target::rest("POST", &format!("/repos/{REPO}/issues"));
-    gh.inject(publish, Fault::Delay(Duration::from_secs(3)), 1);
+    gh.inject(publish, Fault::Delay(Duration::from_secs(5)), 1);
     let install = gh.installation_event("created", story::INSTALLATION);
     for first in [0, 1] {
         deliver(&client, &ports, first, "install", &install).await;
@@ -195,12 +203,8 @@ async fn three_replicas_store_each_delivery_once_and_publish_once() {
             &store,
             "SELECT count(*) FROM jobs WHERE kind = 'analysis' AND lease_owner IS NOT NULL",
         ) == 1
-            && gh
-                .requests()
-                .iter()
-                .any(|r| r.method == "POST" && r.path.ends_with("/issues"))
     });
-    assert!(analysing, "the analysis reached publishing");
+    assert!(analysing, "the analysis started\n{}", logs(&data));
     let owner: String = store
         .reader()
         .unwrap()
@@ -317,15 +321,28 @@ async fn three_replicas_store_each_delivery_once_and_publish_once() {
         });
         assert_eq!(runs, 1, "one check run for {sha}");
     }
+    // One answer per command: the refresh that ran is marked 👀 then 🚀; the one inside the
+    // cooldown gets one reply.
     for (number, id) in &commands {
         let marker = markers::reply_marker(*id);
-        let replies = gh.inspect(|m| {
-            m.repo(REPO)
-                .issue_comments
+        let (reactions, replies) = gh.inspect(|m| {
+            let comments = &m.repo(REPO).issue_comments;
+            let reactions: Vec<String> = comments
+                .iter()
+                .filter(|c| c.id == *id)
+                .flat_map(|c| c.reactions.iter().map(|r| r.content.clone()))
+                .collect();
+            let replies = comments
                 .iter()
                 .filter(|c| c.issue_number == *number && c.body.contains(&marker))
-                .count()
+                .count();
+            (reactions, replies)
         });
-        assert_eq!(replies, 1, "one reply to command {id}");
+        let answered = (reactions == ["eyes", "rocket"] && replies == 0)
+            || (reactions.is_empty() && replies == 1);
+        assert!(
+            answered,
+            "command {id}: reactions {reactions:?}, {replies} replies"
+        );
     }
 }
