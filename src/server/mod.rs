@@ -49,6 +49,9 @@ pub struct AppState {
     pub health: Arc<Health>,
 }
 
+/// How long `/healthz` waits for the database to answer.
+const DATABASE_ANSWER_TIME: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// The router: `POST <webhook_path>`, `GET /healthz` and `GET /metrics`.
 pub fn router(state: AppState, webhook_path: &str) -> Router {
     Router::new()
@@ -63,9 +66,9 @@ pub fn router(state: AppState, webhook_path: &str) -> Router {
         .with_state(state)
 }
 
-/// `GET /healthz`: 200 while every part runs, deliveries can be stored and GitHub accepts the
-/// App's credentials; else 503 naming the parts that stopped, why the store cannot be written,
-/// or that GitHub authentication fails.
+/// `GET /healthz`: 200 while every part runs, the database answers, deliveries can be stored and
+/// GitHub accepts the App's credentials; else 503 naming the parts that stopped, the database
+/// that does not answer, why the store cannot be written, or that GitHub authentication fails.
 async fn healthz(State(state): State<AppState>) -> (StatusCode, String) {
     let dead = state.health.dead();
     if !dead.is_empty() {
@@ -74,6 +77,25 @@ async fn healthz(State(state): State<AppState>) -> (StatusCode, String) {
             StatusCode::SERVICE_UNAVAILABLE,
             format!("stopped: {parts}\n"),
         );
+    }
+    let store = state.store.clone();
+    let ping = tokio::time::timeout(
+        DATABASE_ANSWER_TIME,
+        tokio::task::spawn_blocking(move || store.ping()),
+    )
+    .await;
+    let unanswered = match ping {
+        Ok(Ok(Ok(()))) => None,
+        Ok(Ok(Err(error))) => Some(format!("{error:#}")),
+        Ok(Err(_)) => Some("the database check panicked".to_owned()),
+        Err(_) => Some(format!(
+            "the database {} did not answer within {} s",
+            state.store.describe(),
+            DATABASE_ANSWER_TIME.as_secs()
+        )),
+    };
+    if let Some(error) = unanswered {
+        return (StatusCode::SERVICE_UNAVAILABLE, format!("{error}\n"));
     }
     if let Some(error) = state.health.store_error() {
         return (

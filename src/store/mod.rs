@@ -33,7 +33,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 pub use sql::{Connection, Dialect, Transaction};
 
@@ -180,11 +180,38 @@ impl Store {
         }
     }
 
+    /// Whether the database answers a query; the error names the database (never a password).
+    pub fn ping(&self) -> Result<()> {
+        let answered: Result<i64> = self
+            .reader()
+            .and_then(|conn| Ok(conn.query_row("SELECT 1", [], |row| row.get(0))?));
+        answered
+            .map(drop)
+            .with_context(|| format!("the database {} does not answer", self.describe()))
+    }
+
     /// A connection for queries that must not block writers.
     pub fn reader(&self) -> Result<Connection<'static>> {
         match &self.backend {
             Backend::Sqlite(store) => Ok(Connection::sqlite(store.reader()?)),
             Backend::Postgres(store) => Ok(Connection::postgres(store.pool.get()?)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_database_that_does_not_answer_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gitlore.db");
+        let store = Store::open(&path).unwrap();
+        store.ping().unwrap();
+        drop(dir);
+        let error = format!("{:#}", store.ping().unwrap_err());
+        assert!(error.contains(&path.display().to_string()), "{error}");
+        assert!(error.contains("does not answer"), "{error}");
     }
 }

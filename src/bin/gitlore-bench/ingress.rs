@@ -34,6 +34,7 @@ use report::{CpuSample, CpuUse, print_report};
 mod client;
 mod load;
 mod process;
+mod replicas;
 mod report;
 
 /// The delivery every request carries, before it is trimmed and padded to [`PAYLOAD_BYTES`].
@@ -79,6 +80,13 @@ pub struct IngressArgs {
     /// The Probot app directory (package.json, package-lock.json, index.js).
     #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/bench/probot"))]
     pub probot_dir: PathBuf,
+    /// Run gitlore alone, as `--replicas` processes on this PostgreSQL database (its deliveries
+    /// table grows by what they store), instead of side by side with Probot on SQLite.
+    #[arg(long, value_name = "URL")]
+    pub database_url: Option<String>,
+    /// How many replicas share the database (with `--database-url`).
+    #[arg(long, default_value_t = 1, requires = "database_url")]
+    pub replicas: usize,
     /// GitHub App private key handed to both servers (a test key: nothing calls GitHub).
     #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/test-app-key.pem"))]
     pub private_key: PathBuf,
@@ -127,6 +135,20 @@ pub fn run(args: IngressArgs) -> anyhow::Result<()> {
         args.warmup_secs,
         args.duration_secs
     );
+
+    if let Some(url) = &args.database_url {
+        let replicas = replicas::Replicas {
+            count: args.replicas,
+            url,
+            gitlore_bin: &gitlore_bin,
+            private_key: &private_key,
+            secret: &secret,
+            body,
+            signature: &signature,
+            nonce,
+        };
+        return replicas::run(&replicas, &plan, &scratch);
+    }
 
     let data_dir = scratch.path().join("gitlore-data");
     std::fs::create_dir(&data_dir)?;
@@ -193,6 +215,7 @@ pub fn run(args: IngressArgs) -> anyhow::Result<()> {
 }
 
 /// Test parameters shared by both servers.
+#[derive(Clone)]
 struct Plan {
     connections: usize,
     warmup: Duration,
