@@ -141,6 +141,21 @@ fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
     false
 }
 
+/// Whether another replica holds the analysis that `owner` held, or finished it.
+fn taken_over(store: &Store, owner: &str) -> bool {
+    store
+        .reader()
+        .unwrap()
+        .query_row(
+            "SELECT count(*) FROM jobs WHERE kind = 'analysis'
+                AND (state = 'done' OR (lease_owner IS NOT NULL AND lease_owner <> ?1))",
+            [owner],
+            |row| row.get::<_, i64>(0),
+        )
+        .unwrap()
+        > 0
+}
+
 /// The replicas' logs, for a failure's message.
 fn logs(data: &[PathBuf]) -> String {
     data.iter()
@@ -219,7 +234,8 @@ async fn three_replicas_store_each_delivery_once_and_publish_once() {
         .position(|r| owner.starts_with(&format!("runner-{}-", r.pid())))
         .expect("a replica holds the analysis");
     replicas[analyst].kill9();
-    let taken_over = Instant::now();
+    let killed_at = Instant::now();
+    let mut taken_over_in = None;
 
     // The burst, spread over the replicas that live; a tenth of it sent twice; the next replica
     // killed a third of the way in.
@@ -237,6 +253,9 @@ async fn three_replicas_store_each_delivery_once_and_publish_once() {
     }
     let victim = alive[1];
     for n in 0..burst {
+        if n % 20 == 0 && taken_over_in.is_none() && taken_over(&store, &owner) {
+            taken_over_in = Some(killed_at.elapsed());
+        }
         if n == burst / 3 {
             replicas[victim].kill9();
             live_ports = vec![ports[alive[0]]];
@@ -271,14 +290,17 @@ async fn three_replicas_store_each_delivery_once_and_publish_once() {
 
     // Everything stored once and processed; the analysis done by a survivor.
     let mut analysis_done_in = None;
-    let settled = wait_for(Duration::from_secs(300), || {
+    let settled = wait_for(Duration::from_secs(600), || {
+        if taken_over_in.is_none() && taken_over(&store, &owner) {
+            taken_over_in = Some(killed_at.elapsed());
+        }
         if analysis_done_in.is_none()
             && count(
                 &store,
                 "SELECT count(*) FROM jobs WHERE kind = 'analysis' AND state = 'done'",
             ) > 0
         {
-            analysis_done_in = Some(taken_over.elapsed());
+            analysis_done_in = Some(killed_at.elapsed());
         }
         count(
             &store,
@@ -305,10 +327,15 @@ async fn three_replicas_store_each_delivery_once_and_publish_once() {
     );
     assert_eq!(comments, burst as i64, "each comment once");
     let analysis_done_in = analysis_done_in.expect("the killed replica's analysis finished");
+    let taken_over_in = taken_over_in.expect("a survivor took the analysis over");
     eprintln!(
-        "{} deliveries over 3 replicas; the analysis of the replica killed holding it finished \
-         {analysis_done_in:?} later",
+        "{} deliveries over 3 replicas; the analysis of the replica killed holding it was taken \
+         over {taken_over_in:?} after the kill and finished {analysis_done_in:?} after it",
         guids.len()
+    );
+    assert!(
+        taken_over_in < Duration::from_secs(3 * JOB_LEASE_SECS),
+        "taken over within its lease (and the runner's next look): {taken_over_in:?}"
     );
     assert_eq!(findings_issues(&gh), 1, "one findings issue");
     for (_, sha, _) in &pulls {
