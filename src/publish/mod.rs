@@ -180,6 +180,8 @@ pub fn run_report(
             .collect(),
         config: Some(config.clone()),
         model_labels: outcome.themes.model_labels.clone(),
+        effect: Some(outcome.effect.report.clone()),
+        held_back: outcome.effect.held_back.iter().cloned().collect(),
     }
 }
 

@@ -1,0 +1,99 @@
+//! What the lesson-effect measurement reads (behaviour §3.5): each reviewed pull request's first
+//! review date and commented paths, and when each active theme was raised in which pull request;
+//! and the last analyses' figures for `/metrics`. Computed from existing rows: no table of its own.
+
+use std::collections::HashMap;
+
+use anyhow::{Context, Result};
+use rusqlite::Connection;
+
+use crate::domain::RepoId;
+use crate::domain::effect::{ReviewActivity, ReviewedPull, ThemeRaises};
+use crate::store::run_reports::RunReport;
+
+/// The review activity of `repo_id`: stored comments that are not deleted (noise included, as
+/// a pull request with only an approval was reviewed too) and the active themes' members.
+pub fn review_activity(conn: &Connection, repo_id: RepoId) -> Result<ReviewActivity> {
+    let context = || format!("Cannot read the review activity of repository {repo_id}");
+    let mut pulls: Vec<ReviewedPull> = conn
+        .prepare_cached(
+            "SELECT pr_number, min(created_at) FROM comments
+              WHERE repo_id = ?1 AND deleted = 0 AND created_at IS NOT NULL
+              GROUP BY pr_number ORDER BY pr_number",
+        )?
+        .query_map([repo_id], |row| {
+            Ok(ReviewedPull {
+                number: row.get(0)?,
+                first_review_at: row.get(1)?,
+                paths: Vec::new(),
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()
+        .with_context(context)?;
+    let mut paths: HashMap<i64, Vec<String>> = HashMap::new();
+    let mut stmt = conn.prepare_cached(
+        "SELECT DISTINCT pr_number, path FROM comments
+          WHERE repo_id = ?1 AND deleted = 0 AND path IS NOT NULL
+          ORDER BY pr_number, path",
+    )?;
+    let mut rows = stmt.query([repo_id]).with_context(context)?;
+    while let Some(row) = rows.next()? {
+        paths.entry(row.get(0)?).or_default().push(row.get(1)?);
+    }
+    for pull in &mut pulls {
+        pull.paths = paths.remove(&pull.number).unwrap_or_default();
+    }
+    let mut themes: Vec<ThemeRaises> = Vec::new();
+    let mut stmt = conn.prepare_cached(
+        "SELECT m.theme_id, c.pr_number, min(c.created_at) FROM theme_members m
+           JOIN themes t ON t.id = m.theme_id
+           JOIN comments c ON c.id = m.comment_id
+          WHERE t.repo_id = ?1 AND t.active = 1 AND c.deleted = 0 AND c.created_at IS NOT NULL
+          GROUP BY m.theme_id, c.pr_number
+          ORDER BY m.theme_id, min(c.created_at), c.pr_number",
+    )?;
+    let mut rows = stmt.query([repo_id]).with_context(context)?;
+    while let Some(row) = rows.next()? {
+        let theme_id: String = row.get(0)?;
+        let raise = (row.get(1)?, row.get(2)?);
+        match themes.last_mut() {
+            Some(last) if last.theme_id == theme_id => last.raises.push(raise),
+            _ => themes.push(ThemeRaises {
+                theme_id,
+                raises: vec![raise],
+            }),
+        }
+    }
+    Ok(ReviewActivity {
+        as_of: newest_comment_at(conn, repo_id)?.unwrap_or(0),
+        pulls,
+        themes,
+    })
+}
+
+/// Unix seconds of `repo_id`'s newest stored comment that is not deleted.
+fn newest_comment_at(conn: &Connection, repo_id: RepoId) -> Result<Option<i64>> {
+    conn.prepare_cached(
+        "SELECT max(created_at) FROM comments WHERE repo_id = ?1 AND deleted = 0",
+    )?
+    .query_row([repo_id], |row| row.get(0))
+    .with_context(|| format!("Cannot read the newest comment of repository {repo_id}"))
+}
+
+/// Every repository's last run report, by full name (for `/metrics`); reports that do not read
+/// are left out.
+pub fn last_reports(conn: &Connection) -> Result<Vec<(String, RunReport)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT r.full_name, a.report FROM analysis_runs a JOIN repos r ON r.id = a.repo_id
+          WHERE r.removed = 0 AND a.report IS NOT NULL ORDER BY r.full_name",
+    )?;
+    let rows = stmt.query_map([], |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)))?;
+    let mut reports = Vec::new();
+    for row in rows {
+        let (name, text) = row.context("Cannot read the run reports")?;
+        if let Ok(report) = serde_json::from_str::<RunReport>(&text) {
+            reports.push((name, report));
+        }
+    }
+    Ok(reports)
+}
