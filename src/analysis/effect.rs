@@ -34,7 +34,11 @@ pub fn measure_lessons(
 ) -> Result<Measured> {
     let activity = review_activity(conn, repo_id)?;
     let holdback = HoldBack::from_config(&config.effect);
-    let themes: Vec<&str> = activity.themes.iter().map(|t| t.theme_id.as_str()).collect();
+    let themes: Vec<&str> = activity
+        .themes
+        .iter()
+        .map(|t| t.theme_id.as_str())
+        .collect();
     let lessons: Vec<Lesson> = active
         .iter()
         .filter_map(|finding| {

@@ -4,6 +4,11 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Pull requests touching a lesson's paths each window (before and since publication) needs
+/// before its figures say anything: below it, "too early to tell". Ten keeps one busy week from
+/// deciding a lesson's fate.
+pub const MIN_PULL_REQUESTS: u64 = 10;
+
 /// A pull request as the measurement sees it: when it was first reviewed and the files its
 /// inline review comments are on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,7 +75,7 @@ impl Window {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
-    /// Fewer pull requests since than `knowledge::effect::MIN_PULL_REQUESTS` in either window.
+    /// Fewer pull requests since than [`MIN_PULL_REQUESTS`] in either window.
     TooEarly,
     /// The interval lies below 1.
     Fewer,

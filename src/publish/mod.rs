@@ -150,6 +150,7 @@ pub fn issue_view(outcome: &Outcome, context: &IssueContext<'_>) -> IssueView {
             .links
             .map_or_else(LinkStyle::github_com, Clone::clone),
         dashboard_url: None,
+        effect: outcome.effect.report.clone(),
     }
 }
 

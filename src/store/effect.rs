@@ -73,11 +73,9 @@ pub fn review_activity(conn: &Connection, repo_id: RepoId) -> Result<ReviewActiv
 
 /// Unix seconds of `repo_id`'s newest stored comment that is not deleted.
 fn newest_comment_at(conn: &Connection, repo_id: RepoId) -> Result<Option<i64>> {
-    conn.prepare_cached(
-        "SELECT max(created_at) FROM comments WHERE repo_id = ?1 AND deleted = 0",
-    )?
-    .query_row([repo_id], |row| row.get(0))
-    .with_context(|| format!("Cannot read the newest comment of repository {repo_id}"))
+    conn.prepare_cached("SELECT max(created_at) FROM comments WHERE repo_id = ?1 AND deleted = 0")?
+        .query_row([repo_id], |row| row.get(0))
+        .with_context(|| format!("Cannot read the newest comment of repository {repo_id}"))
 }
 
 /// Every repository's last run report, by full name (for `/metrics`); reports that do not read
@@ -87,7 +85,9 @@ pub fn last_reports(conn: &Connection) -> Result<Vec<(String, RunReport)>> {
         "SELECT r.full_name, a.report FROM analysis_runs a JOIN repos r ON r.id = a.repo_id
           WHERE r.removed = 0 AND a.report IS NOT NULL ORDER BY r.full_name",
     )?;
-    let rows = stmt.query_map([], |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)))?;
+    let rows = stmt.query_map([], |row| {
+        Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+    })?;
     let mut reports = Vec::new();
     for row in rows {
         let (name, text) = row.context("Cannot read the run reports")?;

@@ -10,14 +10,11 @@ pub mod simulate;
 use std::collections::HashSet;
 
 use crate::domain::effect::{
-    EffectReport, EffectSummary, HoldBackComparison, Lesson, LessonEffect, ReviewActivity,
-    ReviewedPull, ThemeRaises, Verdict, Window,
+    EffectReport, EffectSummary, HoldBackComparison, Lesson, LessonEffect, MIN_PULL_REQUESTS,
+    ReviewActivity, ReviewedPull, ThemeRaises, Verdict, Window,
 };
 use ratio::{rate_ratio, ratio_of_ratios};
 
-/// Pull requests touching a lesson's paths each window needs before its figures say anything:
-/// below it, "too early to tell". Ten keeps a single busy week from deciding a lesson's fate.
-pub const MIN_PULL_REQUESTS: u64 = 10;
 /// The longest "before" window: a year, in seconds.
 pub const MAX_BEFORE_SECS: i64 = 365 * DAY_SECS;
 /// Raises since publication, at an unchanged rate, that flag a lesson as still repeated.
@@ -195,10 +192,14 @@ fn summary(
         .filter(|e| e.ratio.verdict != Verdict::TooEarly)
         .collect();
     let pooled = |pick: fn(&LessonEffect) -> Window| {
-        measured.iter().map(|e| pick(e)).fold(Window::default(), add)
+        measured
+            .iter()
+            .map(|e| pick(e))
+            .fold(Window::default(), add)
     };
     let (before, since) = (pooled(|e| e.before), pooled(|e| e.since));
-    let (control_before, control_since) = (pooled(|e| e.control_before), pooled(|e| e.control_since));
+    let (control_before, control_since) =
+        (pooled(|e| e.control_before), pooled(|e| e.control_since));
     let relative = ratio_of_ratios(
         (since, before),
         (control_since, control_before),
@@ -236,7 +237,11 @@ fn holdback_comparison(
             start: first_seen,
             end: first_seen + delay,
         };
-        let Some(theme) = activity.themes.iter().find(|t| t.theme_id == lesson.theme_id) else {
+        let Some(theme) = activity
+            .themes
+            .iter()
+            .find(|t| t.theme_id == lesson.theme_id)
+        else {
             continue;
         };
         if span.end > activity.as_of {

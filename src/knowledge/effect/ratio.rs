@@ -35,7 +35,8 @@ pub fn rate_ratio(since: Window, before: Window, min_pull_requests: u64) -> Rati
     };
     let high = (a < n).then(|| odds_to_ratio(bisect(|p| -binomial_cdf(a, n, p), -alpha)));
     let estimate = (b > 0).then(|| (a as f64 / ea) / (b as f64 / eb));
-    let enough = since.pull_requests >= min_pull_requests && before.pull_requests >= min_pull_requests;
+    let enough =
+        since.pull_requests >= min_pull_requests && before.pull_requests >= min_pull_requests;
     Ratio {
         estimate,
         low,
@@ -122,7 +123,9 @@ fn binomial_cdf(k: u64, n: u64, p: f64) -> f64 {
         terms.push(log_choose + i as f64 * log_p + (n - i) as f64 * log_q);
     }
     let top = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    (top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln()).min(0.0).exp()
+    (top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln())
+        .min(0.0)
+        .exp()
 }
 
 #[cfg(test)]
@@ -149,16 +152,31 @@ mod tests {
         let ratio = rate_ratio(window(2, 100), window(8, 100), 10);
         let share = |ratio: f64| ratio / (1.0 + ratio);
         assert!((share(ratio.low) - 0.0368).abs() < 1e-3, "{ratio:?}");
-        assert!((share(ratio.high.unwrap()) - 0.5069).abs() < 1e-3, "{ratio:?}");
+        assert!(
+            (share(ratio.high.unwrap()) - 0.5069).abs() < 1e-3,
+            "{ratio:?}"
+        );
         assert_eq!(ratio.estimate, Some(0.25));
     }
 
     #[test]
     fn a_clear_drop_is_fewer_a_flat_rate_no_effect_and_few_pull_requests_too_early() {
-        assert_eq!(rate_ratio(window(2, 200), window(30, 200), 10).verdict, Verdict::Fewer);
-        assert_eq!(rate_ratio(window(12, 200), window(10, 200), 10).verdict, Verdict::NoEffect);
-        assert_eq!(rate_ratio(window(40, 200), window(10, 200), 10).verdict, Verdict::More);
-        assert_eq!(rate_ratio(window(0, 5), window(9, 200), 10).verdict, Verdict::TooEarly);
+        assert_eq!(
+            rate_ratio(window(2, 200), window(30, 200), 10).verdict,
+            Verdict::Fewer
+        );
+        assert_eq!(
+            rate_ratio(window(12, 200), window(10, 200), 10).verdict,
+            Verdict::NoEffect
+        );
+        assert_eq!(
+            rate_ratio(window(40, 200), window(10, 200), 10).verdict,
+            Verdict::More
+        );
+        assert_eq!(
+            rate_ratio(window(0, 5), window(9, 200), 10).verdict,
+            Verdict::TooEarly
+        );
     }
 
     #[test]
@@ -176,6 +194,9 @@ mod tests {
         assert!((ratio.estimate.unwrap() - 1.0).abs() < 1e-9);
         assert_eq!(ratio.verdict, Verdict::NoEffect);
         let steady = (window(100, 100), window(100, 100));
-        assert_eq!(ratio_of_ratios(lesson, steady, 1.0, true).verdict, Verdict::Fewer);
+        assert_eq!(
+            ratio_of_ratios(lesson, steady, 1.0, true).verdict,
+            Verdict::Fewer
+        );
     }
 }

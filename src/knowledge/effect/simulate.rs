@@ -2,9 +2,8 @@
 //! lesson raised in a share of the pull requests before publication and in that share times the
 //! effect since, beside unpublished themes, both under the same drift in review habits.
 
-use crate::domain::effect::{Verdict, Window};
+use crate::domain::effect::{MIN_PULL_REQUESTS, Verdict, Window};
 
-use super::MIN_PULL_REQUESTS;
 use super::ratio::{rate_ratio, ratio_of_ratios};
 
 /// A deterministic random stream (SplitMix64): the same seed gives the same runs.
