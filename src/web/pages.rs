@@ -12,7 +12,9 @@ use maud::{DOCTYPE, Markup, html};
 use crate::domain::findings::{Evidence, EvidenceKind, Finding};
 use crate::domain::github_web::path_in_url;
 use crate::render::inline::{Inline, inline};
+use crate::render::effect;
 use crate::render::links::plain;
+use crate::render::wording;
 use crate::render::wording::{category_heading, day, day_said, evidence_label, first_seen};
 use crate::store::pages::RepoEntry;
 
@@ -120,6 +122,7 @@ pub fn repository(frame: &Frame<'_>, view: &RepoView) -> Markup {
             }
         }
         (last_run(frame, view))
+        (effect_summary(view))
         section id="findings" {
             h2 { "Findings (" (view.findings.active.len()) ")" }
             @if view.findings.active.is_empty() {
@@ -188,7 +191,32 @@ fn last_run(frame: &Frame<'_>, view: &RepoView) -> Markup {
     }
 }
 
+/// Whether the lessons help (behaviour §3.5), when the last analysis measured any.
+fn effect_summary(view: &RepoView) -> Markup {
+    let summary = view
+        .report
+        .as_ref()
+        .and_then(|report| report.effect.as_ref())
+        .and_then(|effect| effect.summary.as_ref());
+    html! {
+        @if let Some(summary) = summary {
+            section id="effect" {
+                h2 { "Do the lessons help?" }
+                p { (wording::effect_summary(summary)) }
+                @if let Some(holdback) = &summary.holdback {
+                    p { (wording::holdback_summary(holdback)) }
+                }
+            }
+        }
+    }
+}
+
 fn finding_block(frame: &Frame<'_>, view: &RepoView, finding: &Finding) -> Markup {
+    let effect = view
+        .report
+        .as_ref()
+        .and_then(|report| report.effect.as_ref())
+        .and_then(|effect| effect.of(&finding.id));
     html! {
         article.finding id=(finding.id) {
             h3 {
@@ -197,6 +225,9 @@ fn finding_block(frame: &Frame<'_>, view: &RepoView, finding: &Finding) -> Marku
                 " " (prose(&finding.title, TITLE_CHARS))
             }
             p.insight { (prose(&finding.insight, INSIGHT_CHARS)) }
+            @if let Some(effect) = effect {
+                p.effect { (effect::plain_line(effect)) }
+            }
             @if !finding.files.is_empty() {
                 p.files { "Files: " @for (i, file) in finding.files.iter().enumerate() { @if i > 0 { ", " } code { (plain(file, LABEL_CHARS)) } } }
             }

@@ -43,7 +43,11 @@ pub struct RepoView {
 pub fn load(store: &Store, repo: RepoEntry) -> Result<RepoView> {
     let conn = store.reader()?;
     let tx = conn.unchecked_transaction()?;
-    let findings = findings::load(&tx, repo.id)?;
+    let report = run_reports::load(&tx, repo.id)?;
+    let mut findings = findings::load(&tx, repo.id)?;
+    if let Some(report) = &report {
+        findings.active.retain(|finding| report.shows(&finding.id));
+    }
     let mut comments = pages::theme_comments(&tx, repo.id, COMMENTS_PER_THEME)?;
     let mut themes: Vec<ThemeView> = themes::load_themes(&tx, repo.id)?
         .into_iter()
@@ -65,7 +69,7 @@ pub fn load(store: &Store, repo: RepoEntry) -> Result<RepoView> {
     Ok(RepoView {
         cited: pages::cited_comments(&tx, repo.id, &cited)?,
         history: pages::history_figures(&tx, repo.id)?,
-        report: run_reports::load(&tx, repo.id)?,
+        report,
         issue_number: publications::findings_issue(&tx, repo.id)?.map(|issue| issue.number),
         findings,
         themes,
