@@ -11,8 +11,8 @@ use maud::{DOCTYPE, Markup, html};
 
 use crate::domain::findings::{Evidence, EvidenceKind, Finding};
 use crate::domain::github_web::path_in_url;
-use crate::render::inline::{Inline, inline};
 use crate::render::effect;
+use crate::render::inline::{Inline, inline};
 use crate::render::links::plain;
 use crate::render::wording;
 use crate::render::wording::{category_heading, day, day_said, evidence_label, first_seen};
