@@ -436,7 +436,7 @@ mod tests {
                 "acme/app:.github/gitlore.toml line 3: [analysis] unknown field `ignore-path`, expected one of `window-months`, `ignore-paths`, `ignore-authors`, `noise-commands`, `reviewer-opt-out`, `categories`, `llm` (it is ignored)",
                 "acme/app:.github/gitlore.toml line 6: [publish] unknown field `check-runs`, expected `issue` or `check-run` (it is ignored)",
                 "acme/app:.github/gitlore.toml line 7: [publish] `issue`: invalid type: string \"no\", expected a boolean (it is ignored)",
-                "acme/app:.github/gitlore.toml line 9: there is no section [schedul] (it is ignored; the sections are publish, issue, schedule, analysis)",
+                "acme/app:.github/gitlore.toml line 9: there is no section [schedul] (it is ignored; the sections are publish, issue, schedule, analysis, effect)",
             ]
         "#]]
         .assert_debug_eq(&problems);
@@ -450,6 +450,25 @@ mod tests {
         let schedule = &resolved.config.schedule;
         assert_eq!((schedule.interval_hours, schedule.min_new_comments), (6, 5));
         assert_eq!(resolved.problems.len(), 1, "{:?}", resolved.problems);
+    }
+
+    #[test]
+    fn the_holdback_reads_and_a_share_over_100_costs_only_its_key() {
+        let text = "[effect]\nholdback-percent = 20\nholdback-weeks = 6\n";
+        let resolved = resolve(None, Some(("r", text)));
+        assert_eq!(resolved.problems, vec![]);
+        assert_eq!(
+            resolved.config.effect,
+            Effect {
+                holdback_percent: 20,
+                holdback_weeks: 6
+            }
+        );
+        let text = "[effect]\nholdback-percent = 120\nholdback-weeks = 6\n";
+        let resolved = resolve(None, Some(("r", text)));
+        assert_eq!(resolved.config.effect.holdback_percent, 0);
+        assert_eq!(resolved.config.effect.holdback_weeks, 6);
+        assert_eq!(resolved.problems[0].line, Some(2), "{:?}", resolved.problems);
     }
 
     #[test]

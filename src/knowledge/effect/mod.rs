@@ -261,3 +261,147 @@ fn holdback_comparison(
         held_back,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PUBLISHED: i64 = 1_000 * DAY_SECS;
+
+    /// A pull request a day on `src/store/` from 40 days before publication to 39 after, and one
+    /// on `docs/` each day; the themes raised in the given ones; the newest review 39 days after.
+    fn activity(raised_in: &[i64], control_in: &[i64]) -> ReviewActivity {
+        let mut pulls = Vec::new();
+        for day in -40..40 {
+            let at = PUBLISHED + day * DAY_SECS;
+            pulls.push(ReviewedPull {
+                number: 2 * (day + 100),
+                first_review_at: at,
+                paths: vec!["src/store/orders.rs".into()],
+            });
+            pulls.push(ReviewedPull {
+                number: 2 * (day + 100) + 1,
+                first_review_at: at,
+                paths: vec!["docs/guide.md".into()],
+            });
+        }
+        let raises = |numbers: &[i64]| {
+            numbers
+                .iter()
+                .map(|n| (*n, pulls_at(*n)))
+                .collect::<Vec<_>>()
+        };
+        ReviewActivity {
+            as_of: PUBLISHED + 39 * DAY_SECS,
+            themes: vec![
+                ThemeRaises {
+                    theme_id: "t-lesson".into(),
+                    raises: raises(raised_in),
+                },
+                ThemeRaises {
+                    theme_id: "t-other".into(),
+                    raises: raises(control_in),
+                },
+            ],
+            pulls,
+        }
+    }
+
+    fn pulls_at(number: i64) -> i64 {
+        PUBLISHED + (number / 2 - 100) * DAY_SECS
+    }
+
+    fn lesson() -> Lesson {
+        Lesson {
+            finding_id: "f-t-lesson".into(),
+            theme_id: "t-lesson".into(),
+            files: vec!["src/store/orders.rs".into()],
+            published_at: PUBLISHED,
+            held_back: false,
+        }
+    }
+
+    /// Pull requests on `src/store/` `days` after publication (negative: before).
+    fn store_pulls(days: impl Iterator<Item = i64>) -> Vec<i64> {
+        days.map(|day| 2 * (day + 100)).collect()
+    }
+
+    #[test]
+    fn a_lesson_raised_often_before_and_rarely_since_is_fewer() {
+        let raised = [store_pulls(-40..-20), store_pulls(0..2)].concat();
+        let report = measure(&activity(&raised, &[]), &[lesson()], None);
+        let effect = report.of("f-t-lesson").unwrap();
+        assert_eq!(effect.scope, vec!["src/store/"]);
+        // Since runs 39 days and a second to the newest review; before is as long, so the
+        // pull request 40 days before publication is outside it.
+        assert_eq!((effect.before.raised, effect.since.raised), (19, 2));
+        assert_eq!(
+            (effect.before.pull_requests, effect.since.pull_requests),
+            (39, 40)
+        );
+        assert_eq!((effect.before.days, effect.since.days), (39, 39));
+        assert_eq!(effect.ratio.verdict, Verdict::Fewer);
+        assert!(!effect.still_repeated);
+    }
+
+    #[test]
+    fn a_lesson_raised_as_often_since_is_flagged_as_still_repeated() {
+        let raised = [store_pulls(-10..-5), store_pulls(5..10)].concat();
+        let report = measure(&activity(&raised, &[]), &[lesson()], None);
+        let effect = report.of("f-t-lesson").unwrap();
+        assert_eq!(effect.ratio.verdict, Verdict::NoEffect);
+        assert!(effect.still_repeated);
+    }
+
+    #[test]
+    fn the_same_drop_in_the_unpublished_themes_is_no_effect_of_the_lessons() {
+        let raised = [store_pulls(-40..-20), store_pulls(0..2)].concat();
+        let control = [store_pulls(-40..-10), store_pulls(0..3)].concat();
+        let report = measure(&activity(&raised, &control), &[lesson()], None);
+        let summary = report.summary.unwrap();
+        assert_eq!(summary.lessons, 1);
+        assert_eq!(
+            (summary.control_before.raised, summary.control_since.raised),
+            (29, 3)
+        );
+        assert_eq!(summary.relative.verdict, Verdict::NoEffect);
+    }
+
+    #[test]
+    fn a_lesson_published_a_few_days_ago_is_too_early() {
+        let mut data = activity(&store_pulls(-40..-20), &[]);
+        data.as_of = PUBLISHED + 3 * DAY_SECS;
+        let report = measure(&data, &[lesson()], None);
+        assert_eq!(
+            report.of("f-t-lesson").unwrap().ratio.verdict,
+            Verdict::TooEarly
+        );
+        assert_eq!(report.summary.unwrap().too_early, 1);
+    }
+
+    #[test]
+    fn the_holdback_compares_the_first_weeks_of_both_groups() {
+        let raised = [store_pulls(-40..-20), store_pulls(0..2)].concat();
+        let data = activity(&raised, &store_pulls(0..20));
+        let held = Lesson {
+            finding_id: "f-t-other".into(),
+            theme_id: "t-other".into(),
+            published_at: PUBLISHED + 20 * DAY_SECS,
+            held_back: true,
+            ..lesson()
+        };
+        let report = measure(&data, &[lesson(), held], Some(20 * DAY_SECS));
+        let holdback = report.summary.unwrap().holdback.unwrap();
+        assert_eq!(
+            (holdback.published.raised, holdback.held_back.raised),
+            (2, 20)
+        );
+        assert_eq!(holdback.ratio.verdict, Verdict::Fewer);
+    }
+
+    #[test]
+    fn scope_is_each_files_directory_and_a_root_file_itself() {
+        let files = ["src/a.rs", "src/b.rs", "docs/", "Makefile"].map(String::from);
+        assert_eq!(scope(&files), vec!["src/", "docs/", "Makefile"]);
+    }
+}
