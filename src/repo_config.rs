@@ -468,7 +468,12 @@ mod tests {
         let resolved = resolve(None, Some(("r", text)));
         assert_eq!(resolved.config.effect.holdback_percent, 0);
         assert_eq!(resolved.config.effect.holdback_weeks, 6);
-        assert_eq!(resolved.problems[0].line, Some(2), "{:?}", resolved.problems);
+        assert_eq!(
+            resolved.problems[0].line,
+            Some(2),
+            "{:?}",
+            resolved.problems
+        );
     }
 
     #[test]

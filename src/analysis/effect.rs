@@ -68,7 +68,7 @@ pub fn measure_lessons(
 
 /// The theme a finding stands for: `f-` + the theme id, possibly followed by `-` and the id of
 /// the comment a theme's further lesson is titled from.
-fn theme_of<'a>(finding_id: &str, themes: &[&'a str]) -> Option<&'a str> {
+pub fn theme_of<'a>(finding_id: &str, themes: &[&'a str]) -> Option<&'a str> {
     let rest = finding_id.strip_prefix("f-")?;
     themes.iter().copied().find(|theme| {
         rest.strip_prefix(theme)
