@@ -32,8 +32,8 @@ pub struct ThemeRaises {
 /// Everything the store holds that the measurement reads, for one repository.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ReviewActivity {
-    /// Unix seconds of the newest stored review comment: where "since" ends, so that the figures
-    /// change only when the reviews do.
+    /// Unix seconds of the newest stored review comment that is not noise: where "since" ends,
+    /// so that the figures change only when the reviews do.
     pub as_of: i64,
     pub pulls: Vec<ReviewedPull>,
     /// The active themes' raises.

@@ -11,13 +11,18 @@ const SCOPE_SHOWN: usize = 2;
 /// Characters of one directory on the web page.
 const SCOPE_CHARS: usize = 120;
 
-/// The line in markdown: the directories as code spans.
-pub fn markdown_line(effect: &LessonEffect) -> String {
-    line(effect, &files_list(&effect.scope, SCOPE_SHOWN))
+/// The line in markdown: the directories as code spans. `None` until a pull request touching
+/// the lesson's paths was reviewed since it was written down: there is nothing to say yet.
+pub fn markdown_line(effect: &LessonEffect) -> Option<String> {
+    shown(effect).then(|| line(effect, &files_list(&effect.scope, SCOPE_SHOWN)))
 }
 
-/// The line as plain text: the directories as written, flattened and capped.
-pub fn plain_line(effect: &LessonEffect) -> String {
+/// The line as plain text: the directories as written, flattened and capped; `None` as for
+/// [`markdown_line`].
+pub fn plain_line(effect: &LessonEffect) -> Option<String> {
+    if !shown(effect) {
+        return None;
+    }
     let mut scope: Vec<String> = effect
         .scope
         .iter()
@@ -27,14 +32,17 @@ pub fn plain_line(effect: &LessonEffect) -> String {
     if effect.scope.len() > SCOPE_SHOWN {
         scope.push(wording::more_files(effect.scope.len() - SCOPE_SHOWN));
     }
-    line(effect, &scope.join(", "))
+    Some(line(effect, &scope.join(", ")))
+}
+
+fn shown(effect: &LessonEffect) -> bool {
+    effect.since.pull_requests > 0
 }
 
 fn line(effect: &LessonEffect, scope: &str) -> String {
     if effect.ratio.verdict == Verdict::TooEarly {
         return wording::lesson_effect_too_early(
-            &effect.since,
-            &effect.before,
+            (&effect.before, &effect.since),
             MIN_PULL_REQUESTS,
             scope,
         );

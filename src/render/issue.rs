@@ -299,8 +299,8 @@ fn finding_block(view: &IssueView, sources: &Sources, finding: &Finding, detail:
         meta.join(" · "),
         untrusted(&finding.insight, &view.links, insight_chars),
     );
-    if let Some(effect) = view.effect.of(&finding.id) {
-        block.push_str(&format!("{}\n\n", effect::markdown_line(effect)));
+    if let Some(line) = view.effect.of(&finding.id).and_then(effect::markdown_line) {
+        block.push_str(&format!("{line}\n\n"));
     }
     let (items, excerpt_chars) = match detail {
         Detail::Full => (EVIDENCE_ITEMS, EXCERPT_CHARS),

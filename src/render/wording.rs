@@ -427,17 +427,21 @@ pub fn lesson_effect(
     )
 }
 
-/// A lesson's effect line while too few pull requests touched its paths since it was written
-/// down (`needed`: `knowledge::effect::MIN_PULL_REQUESTS`).
+/// A lesson's effect line while too few pull requests touched its paths before or since it was
+/// written down (`needed`: `domain::effect::MIN_PULL_REQUESTS`): the raises, and why they say
+/// nothing yet.
 pub fn lesson_effect_too_early(
-    since: &Window,
-    before: &Window,
+    (before, since): (&Window, &Window),
     needed: u64,
     scope: &str,
 ) -> String {
     format!(
-        "Too early to tell whether reviewers stop raising it: {} {} since it was written down \
-         and {} before; {needed} needed in each.",
+        "Raised in {} in the {} before it was written down, {} in the {} since; too early to \
+         tell whether that is a change: {} {} since and {} before, {needed} needed in each.",
+        count(before.raised as usize, "pull request", "pull requests"),
+        count(before.days as usize, "day", "days"),
+        since.raised,
+        count(since.days as usize, "day", "days"),
         count(
             since.pull_requests as usize,
             "pull request",

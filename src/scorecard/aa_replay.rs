@@ -39,20 +39,37 @@ pub struct Replayed {
     pub report: EffectReport,
 }
 
-/// Replays `records` (one repository's): analysis, random publication dates from `seed` and the
-/// repository's name, measurement.
-pub fn replay(records: &[&Record], rules: &NoiseRules, seed: u64) -> Result<Replayed> {
+/// One repository as the App analysed it: its review activity and active findings.
+#[derive(Debug, Clone)]
+pub struct Analysed {
+    pub repo: String,
+    activity: ReviewActivity,
+    active: Vec<Finding>,
+}
+
+/// Runs `records` (one repository's) through the App's ingestion and analysis.
+pub fn analyse_repo(records: &[&Record], rules: &NoiseRules) -> Result<Analysed> {
     let ingested = ingest_records(records, rules, None)?;
     let outcome = analyse(&ingested, records, rules, &Setup::default())?;
-    let activity = review_activity(&ingested.store.reader()?, ingested.repo_id)?;
-    let mut rng = Rng::new(seed ^ name_seed(&ingested.name));
-    let lessons = random_lessons(&activity, &outcome.listing.active, &mut rng);
-    let report = measure(&activity, &lessons, None);
-    Ok(Replayed {
+    Ok(Analysed {
+        activity: review_activity(&ingested.store.reader()?, ingested.repo_id)?,
         repo: ingested.name.clone(),
-        verdict: report.summary.as_ref().map(|s| s.relative.verdict),
-        report,
+        active: outcome.listing.active,
     })
+}
+
+impl Analysed {
+    /// One replay: publication dates drawn from `seed` and the repository's name, measured.
+    pub fn replay(&self, seed: u64) -> Replayed {
+        let mut rng = Rng::new(seed ^ name_seed(&self.repo));
+        let lessons = random_lessons(&self.activity, &self.active, &mut rng);
+        let report = measure(&self.activity, &lessons, None);
+        Replayed {
+            repo: self.repo.clone(),
+            verdict: report.summary.as_ref().map(|s| s.relative.verdict),
+            report,
+        }
+    }
 }
 
 /// Each active finding that stands for a theme, "published" on a date drawn uniformly between

@@ -71,7 +71,8 @@ pub fn review_activity(conn: &Connection, repo_id: RepoId) -> Result<ReviewActiv
     })
 }
 
-/// Unix seconds of `repo_id`'s newest stored comment that is not deleted.
+/// Unix seconds of `repo_id`'s newest stored review comment that is neither deleted nor noise:
+/// a bot's remark or an approval moves no window.
 fn newest_comment_at(conn: &Connection, repo_id: RepoId) -> Result<Option<i64>> {
     conn.prepare_cached("SELECT max(created_at) FROM comments WHERE repo_id = ?1 AND deleted = 0")?
         .query_row([repo_id], |row| row.get(0))

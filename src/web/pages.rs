@@ -216,7 +216,8 @@ fn finding_block(frame: &Frame<'_>, view: &RepoView, finding: &Finding) -> Marku
         .report
         .as_ref()
         .and_then(|report| report.effect.as_ref())
-        .and_then(|effect| effect.of(&finding.id));
+        .and_then(|effect| effect.of(&finding.id))
+        .and_then(effect::plain_line);
     html! {
         article.finding id=(finding.id) {
             h3 {
@@ -226,7 +227,7 @@ fn finding_block(frame: &Frame<'_>, view: &RepoView, finding: &Finding) -> Marku
             }
             p.insight { (prose(&finding.insight, INSIGHT_CHARS)) }
             @if let Some(effect) = effect {
-                p.effect { (effect::plain_line(effect)) }
+                p.effect { (effect) }
             }
             @if !finding.files.is_empty() {
                 p.files { "Files: " @for (i, file) in finding.files.iter().enumerate() { @if i > 0 { ", " } code { (plain(file, LABEL_CHARS)) } } }

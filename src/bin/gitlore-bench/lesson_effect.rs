@@ -2,7 +2,9 @@
 //! Simulated review streams with a known effect (none, −30 %, −70 %), with and without a drift in
 //! every theme's habits, 200 runs each: how often the 90 % intervals hold the truth. Then an A/A
 //! replay of the corpus's real comments (nothing published, "publication" dates at random): the
-//! verdict per repository and overall, which should be "no effect" or "too early" in ≥ 90 %.
+//! verdict per repository and overall, which should be "no effect" or "too early" in ≥ 90 %; and
+//! the training split pooled as one repository (more pull requests than any), replayed with as
+//! many draws of the dates as simulated runs.
 
 use std::path::PathBuf;
 
@@ -12,7 +14,7 @@ use gitlore::domain::effect::Verdict;
 use gitlore::knowledge::corpus::{Corpus, Record, Split};
 use gitlore::knowledge::effect::simulate::{Stream, coverage};
 use gitlore::knowledge::filter::NoiseRules;
-use gitlore::scorecard::aa_replay::{RESERVED, Replayed, replay};
+use gitlore::scorecard::aa_replay::{RESERVED, Replayed, analyse_repo};
 use gitlore::scorecard::pool;
 
 #[derive(Debug, clap::Args)]
@@ -79,7 +81,7 @@ pub fn run(args: LessonEffectArgs) -> Result<()> {
             continue;
         }
         let records: Vec<&Record> = corpus.records.iter().filter(|r| r.repo == repo).collect();
-        let replayed = replay(&records, &rules, args.seed)?;
+        let replayed = analyse_repo(&records, &rules)?.replay(args.seed);
         print_row(&replayed);
         replays.push(replayed);
     }
@@ -119,9 +121,25 @@ pub fn run(args: LessonEffectArgs) -> Result<()> {
         .collect();
     let pooled = pool(&train, &train_repos, "corpus/training-pooled");
     let pooled: Vec<&Record> = pooled.iter().collect();
+    let pooled = analyse_repo(&pooled, &rules)?;
     println!();
-    println!("the training split pooled as one repository:");
-    print_row(&replay(&pooled, &rules, args.seed)?);
+    println!("the training split pooled as one repository, first draw:");
+    print_row(&pooled.replay(args.seed));
+    let draws: Vec<Option<Verdict>> = (0..args.runs as u64)
+        .map(|draw| pooled.replay(args.seed.wrapping_add(draw)).verdict)
+        .collect();
+    let said = |verdict: Verdict| draws.iter().filter(|v| **v == Some(verdict)).count();
+    println!(
+        "{} draws of publication dates: {} no effect, {} too early, {} fewer, {} more: \
+         \"no effect\" or \"too early\" in {:.1}%",
+        draws.len(),
+        said(Verdict::NoEffect),
+        said(Verdict::TooEarly),
+        said(Verdict::Fewer),
+        said(Verdict::More),
+        100.0 * (said(Verdict::NoEffect) + said(Verdict::TooEarly)) as f64
+            / draws.len().max(1) as f64,
+    );
     Ok(())
 }
 
