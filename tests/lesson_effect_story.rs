@@ -42,7 +42,9 @@ async fn raised_twice_since(story: &Story) {
     for i in 0..2 {
         let (pr, sha) = story.open_pull(&[PATHS[0][0]]).await;
         let body = format!("{} (again, {i})", THEMES[0][i]);
-        story.review(pr, "alice", PATHS[0][0], 40 + i as u64, &body).await;
+        story
+            .review(pr, "alice", PATHS[0][0], 40 + i as u64, &body)
+            .await;
         last = Some((pr, sha));
     }
     story.refresh_by("maria", last).await;
@@ -50,7 +52,10 @@ async fn raised_twice_since(story: &Story) {
 
 /// The repository's web page as an anonymous visitor gets it.
 async fn web_page(story: &Story) -> String {
-    let key = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/test-app-key.pem");
+    let key = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/test-app-key.pem"
+    );
     let vars: HashMap<&str, String> = [
         ("GITLORE_APP_ID", "4242".to_string()),
         ("GITLORE_PRIVATE_KEY_PATH", key.to_string()),
@@ -63,7 +68,11 @@ async fn web_page(story: &Story) -> String {
     let clock = story.app.clock.clone() as std::sync::Arc<dyn Clock>;
     let state = WebState::new(&settings, story.app.store.clone(), clock).unwrap();
     let answer = web::router(state)
-        .oneshot(Request::get(format!("/repos/{REPO}")).body(Body::empty()).unwrap())
+        .oneshot(
+            Request::get(format!("/repos/{REPO}"))
+                .body(Body::empty())
+                .unwrap(),
+        )
         .await
         .unwrap();
     assert_eq!(answer.status(), 200);
@@ -77,7 +86,10 @@ async fn repeats_of_a_published_lesson_show_on_the_issue_the_page_and_in_json() 
     story.gh.seed(|m| m.add_repo(REPO).private = false);
     story.install().await;
     let lesson = server_lesson(&story);
-    assert!(!story.issue_body().contains("Raised in"), "nothing to say yet");
+    assert!(
+        !story.issue_body().contains("Raised in"),
+        "nothing to say yet"
+    );
     raised_twice_since(&story).await;
     let expected = "Raised in 4 pull requests in the 12 days before it was written down, 2 in \
          the 12 days since; too early to tell whether that is a change: 2 pull requests touching \
@@ -102,14 +114,26 @@ async fn unchanged_figures_leave_the_issue_alone() {
     let story = Story::installed().await;
     raised_twice_since(&story).await;
     let before = story.issue();
-    assert!(before.body.contains("2 in the 12 days since"), "{}", before.body);
+    assert!(
+        before.body.contains("2 in the 12 days since"),
+        "{}",
+        before.body
+    );
     story.advance(HOUR_MS);
     story.gh.clear_log();
     let analysed_before = story.last_analysis_at();
     story.refresh_by("maria", None).await;
-    assert!(story.last_analysis_at() > analysed_before, "the analysis ran");
+    assert!(
+        story.last_analysis_at() > analysed_before,
+        "the analysis ran"
+    );
     let issue = format!("/issues/{}", before.number);
-    assert_eq!(story.count_exact("PATCH", &issue), 0, "{:#?}", story.gh.writes());
+    assert_eq!(
+        story.count_exact("PATCH", &issue),
+        0,
+        "{:#?}",
+        story.gh.writes()
+    );
     assert_eq!(story.issue_body(), before.body);
 }
 
@@ -122,7 +146,11 @@ async fn held_back_lessons_are_published_after_their_weeks() {
     assert!(!held.is_empty());
     let body = story.issue_body();
     for finding in &held {
-        assert!(!body.contains(&finding.id), "{} is held back:\n{body}", finding.id);
+        assert!(
+            !body.contains(&finding.id),
+            "{} is held back:\n{body}",
+            finding.id
+        );
     }
     story.advance(13 * DAY_MS);
     story.refresh_by("maria", None).await;
@@ -131,6 +159,10 @@ async fn held_back_lessons_are_published_after_their_weeks() {
     story.refresh_by("maria", None).await;
     let body = story.issue_body();
     for finding in &held {
-        assert!(body.contains(&finding.id), "{} is published:\n{body}", finding.id);
+        assert!(
+            body.contains(&finding.id),
+            "{} is published:\n{body}",
+            finding.id
+        );
     }
 }
