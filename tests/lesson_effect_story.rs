@@ -39,9 +39,9 @@ fn server_lesson(story: &Story) -> String {
 async fn raised_twice_since(story: &Story) {
     story.advance(12 * DAY_MS);
     let mut last = None;
-    for i in 0..2 {
+    for (i, said) in THEMES[0].iter().take(2).enumerate() {
         let (pr, sha) = story.open_pull(&[PATHS[0][0]]).await;
-        let body = format!("{} (again, {i})", THEMES[0][i]);
+        let body = format!("{said} (again, {i})");
         story
             .review(pr, "alice", PATHS[0][0], 40 + i as u64, &body)
             .await;
