@@ -1,6 +1,6 @@
 //! The lesson-effect story against the fake GitHub (behaviour §3.5): a published lesson raised
 //! again in later pull requests touching its paths shows those repeats in the findings issue, on
-//! the repository's web page and in the JSON export; unchanged figures publish nothing; a
+//! the repository's web page, in the JSON export and on `/metrics`; unchanged figures publish nothing; a
 //! repository with the hold-back publishes its held-back lessons once their weeks are over.
 
 mod common;
@@ -107,6 +107,10 @@ async fn repeats_of_a_published_lesson_show_on_the_issue_the_page_and_in_json() 
     assert_eq!(measured["since"]["raised"], 2);
     assert_eq!(measured["before"]["raised"], 4);
     assert_eq!(measured["ratio"]["verdict"], "too_early");
+    let (_, _, metrics) = story.app.get("/metrics").await;
+    let too_early = line_containing(&metrics, "gitlore_lessons_by_effect{verdict=\"too_early\"}");
+    let count: usize = too_early.rsplit(' ').next().unwrap().parse().unwrap();
+    assert_eq!(count, lessons.len(), "{metrics}");
 }
 
 #[tokio::test]

@@ -1,84 +1,137 @@
-//! `/metrics`' lesson-effect figures (behaviour §3.5), from each repository's last run report:
-//! lessons by verdict, lessons still repeated, and the pooled raises and pull requests of the
-//! lessons and of the unpublished themes before and since publication.
+//! `/metrics`' lesson-effect figures (behaviour §3.5), summed over every repository's last run
+//! report and naming none: lessons by verdict, lessons still repeated, and the pooled raises and
+//! pull requests of the measured lessons and of the unpublished themes, before and since.
 
-use crate::domain::effect::{EffectReport, Window};
+use crate::domain::effect::{EffectReport, Verdict, Window};
 use crate::store::metrics::{Count, Metric};
 use crate::store::run_reports::RunReport;
 
-/// The metrics of `reports` (repository full name, last report).
-pub fn effect_metrics(reports: &[(String, RunReport)]) -> Vec<Metric> {
-    let measured: Vec<(&str, &EffectReport)> = reports
+const VERDICTS: [Verdict; 4] = [
+    Verdict::TooEarly,
+    Verdict::Fewer,
+    Verdict::NoEffect,
+    Verdict::More,
+];
+
+/// The metrics of the repositories' last run reports.
+pub fn effect_metrics(reports: &[RunReport]) -> Vec<Metric> {
+    let effects: Vec<&EffectReport> = reports.iter().filter_map(|r| r.effect.as_ref()).collect();
+    let lessons = || effects.iter().flat_map(|effect| &effect.lessons);
+    let verdicts = VERDICTS
         .iter()
-        .filter_map(|(repo, report)| Some((repo.as_str(), report.effect.as_ref()?)))
+        .map(|verdict| Count {
+            labels: vec![("verdict", verdict.as_str().to_string())],
+            value: lessons().filter(|l| l.ratio.verdict == *verdict).count() as i64,
+        })
         .collect();
-    let mut verdicts = Vec::new();
-    let mut still = Vec::new();
-    let mut raises = Vec::new();
-    let mut pull_requests = Vec::new();
-    for (repo, effect) in measured {
-        let mut by_verdict: Vec<(&'static str, i64)> = Vec::new();
-        for lesson in &effect.lessons {
-            let verdict = lesson.ratio.verdict.as_str();
-            match by_verdict.iter_mut().find(|(name, _)| *name == verdict) {
-                Some((_, n)) => *n += 1,
-                None => by_verdict.push((verdict, 1)),
-            }
-        }
-        by_verdict.sort_unstable();
-        verdicts.extend(by_verdict.into_iter().map(|(verdict, n)| Count {
-            labels: vec![("repo", repo.to_string()), ("verdict", verdict.to_string())],
-            value: n,
-        }));
-        still.push(Count {
-            labels: vec![("repo", repo.to_string())],
-            value: effect.lessons.iter().filter(|l| l.still_repeated).count() as i64,
-        });
-        let Some(summary) = &effect.summary else {
-            continue;
-        };
-        let groups: [(&str, &str, Window); 4] = [
-            ("lessons", "before", summary.before),
-            ("lessons", "since", summary.since),
-            ("unpublished", "before", summary.control_before),
-            ("unpublished", "since", summary.control_since),
+    let still = lessons().filter(|l| l.still_repeated).count() as i64;
+    let mut pooled = [Window::default(); 4];
+    for summary in effects.iter().filter_map(|effect| effect.summary.as_ref()) {
+        let windows = [
+            summary.before,
+            summary.since,
+            summary.control_before,
+            summary.control_since,
         ];
-        for (group, window, figures) in groups {
-            let labels = vec![
-                ("repo", repo.to_string()),
-                ("group", group.to_string()),
-                ("window", window.to_string()),
-            ];
-            raises.push(Count {
-                labels: labels.clone(),
-                value: figures.raised as i64,
-            });
-            pull_requests.push(Count {
-                labels,
-                value: figures.pull_requests as i64,
-            });
+        for (sum, window) in pooled.iter_mut().zip(windows) {
+            sum.raised += window.raised;
+            sum.pull_requests += window.pull_requests;
         }
     }
+    let names = [
+        ("lessons", "before"),
+        ("lessons", "since"),
+        ("unpublished", "before"),
+        ("unpublished", "since"),
+    ];
+    let count = |value: fn(&Window) -> u64| {
+        names
+            .iter()
+            .zip(&pooled)
+            .map(|((group, window), sum)| Count {
+                labels: vec![("group", group.to_string()), ("window", window.to_string())],
+                value: value(sum) as i64,
+            })
+            .collect()
+    };
     vec![
         Metric {
             name: "gitlore_lessons_by_effect",
-            help: "Published lessons by what their repeats say since publication (too_early, fewer, no_effect, more).",
+            help: "Published lessons by what their repeats say since publication.",
             values: verdicts,
         },
         Metric {
             name: "gitlore_lessons_still_repeated",
             help: "Published lessons still raised at the same rate: to be reworded or dismissed.",
-            values: still,
+            values: vec![Count {
+                labels: Vec::new(),
+                value: still,
+            }],
         },
         Metric {
             name: "gitlore_lesson_raises",
-            help: "Pull requests raising a measured lesson (or an unpublished theme), pooled, before and since publication.",
-            values: raises,
+            help: "Pull requests raising a measured lesson or an unpublished theme, before and since publication.",
+            values: count(|w| w.raised),
         },
         Metric {
             name: "gitlore_lesson_pull_requests",
-            help: "Pull requests touching measured lessons' paths (for unpublished themes: reviewed ones), pooled, before and since publication.",
-            values: pull_requests,
+            help: "Pull requests touching measured lessons' paths (unpublished themes: every reviewed one), before and since publication.",
+            values: count(|w| w.pull_requests),
         },
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::effect::{EffectReport, LessonEffect, Ratio};
+
+    #[test]
+    fn lessons_are_counted_by_verdict_over_every_repository() {
+        let lesson = |verdict, still_repeated| LessonEffect {
+            finding_id: "f-t-1".into(),
+            published_at: 0,
+            before: Window::default(),
+            since: Window::default(),
+            ratio: Ratio {
+                estimate: None,
+                low: 0.0,
+                high: None,
+                verdict,
+            },
+            control_before: Window::default(),
+            control_since: Window::default(),
+            still_repeated,
+            scope: Vec::new(),
+            held_back: false,
+        };
+        let report = |lessons| RunReport {
+            effect: Some(EffectReport {
+                lessons,
+                summary: None,
+            }),
+            ..RunReport::default()
+        };
+        let reports = [
+            report(vec![
+                lesson(Verdict::Fewer, false),
+                lesson(Verdict::NoEffect, true),
+            ]),
+            report(vec![lesson(Verdict::Fewer, false)]),
+        ];
+        let text = crate::store::metrics::prometheus_text(&effect_metrics(&reports));
+        assert!(
+            text.contains("gitlore_lessons_by_effect{verdict=\"fewer\"} 2\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("gitlore_lessons_by_effect{verdict=\"more\"} 0\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("gitlore_lessons_still_repeated{} 1\n"),
+            "{text}"
+        );
+        assert!(!text.contains("repo"), "no repository named: {text}");
+    }
 }

@@ -79,21 +79,19 @@ fn newest_comment_at(conn: &Connection, repo_id: RepoId) -> Result<Option<i64>> 
         .with_context(|| format!("Cannot read the newest comment of repository {repo_id}"))
 }
 
-/// Every repository's last run report, by full name (for `/metrics`); reports that do not read
-/// are left out.
-pub fn last_reports(conn: &Connection) -> Result<Vec<(String, RunReport)>> {
+/// The last run report of every repository that is not removed (for `/metrics`); reports that
+/// do not read are left out.
+pub fn last_reports(conn: &Connection) -> Result<Vec<RunReport>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT r.full_name, a.report FROM analysis_runs a JOIN repos r ON r.id = a.repo_id
-          WHERE r.removed = 0 AND a.report IS NOT NULL ORDER BY r.full_name",
+        "SELECT a.report FROM analysis_runs a JOIN repos r ON r.id = a.repo_id
+          WHERE r.removed = 0 AND a.report IS NOT NULL ORDER BY r.id",
     )?;
-    let rows = stmt.query_map([], |row| {
-        Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
-    })?;
+    let rows = stmt.query_map([], |row| row.get::<_, String>(0))?;
     let mut reports = Vec::new();
     for row in rows {
-        let (name, text) = row.context("Cannot read the run reports")?;
+        let text = row.context("Cannot read the run reports")?;
         if let Ok(report) = serde_json::from_str::<RunReport>(&text) {
-            reports.push((name, report));
+            reports.push(report);
         }
     }
     Ok(reports)
