@@ -76,7 +76,7 @@ pub struct Analysis {
     pub llm: bool,
 }
 
-/// Whether lessons help (behaviour §3.5): the opt-in hold-back.
+/// Whether lessons help (behaviour §3.4): the opt-in hold-back.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Effect {

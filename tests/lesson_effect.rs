@@ -1,4 +1,4 @@
-//! Evidence that the lesson-effect measurement (behaviour §3.5) is sound: simulated review
+//! Evidence that the lesson-effect measurement (behaviour §3.4) is sound: simulated review
 //! streams with a known effect are estimated within their 90 % intervals, and an A/A replay of
 //! the corpus's real comments (nothing published) shows no effect. `gitlore-bench lesson-effect`
 //! prints the same figures.

@@ -1,4 +1,4 @@
-//! The lesson-effect story against the fake GitHub (behaviour §3.5): a published lesson raised
+//! The lesson-effect story against the fake GitHub (behaviour §3.4): a published lesson raised
 //! again in later pull requests touching its paths shows those repeats in the findings issue, on
 //! the repository's web page, in the JSON export and on `/metrics`; unchanged figures publish nothing; a
 //! repository with the hold-back publishes its held-back lessons once their weeks are over.

@@ -1,4 +1,4 @@
-//! Whether the lessons help (behaviour §3.5), for one analysis: reads the review activity, maps
+//! Whether the lessons help (behaviour §3.4), for one analysis: reads the review activity, maps
 //! each active finding to the theme it stands for and its publication date (later for a lesson
 //! the hold-back keeps out of the issue), and measures. No model is asked.
 

@@ -1,4 +1,4 @@
-//! Whether a lesson helps (behaviour §3.5): what the measurement reads — reviewed pull requests,
+//! Whether a lesson helps (behaviour §3.4): what the measurement reads — reviewed pull requests,
 //! when each theme was raised, when each lesson was published — and what it reports per lesson
 //! and per repository. The statistics are `knowledge::effect`'s; the store reads the data.
 

@@ -22,7 +22,7 @@ pub struct ReportJson {
     pub findings: Vec<FindingJson>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub couplings: Option<Vec<CouplingJson>>,
-    /// Whether the lessons help (behaviour §3.5): per lesson and for the repository.
+    /// Whether the lessons help (behaviour §3.4): per lesson and for the repository.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub effect: Option<EffectReport>,
 }

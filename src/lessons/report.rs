@@ -85,7 +85,7 @@ pub struct RepoReport {
     pub history: HistoryFigures,
     /// The web page of each piece of evidence that has one.
     pub urls: HashMap<(EvidenceKind, String), String>,
-    /// Whether the lessons help, as the last analysis measured it (behaviour §3.5).
+    /// Whether the lessons help, as the last analysis measured it (behaviour §3.4).
     pub effect: Option<EffectReport>,
 }
 

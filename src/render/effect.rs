@@ -1,4 +1,4 @@
-//! A lesson's effect line (behaviour §3.5), for the findings issue (markdown) and the web page
+//! A lesson's effect line (behaviour §3.4), for the findings issue (markdown) and the web page
 //! (plain text): the figures come from `knowledge::effect`, the sentences from `wording`.
 
 use crate::domain::effect::{LessonEffect, MIN_PULL_REQUESTS, Verdict, Window};

@@ -396,7 +396,7 @@ pub fn unknown_command(word: &str) -> String {
 const UNKNOWN_WORD_CHARS: usize = 40;
 
 /// A lesson's effect line under its insight in the findings issue and on the web page
-/// (behaviour §3.5), when enough pull requests touched its paths since: raises before and since,
+/// (behaviour §3.4), when enough pull requests touched its paths since: raises before and since,
 /// the rates, and what they say. `scope` is the lesson's directories, already formatted (code
 /// spans in markdown, plain on the page); `rates` is `(before, since)` per 100 pull requests.
 pub fn lesson_effect(
@@ -461,7 +461,7 @@ fn touching(scope: &str) -> String {
     }
 }
 
-/// The repository's summary of the lessons' effect on its web page (behaviour §3.5).
+/// The repository's summary of the lessons' effect on its web page (behaviour §3.4).
 pub fn effect_summary(summary: &EffectSummary) -> String {
     let rate = |w: &Window| w.per_hundred().unwrap_or(0.0);
     let measured = if summary.lessons == 0 {

@@ -1,4 +1,4 @@
-//! The A/A replay of the lesson-effect measurement (behaviour §3.5) on the corpus's real review
+//! The A/A replay of the lesson-effect measurement (behaviour §3.4) on the corpus's real review
 //! comments: each repository goes through the App's ingestion and analysis, each lesson gets a
 //! "publication" date drawn at random (nothing is published, so nothing can have an effect), and
 //! the measurement must say "no effect" or "too early" for nearly every repository.

@@ -1,4 +1,4 @@
-//! `/metrics`' lesson-effect figures (behaviour §3.5), summed over every repository's last run
+//! `/metrics`' lesson-effect figures (behaviour §3.4), summed over every repository's last run
 //! report and naming none: lessons by verdict, lessons still repeated, and the pooled raises and
 //! pull requests of the measured lessons and of the unpublished themes, before and since.
 

@@ -1,4 +1,4 @@
-//! What the lesson-effect measurement reads (behaviour §3.5): each reviewed pull request's first
+//! What the lesson-effect measurement reads (behaviour §3.4): each reviewed pull request's first
 //! review date and commented paths, and when each active theme was raised in which pull request;
 //! and the last analyses' figures for `/metrics`. Computed from existing rows: no table of its own.
 

@@ -34,7 +34,7 @@ pub struct RunReport {
     /// Who judged the comments, when a model did. Absent from reports of earlier versions.
     #[serde(default)]
     pub model_labels: Option<ModelLabels>,
-    /// Whether the lessons help (behaviour §3.5). Absent from reports of earlier versions.
+    /// Whether the lessons help (behaviour §3.4). Absent from reports of earlier versions.
     #[serde(default)]
     pub effect: Option<EffectReport>,
     /// Active findings the hold-back keeps out of what is published, for now.

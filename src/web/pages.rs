@@ -191,7 +191,7 @@ fn last_run(frame: &Frame<'_>, view: &RepoView) -> Markup {
     }
 }
 
-/// Whether the lessons help (behaviour §3.5), when the last analysis measured any.
+/// Whether the lessons help (behaviour §3.4), when the last analysis measured any.
 fn effect_summary(view: &RepoView) -> Markup {
     let summary = view
         .report

@@ -1,4 +1,4 @@
-//! `lesson-effect`: evidence that the lesson-effect measurement (behaviour §3.5) is sound.
+//! `lesson-effect`: evidence that the lesson-effect measurement (behaviour §3.4) is sound.
 //! Simulated review streams with a known effect (none, −30 %, −70 %), with and without a drift in
 //! every theme's habits, 200 runs each: how often the 90 % intervals hold the truth. Then an A/A
 //! replay of the corpus's real comments (nothing published, "publication" dates at random): the

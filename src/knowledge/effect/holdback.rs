@@ -1,4 +1,4 @@
-//! The hold-back (behaviour §3.5): a repository may have a random share of its new lessons
+//! The hold-back (behaviour §3.4): a repository may have a random share of its new lessons
 //! published some weeks late, so that lessons shown and lessons not yet shown can be compared in
 //! those weeks. Which lessons is decided by a hash of the repository and the finding id: the same
 //! on every run, and unrelated to anything about the lesson.

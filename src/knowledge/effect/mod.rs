@@ -1,4 +1,4 @@
-//! Whether a lesson helps (behaviour §3.5): for each published lesson, how often reviewers still
+//! Whether a lesson helps (behaviour §3.4): for each published lesson, how often reviewers still
 //! raise its theme per pull request touching its paths, before publication and since, against
 //! the recurring themes that were not published. Pure: it reads [`ReviewActivity`] and costs no
 //! model tokens.
