@@ -22,17 +22,28 @@ pub struct Measured {
     pub held_back: BTreeSet<String>,
 }
 
-/// Measures the active findings of `repo` (`repo_id`) at `now` (unix s) under `config`'s
-/// hold-back.
-pub fn measure_lessons(
-    conn: &Connection,
-    repo_id: RepoId,
-    repo: &str,
-    active: &[Finding],
-    config: &RepoConfig,
-    now: i64,
-) -> Result<Measured> {
-    let activity = review_activity(conn, repo_id)?;
+/// What [`measure_lessons`] measures: one repository's analysis.
+pub struct Subject<'a> {
+    pub repo_id: RepoId,
+    pub repo: &'a str,
+    pub active: &'a [Finding],
+    pub config: &'a RepoConfig,
+    /// Unix seconds: the analysis window's start and the analysis's time.
+    pub window_start: i64,
+    pub now: i64,
+}
+
+/// Measures the active findings of an analysis under its config's hold-back.
+pub fn measure_lessons(conn: &Connection, subject: &Subject) -> Result<Measured> {
+    let Subject {
+        repo_id,
+        repo,
+        active,
+        config,
+        window_start,
+        now,
+    } = *subject;
+    let activity = review_activity(conn, repo_id, window_start)?;
     let holdback = HoldBack::from_config(&config.effect);
     let themes: Vec<&str> = activity
         .themes

@@ -203,14 +203,15 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
         )
     })?;
     let mut listing = stored::load(&store.reader()?, request.repo_id)?;
-    let effect = effect::measure_lessons(
-        &store.reader()?,
-        request.repo_id,
-        request.repo,
-        &listing.active,
-        request.config,
+    let subject = effect::Subject {
+        repo_id: request.repo_id,
+        repo: request.repo,
+        active: &listing.active,
+        config: request.config,
+        window_start,
         now,
-    )?;
+    };
+    let effect = effect::measure_lessons(&store.reader()?, &subject)?;
     listing.active.retain(|f| !effect.held_back.contains(&f.id));
     let new_ids = listing
         .active

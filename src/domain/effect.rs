@@ -35,6 +35,9 @@ pub struct ReviewActivity {
     /// Unix seconds of the newest stored review comment that is not noise: where "since" ends,
     /// so that the figures change only when the reviews do.
     pub as_of: i64,
+    /// Unix seconds of the analysis window's start: themes hold no older comment, so no window
+    /// starts before it.
+    pub themes_from: i64,
     pub pulls: Vec<ReviewedPull>,
     /// The active themes' raises.
     pub themes: Vec<ThemeRaises>,

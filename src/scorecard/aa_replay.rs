@@ -52,7 +52,7 @@ pub fn analyse_repo(records: &[&Record], rules: &NoiseRules) -> Result<Analysed>
     let ingested = ingest_records(records, rules, None)?;
     let outcome = analyse(&ingested, records, rules, &Setup::default())?;
     Ok(Analysed {
-        activity: review_activity(&ingested.store.reader()?, ingested.repo_id)?,
+        activity: review_activity(&ingested.store.reader()?, ingested.repo_id, 0)?,
         repo: ingested.name.clone(),
         active: outcome.listing.active,
     })

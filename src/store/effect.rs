@@ -12,8 +12,13 @@ use crate::domain::effect::{ReviewActivity, ReviewedPull, ThemeRaises};
 use crate::store::run_reports::RunReport;
 
 /// The review activity of `repo_id`: stored comments that are not deleted (noise included, as
-/// a pull request with only an approval was reviewed too) and the active themes' members.
-pub fn review_activity(conn: &Connection, repo_id: RepoId) -> Result<ReviewActivity> {
+/// a pull request with only an approval was reviewed too) and the active themes' members, whose
+/// analysis window started at `themes_from` (unix s).
+pub fn review_activity(
+    conn: &Connection,
+    repo_id: RepoId,
+    themes_from: i64,
+) -> Result<ReviewActivity> {
     let context = || format!("Cannot read the review activity of repository {repo_id}");
     let mut pulls: Vec<ReviewedPull> = conn
         .prepare_cached(
@@ -66,6 +71,7 @@ pub fn review_activity(conn: &Connection, repo_id: RepoId) -> Result<ReviewActiv
     }
     Ok(ReviewActivity {
         as_of: newest_comment_at(conn, repo_id)?.unwrap_or(0),
+        themes_from,
         pulls,
         themes,
     })

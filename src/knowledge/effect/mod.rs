@@ -39,15 +39,17 @@ impl Span {
 }
 
 /// The windows of a lesson published at `published_at`: since runs to just after `as_of`, before
-/// is as long (at most [`MAX_BEFORE_SECS`]) and ends at publication.
-pub fn windows(published_at: i64, as_of: i64) -> (Span, Span) {
+/// is as long (at most [`MAX_BEFORE_SECS`]) and ends at publication, but starts no earlier than
+/// `themes_from`, before which themes hold no comments (the rates are per pull request, so the
+/// windows need not be equally long).
+pub fn windows(published_at: i64, as_of: i64, themes_from: i64) -> (Span, Span) {
     let since = Span {
         start: published_at,
         end: (as_of + 1).max(published_at),
     };
     let length = (since.end - since.start).min(MAX_BEFORE_SECS);
     let before = Span {
-        start: published_at - length,
+        start: (published_at - length).max(themes_from).min(published_at),
         end: published_at,
     };
     (before, since)
@@ -150,7 +152,8 @@ fn lesson_effect(
     control: &[&ThemeRaises],
 ) -> LessonEffect {
     let scope = scope(&lesson.files);
-    let (before_span, since_span) = windows(lesson.published_at, activity.as_of);
+    let (before_span, since_span) =
+        windows(lesson.published_at, activity.as_of, activity.themes_from);
     let before = count(activity, &[theme], &scope, before_span);
     let since = count(activity, &[theme], &scope, since_span);
     let ratio = rate_ratio(since, before, MIN_PULL_REQUESTS);
@@ -293,6 +296,7 @@ mod tests {
         };
         ReviewActivity {
             as_of: PUBLISHED + 39 * DAY_SECS,
+            themes_from: 0,
             themes: vec![
                 ThemeRaises {
                     theme_id: "t-lesson".into(),
@@ -397,6 +401,16 @@ mod tests {
             (2, 20)
         );
         assert_eq!(holdback.ratio.verdict, Verdict::Fewer);
+    }
+
+    #[test]
+    fn before_starts_no_earlier_than_the_themes_comments() {
+        let raised = [store_pulls(-40..-20), store_pulls(0..2)].concat();
+        let mut data = activity(&raised, &[]);
+        data.themes_from = PUBLISHED - 30 * DAY_SECS;
+        let effect = measure(&data, &[lesson()], None).lessons.remove(0);
+        assert_eq!((effect.before.days, effect.before.pull_requests), (30, 30));
+        assert_eq!(effect.before.raised, 10);
     }
 
     #[test]
