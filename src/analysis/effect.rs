@@ -5,13 +5,13 @@
 use std::collections::BTreeSet;
 
 use anyhow::Result;
-use rusqlite::Connection;
 
 use crate::domain::RepoId;
 use crate::domain::effect::{EffectReport, Lesson};
 use crate::domain::findings::Finding;
 use crate::knowledge::effect::{holdback::HoldBack, measure};
 use crate::repo_config::RepoConfig;
+use crate::store::Store;
 use crate::store::effect::review_activity;
 
 /// The measurement and which findings the hold-back keeps out of the issue at `now`.
@@ -34,7 +34,7 @@ pub struct Subject<'a> {
 }
 
 /// Measures the active findings of an analysis under its config's hold-back.
-pub fn measure_lessons(conn: &Connection, subject: &Subject) -> Result<Measured> {
+pub fn measure_lessons(store: &Store, subject: &Subject) -> Result<Measured> {
     let Subject {
         repo_id,
         repo,
@@ -43,7 +43,7 @@ pub fn measure_lessons(conn: &Connection, subject: &Subject) -> Result<Measured>
         window_start,
         now,
     } = *subject;
-    let activity = review_activity(conn, repo_id, window_start)?;
+    let activity = review_activity(&store.reader()?, repo_id, window_start)?;
     let holdback = HoldBack::from_config(&config.effect);
     let themes: Vec<&str> = activity
         .themes

@@ -211,7 +211,7 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
         window_start,
         now,
     };
-    let effect = effect::measure_lessons(&store.reader()?, &subject)?;
+    let effect = effect::measure_lessons(store, &subject)?;
     listing.active.retain(|f| !effect.held_back.contains(&f.id));
     let new_ids = listing
         .active

@@ -43,11 +43,7 @@ pub struct RepoView {
 pub fn load(store: &Store, repo: RepoEntry) -> Result<RepoView> {
     let conn = store.reader()?;
     let tx = conn.unchecked_transaction()?;
-    let report = run_reports::load(&tx, repo.id)?;
-    let mut findings = findings::load(&tx, repo.id)?;
-    if let Some(report) = &report {
-        findings.active.retain(|finding| report.shows(&finding.id));
-    }
+    let findings = findings::load(&tx, repo.id)?;
     let mut comments = pages::theme_comments(&tx, repo.id, COMMENTS_PER_THEME)?;
     let mut themes: Vec<ThemeView> = themes::load_themes(&tx, repo.id)?
         .into_iter()
@@ -58,6 +54,8 @@ pub fn load(store: &Store, repo: RepoEntry) -> Result<RepoView> {
         })
         .collect();
     themes.sort_by_key(|view| std::cmp::Reverse(view.theme.members.len()));
+    let report = run_reports::load(&tx, repo.id)?;
+    let findings = published(findings, report.as_ref());
     let cited: Vec<i64> = findings
         .active
         .iter()
@@ -76,4 +74,12 @@ pub fn load(store: &Store, repo: RepoEntry) -> Result<RepoView> {
         couplings,
         repo,
     })
+}
+
+/// `findings` without the active ones the last analysis held back (behaviour §3.4).
+fn published(mut findings: Listing, report: Option<&RunReport>) -> Listing {
+    if let Some(report) = report {
+        findings.active.retain(|finding| report.shows(&finding.id));
+    }
+    findings
 }
