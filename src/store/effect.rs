@@ -33,39 +33,43 @@ pub fn review_activity(
                 paths: Vec::new(),
             })
         })?
-        .collect::<rusqlite::Result<_>>()
+        .collect::<Result<_, _>>()
+        .with_context(context)?;
+    let commented: Vec<(i64, String)> = conn
+        .prepare_cached(
+            "SELECT DISTINCT pr_number, path FROM comments
+              WHERE repo_id = ?1 AND deleted = 0 AND path IS NOT NULL
+              ORDER BY pr_number, path",
+        )?
+        .query_map([repo_id], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<Result<_, _>>()
         .with_context(context)?;
     let mut paths: HashMap<i64, Vec<String>> = HashMap::new();
-    let mut stmt = conn.prepare_cached(
-        "SELECT DISTINCT pr_number, path FROM comments
-          WHERE repo_id = ?1 AND deleted = 0 AND path IS NOT NULL
-          ORDER BY pr_number, path",
-    )?;
-    let mut rows = stmt.query([repo_id]).with_context(context)?;
-    while let Some(row) = rows.next()? {
-        paths.entry(row.get(0)?).or_default().push(row.get(1)?);
+    for (pull, path) in commented {
+        paths.entry(pull).or_default().push(path);
     }
     for pull in &mut pulls {
         pull.paths = paths.remove(&pull.number).unwrap_or_default();
     }
+    let raises: Vec<(String, i64, i64)> = conn
+        .prepare_cached(
+            "SELECT m.theme_id, c.pr_number, min(c.created_at) FROM theme_members m
+               JOIN themes t ON t.id = m.theme_id
+               JOIN comments c ON c.id = m.comment_id
+              WHERE t.repo_id = ?1 AND t.active = 1 AND c.deleted = 0 AND c.created_at IS NOT NULL
+              GROUP BY m.theme_id, c.pr_number
+              ORDER BY m.theme_id, min(c.created_at), c.pr_number",
+        )?
+        .query_map([repo_id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+        .collect::<Result<_, _>>()
+        .with_context(context)?;
     let mut themes: Vec<ThemeRaises> = Vec::new();
-    let mut stmt = conn.prepare_cached(
-        "SELECT m.theme_id, c.pr_number, min(c.created_at) FROM theme_members m
-           JOIN themes t ON t.id = m.theme_id
-           JOIN comments c ON c.id = m.comment_id
-          WHERE t.repo_id = ?1 AND t.active = 1 AND c.deleted = 0 AND c.created_at IS NOT NULL
-          GROUP BY m.theme_id, c.pr_number
-          ORDER BY m.theme_id, min(c.created_at), c.pr_number",
-    )?;
-    let mut rows = stmt.query([repo_id]).with_context(context)?;
-    while let Some(row) = rows.next()? {
-        let theme_id: String = row.get(0)?;
-        let raise = (row.get(1)?, row.get(2)?);
+    for (theme_id, pull, at) in raises {
         match themes.last_mut() {
-            Some(last) if last.theme_id == theme_id => last.raises.push(raise),
+            Some(last) if last.theme_id == theme_id => last.raises.push((pull, at)),
             _ => themes.push(ThemeRaises {
                 theme_id,
-                raises: vec![raise],
+                raises: vec![(pull, at)],
             }),
         }
     }
@@ -88,17 +92,16 @@ fn newest_comment_at(conn: &Connection, repo_id: RepoId) -> Result<Option<i64>> 
 /// The last run report of every repository that is not removed (for `/metrics`); reports that
 /// do not read are left out.
 pub fn last_reports(conn: &Connection) -> Result<Vec<RunReport>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT a.report FROM analysis_runs a JOIN repos r ON r.id = a.repo_id
-          WHERE r.removed = 0 AND a.report IS NOT NULL ORDER BY r.id",
-    )?;
-    let rows = stmt.query_map([], |row| row.get::<_, String>(0))?;
-    let mut reports = Vec::new();
-    for row in rows {
-        let text = row.context("Cannot read the run reports")?;
-        if let Ok(report) = serde_json::from_str::<RunReport>(&text) {
-            reports.push(report);
-        }
-    }
-    Ok(reports)
+    let texts: Vec<String> = conn
+        .prepare_cached(
+            "SELECT a.report FROM analysis_runs a JOIN repos r ON r.id = a.repo_id
+              WHERE r.removed = 0 AND a.report IS NOT NULL ORDER BY r.id",
+        )?
+        .query_map([], |row| row.get(0))?
+        .collect::<Result<_, _>>()
+        .context("Cannot read the run reports")?;
+    Ok(texts
+        .iter()
+        .filter_map(|text| serde_json::from_str::<RunReport>(text).ok())
+        .collect())
 }
