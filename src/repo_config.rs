@@ -24,6 +24,7 @@ pub struct RepoConfig {
     pub issue: IssueSettings,
     pub schedule: Schedule,
     pub analysis: Analysis,
+    pub effect: Effect,
 }
 
 /// Which outputs gitlore writes.
@@ -73,6 +74,16 @@ pub struct Analysis {
     pub categories: Vec<String>,
     /// Whether the configured LLM may be used for this repository.
     pub llm: bool,
+}
+
+/// Whether lessons help (behaviour §3.4): the opt-in hold-back.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Effect {
+    /// Of every hundred new lessons, how many are published late (0 = none, the default).
+    pub holdback_percent: u32,
+    /// How many weeks a held-back lesson waits before it is published.
+    pub holdback_weeks: u32,
 }
 
 impl Default for Publish {
@@ -226,7 +237,7 @@ fn line_of_bytes(bytes: &[u8], offset: usize) -> usize {
 }
 
 /// The file's sections, as `RepoConfig` names them.
-const SECTIONS: &[&str] = &["publish", "issue", "schedule", "analysis"];
+const SECTIONS: &[&str] = &["publish", "issue", "schedule", "analysis", "effect"];
 
 /// Parses one file and checks it key by key: returns the valid keys, for merging, and a problem
 /// for each key or section that is not. Text that is not TOML keeps nothing (`None`).
@@ -310,6 +321,9 @@ fn check_key(section: &str, key: &str, value: &toml::Value) -> Result<(), String
             "unknown category `{bad}`, expected one of {}",
             CATEGORIES.join(", ")
         ));
+    }
+    if typed.effect.holdback_percent > 100 {
+        return Err("`holdback-percent` must be at most 100".into());
     }
     if typed.schedule.interval_hours == 0 {
         return Err("`interval-hours` must be at least 1".into());
@@ -422,7 +436,7 @@ mod tests {
                 "acme/app:.github/gitlore.toml line 3: [analysis] unknown field `ignore-path`, expected one of `window-months`, `ignore-paths`, `ignore-authors`, `noise-commands`, `reviewer-opt-out`, `categories`, `llm` (it is ignored)",
                 "acme/app:.github/gitlore.toml line 6: [publish] unknown field `check-runs`, expected `issue` or `check-run` (it is ignored)",
                 "acme/app:.github/gitlore.toml line 7: [publish] `issue`: invalid type: string \"no\", expected a boolean (it is ignored)",
-                "acme/app:.github/gitlore.toml line 9: there is no section [schedul] (it is ignored; the sections are publish, issue, schedule, analysis)",
+                "acme/app:.github/gitlore.toml line 9: there is no section [schedul] (it is ignored; the sections are publish, issue, schedule, analysis, effect)",
             ]
         "#]]
         .assert_debug_eq(&problems);
@@ -436,6 +450,30 @@ mod tests {
         let schedule = &resolved.config.schedule;
         assert_eq!((schedule.interval_hours, schedule.min_new_comments), (6, 5));
         assert_eq!(resolved.problems.len(), 1, "{:?}", resolved.problems);
+    }
+
+    #[test]
+    fn the_holdback_reads_and_a_share_over_100_costs_only_its_key() {
+        let text = "[effect]\nholdback-percent = 20\nholdback-weeks = 6\n";
+        let resolved = resolve(None, Some(("r", text)));
+        assert_eq!(resolved.problems, vec![]);
+        assert_eq!(
+            resolved.config.effect,
+            Effect {
+                holdback_percent: 20,
+                holdback_weeks: 6
+            }
+        );
+        let text = "[effect]\nholdback-percent = 120\nholdback-weeks = 6\n";
+        let resolved = resolve(None, Some(("r", text)));
+        assert_eq!(resolved.config.effect.holdback_percent, 0);
+        assert_eq!(resolved.config.effect.holdback_weeks, 6);
+        assert_eq!(
+            resolved.problems[0].line,
+            Some(2),
+            "{:?}",
+            resolved.problems
+        );
     }
 
     #[test]

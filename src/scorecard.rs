@@ -9,6 +9,8 @@
 //! - A finding is wrong outright when it cites a comment the corpus calls noise, or one that does
 //!   not exist.
 
+pub mod aa_replay;
+
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
@@ -248,37 +250,14 @@ pub fn llm_verdicts(
 
 /// [`publish`] as `setup` says.
 pub fn publish_with(records: &[&Record], rules: &NoiseRules, setup: &Setup) -> Result<Published> {
+    let ingested = ingest_records(records, rules, setup.store_dir)?;
+    let outcome = analyse(&ingested, records, rules, setup)?;
     let Ingested {
         store,
         repo_id,
-        name,
         parsed,
-        now,
-        _temporary,
-    } = ingest_records(records, rules, setup.store_dir)?;
-    let name = name.as_str();
-    if let Some(models) = setup.classifier {
-        reread(&store, repo_id, &parsed, records, rules, models)?;
-    }
-    let mut config = RepoConfig::default();
-    config.analysis.window_months = 0;
-    let history = HistoryReport::default();
-    let request = Request {
-        repo_id,
-        repo: name,
-        config: &config,
-        history: &history,
-        repo_path: None,
-        now: UnixMs::from_secs(now),
-        window_end: now,
-        models: setup.models,
-        rules,
-    };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("Cannot start the async runtime")?;
-    let outcome = runtime.block_on(analysis::run(&store, &request))?;
+        ..
+    } = ingested;
     let corpus_ids: HashMap<i64, String> = inputs::list(&store.reader()?, repo_id)?
         .into_iter()
         .filter_map(|c| {
@@ -310,6 +289,46 @@ pub fn publish_with(records: &[&Record], rules: &NoiseRules, setup: &Setup) -> R
             })
             .collect(),
     })
+}
+
+/// Runs the App's analysis once on what `ingest_records` stored (the whole window, no history),
+/// re-reading the comments with `setup.classifier` first when given.
+fn analyse(
+    ingested: &Ingested,
+    records: &[&Record],
+    rules: &NoiseRules,
+    setup: &Setup,
+) -> Result<analysis::Outcome> {
+    let Ingested {
+        store,
+        repo_id,
+        name,
+        parsed,
+        now,
+        ..
+    } = ingested;
+    if let Some(models) = setup.classifier {
+        reread(store, *repo_id, parsed, records, rules, models)?;
+    }
+    let mut config = RepoConfig::default();
+    config.analysis.window_months = 0;
+    let history = HistoryReport::default();
+    let request = Request {
+        repo_id: *repo_id,
+        repo: name,
+        config: &config,
+        history: &history,
+        repo_path: None,
+        now: UnixMs::from_secs(*now),
+        window_end: *now,
+        models: setup.models,
+        rules,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("Cannot start the async runtime")?;
+    runtime.block_on(analysis::run(store, &request))
 }
 
 /// Replaces the stored noise and labels of the ingested `records` by what `models` make of them.

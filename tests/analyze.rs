@@ -192,7 +192,15 @@ fn markdown_output_is_the_issue_body_with_findings_and_evidence() {
 fn json_output_has_the_exact_shape_and_the_input_ids() {
     let (_dir, out, ids) = analyze_corpus(&["--format", "json"]);
     let output: Value = serde_json::from_slice(&out.stdout).expect("stdout is one JSON object");
-    assert_eq!(keys(&output), set(&["comments", "themes", "findings"]));
+    assert_eq!(
+        keys(&output),
+        set(&["comments", "themes", "findings", "effect"])
+    );
+    assert_eq!(
+        keys(&output["effect"]),
+        set(&["lessons", "summary"]),
+        "whether the lessons help"
+    );
 
     let comments = output["comments"].as_array().unwrap();
     let listed: Vec<&str> = comments.iter().map(|c| c["id"].as_str().unwrap()).collect();
@@ -530,7 +538,8 @@ fn a_repository_without_commits_or_reviews_gives_an_empty_issue() {
     let output: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         output,
-        json!({"comments": [], "themes": [], "findings": []})
+        json!({"comments": [], "themes": [], "findings": [],
+               "effect": {"lessons": [], "summary": null}})
     );
 }
 

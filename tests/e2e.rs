@@ -315,6 +315,7 @@ fn rendered_issue(story: &Story, now: i64) -> String {
             end: now,
             left_out: 0,
         },
+        effect: Default::default(),
     };
     let links = link_style(&story.gh.base_url(), None);
     let context = IssueContext {

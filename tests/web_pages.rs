@@ -228,6 +228,7 @@ fn seeded_store(dir: &Path) -> Arc<Store> {
                             asked: 2,
                             judged: 2,
                         }),
+                        ..RunReport::default()
                     },
                 )?;
             }

@@ -4,6 +4,7 @@
 //! `gitlore analyze` both run it; where the history comes from (a mirror, a local repository) is
 //! theirs to decide.
 
+pub mod effect;
 pub mod history;
 pub mod mirror_sync;
 pub mod theme_run;
@@ -67,6 +68,8 @@ pub struct Outcome {
     pub notes: Vec<String>,
     /// The review window the comments were taken from.
     pub window: Window,
+    /// Whether the lessons help; the findings the hold-back keeps back are not in `listing`.
+    pub effect: effect::Measured,
 }
 
 /// The review window of an analysis, and what it left out.
@@ -199,7 +202,17 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
             &request.config.schedule,
         )
     })?;
-    let listing = stored::load(&store.reader()?, request.repo_id)?;
+    let mut listing = stored::load(&store.reader()?, request.repo_id)?;
+    let subject = effect::Subject {
+        repo_id: request.repo_id,
+        repo: request.repo,
+        active: &listing.active,
+        config: request.config,
+        window_start,
+        now,
+    };
+    let effect = effect::measure_lessons(store, &subject)?;
+    listing.active.retain(|f| !effect.held_back.contains(&f.id));
     let new_ids = listing
         .active
         .iter()
@@ -224,6 +237,7 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
             end: request.window_end,
             left_out,
         },
+        effect,
     })
 }
 

@@ -43,6 +43,7 @@ pub fn render(report: &Report) -> Result<String> {
             .map(|f| FindingJson::of(f, |e| report.evidence_id(e), |_| None))
             .collect(),
         couplings: None,
+        effect: Some(report.outcome.effect.report.clone()),
     };
     serde_json::to_string_pretty(&output).context("Cannot write the findings as JSON")
 }

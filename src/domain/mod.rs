@@ -3,6 +3,7 @@
 
 pub mod cache;
 pub mod classification;
+pub mod effect;
 pub mod findings;
 pub mod github_web;
 pub mod history;

@@ -4,6 +4,7 @@
 pub mod classify;
 pub mod cluster;
 pub mod corpus;
+pub mod effect;
 pub mod embed;
 pub mod exclude;
 pub mod filter;

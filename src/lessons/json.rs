@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::domain::effect::EffectReport;
 use crate::domain::findings::{Evidence, Finding};
 
 /// The whole object.
@@ -21,6 +22,9 @@ pub struct ReportJson {
     pub findings: Vec<FindingJson>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub couplings: Option<Vec<CouplingJson>>,
+    /// Whether the lessons help (behaviour §3.4): per lesson and for the repository.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effect: Option<EffectReport>,
 }
 
 /// A review comment: its id, the labels and noise class the analysis used, and who gave them.

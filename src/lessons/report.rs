@@ -14,6 +14,7 @@ use anyhow::{Context, Result, bail};
 use super::json::{CommentJson, CouplingJson, FindingJson, ReportJson, ThemeJson, noise_name};
 use crate::domain::RepoId;
 use crate::domain::classification::LlmVerdicts;
+use crate::domain::effect::EffectReport;
 use crate::domain::findings::SourceComment;
 use crate::domain::findings::{Evidence, EvidenceKind, Finding, Status};
 use crate::domain::github_web::path_in_url;
@@ -22,7 +23,7 @@ use crate::render::check_run::STRONG_COUPLING_CONFIDENCE;
 use crate::store::findings;
 use crate::store::pages::{self, HistoryFigures};
 use crate::store::report::{self as stored, AnalysedRepo};
-use crate::store::{history, inputs, publications, themes};
+use crate::store::{history, inputs, publications, run_reports, themes};
 
 /// The owner of the repositories `gitlore analyze` stores for a local path: they have no page
 /// on the web, so their commits are not linked.
@@ -84,6 +85,8 @@ pub struct RepoReport {
     pub history: HistoryFigures,
     /// The web page of each piece of evidence that has one.
     pub urls: HashMap<(EvidenceKind, String), String>,
+    /// Whether the lessons help, as the last analysis measured it (behaviour §3.4).
+    pub effect: Option<EffectReport>,
 }
 
 impl RepoReport {
@@ -97,6 +100,7 @@ impl RepoReport {
     /// The report as the export's JSON object.
     pub fn json(&self) -> ReportJson {
         ReportJson {
+            effect: self.effect.clone(),
             repo: Some(self.repo.clone()),
             analysed_at: self.analysed_at,
             comments: self
@@ -175,7 +179,13 @@ pub fn find_repo(conn: &Connection, name: Option<&str>) -> Result<AnalysedRepo> 
 /// The report of `repo` from the store. `web_base` (e.g. `https://github.com`) links commits;
 /// repositories `gitlore analyze` stored for a local path get no commit links.
 pub fn load(conn: &Connection, repo: &AnalysedRepo, web_base: Option<&str>) -> Result<RepoReport> {
-    let listing = findings::load(conn, repo.id)?;
+    let run_report = run_reports::load(conn, repo.id)?;
+    let mut listing = findings::load(conn, repo.id)?;
+    if let Some(run_report) = &run_report {
+        listing
+            .active
+            .retain(|finding| run_report.shows(&finding.id));
+    }
     let sources = findings::load_source_comments(conn, repo.id, 0, LlmVerdicts::Latest)?;
     let github_ids = stored::comment_github_ids(conn, repo.id)?;
     let outside_id = |store_id: i64| {
@@ -245,6 +255,7 @@ pub fn load(conn: &Connection, repo: &AnalysedRepo, web_base: Option<&str>) -> R
         history: pages::history_figures(conn, repo.id)?,
         urls,
         head,
+        effect: run_report.and_then(|report| report.effect),
     })
 }
 
@@ -398,5 +409,6 @@ pub fn from_json(text: &str) -> Result<RepoReport> {
         couplings: strong(couplings),
         history: HistoryFigures::default(),
         urls,
+        effect: file.effect,
     })
 }

@@ -150,6 +150,7 @@ pub fn issue_view(outcome: &Outcome, context: &IssueContext<'_>) -> IssueView {
             .links
             .map_or_else(LinkStyle::github_com, Clone::clone),
         dashboard_url: None,
+        effect: outcome.effect.report.clone(),
     }
 }
 
@@ -180,6 +181,8 @@ pub fn run_report(
             .collect(),
         config: Some(config.clone()),
         model_labels: outcome.themes.model_labels.clone(),
+        effect: Some(outcome.effect.report.clone()),
+        held_back: outcome.effect.held_back.iter().cloned().collect(),
     }
 }
 

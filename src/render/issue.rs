@@ -5,10 +5,12 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::domain::RepoName;
+use crate::domain::effect::EffectReport;
 use crate::domain::findings::{Category, Finding};
 use crate::domain::markers::FINDINGS_MARKER;
 use crate::render::addresses::withhold_addresses;
 use crate::render::dismissals::dismiss_box;
+use crate::render::effect;
 use crate::render::evidence::{Sources, evidence_line, files_list};
 use crate::render::links::{LinkStyle, untrusted};
 use crate::render::wording;
@@ -88,6 +90,8 @@ pub struct IssueView {
     pub links: LinkStyle,
     /// The repository's page on gitlore's dashboard, when it has a public URL.
     pub dashboard_url: Option<String>,
+    /// Whether the lessons help: one line under each measured finding's insight.
+    pub effect: EffectReport,
 }
 
 impl IssueView {
@@ -295,6 +299,9 @@ fn finding_block(view: &IssueView, sources: &Sources, finding: &Finding, detail:
         meta.join(" · "),
         untrusted(&finding.insight, &view.links, insight_chars),
     );
+    if let Some(line) = view.effect.of(&finding.id).and_then(effect::markdown_line) {
+        block.push_str(&format!("{line}\n\n"));
+    }
     let (items, excerpt_chars) = match detail {
         Detail::Full => (EVIDENCE_ITEMS, EXCERPT_CHARS),
         Detail::ShortEvidence => (EVIDENCE_SHORT_ITEMS, EXCERPT_SHORT_CHARS),

@@ -4,6 +4,7 @@
 pub mod addresses;
 pub mod check_run;
 pub mod dismissals;
+pub mod effect;
 pub mod evidence;
 pub mod findings_xml;
 pub mod inline;

@@ -4,6 +4,7 @@
 
 use chrono::DateTime;
 
+use crate::domain::effect::{EffectSummary, HoldBackComparison, Verdict, Window};
 use crate::domain::findings::{Category, EvidenceKind, Severity};
 use crate::render::links::{code_span, truncate};
 
@@ -393,6 +394,143 @@ pub fn unknown_command(word: &str) -> String {
 
 /// Characters of an unknown command echoed back: enough to recognise a typo.
 const UNKNOWN_WORD_CHARS: usize = 40;
+
+/// A lesson's effect line under its insight in the findings issue and on the web page
+/// (behaviour §3.4), when enough pull requests touched its paths since: raises before and since,
+/// the rates, and what they say. `scope` is the lesson's directories, already formatted (code
+/// spans in markdown, plain on the page); `rates` is `(before, since)` per 100 pull requests.
+pub fn lesson_effect(
+    (before, since): (&Window, &Window),
+    rates: (f64, f64),
+    scope: &str,
+    verdict: Verdict,
+    still_repeated: bool,
+) -> String {
+    let outcome = match verdict {
+        Verdict::Fewer => "Reviewers raise it less since.",
+        Verdict::More => "Reviewers raise it more since.",
+        Verdict::NoEffect if still_repeated => {
+            "Still raised at the same rate: reword it or dismiss it."
+        }
+        Verdict::NoEffect | Verdict::TooEarly => "No change shown.",
+    };
+    format!(
+        "Raised in {} in the {} before it was written down, {} in the {} since; {:.1} → {:.1} per \
+         100 pull requests {}. {outcome}",
+        count(before.raised as usize, "pull request", "pull requests"),
+        count(before.days as usize, "day", "days"),
+        since.raised,
+        count(since.days as usize, "day", "days"),
+        rates.0,
+        rates.1,
+        touching(scope),
+    )
+}
+
+/// A lesson's effect line while too few pull requests touched its paths before or since it was
+/// written down (`needed`: `domain::effect::MIN_PULL_REQUESTS`): the raises, and why they say
+/// nothing yet.
+pub fn lesson_effect_too_early(
+    (before, since): (&Window, &Window),
+    needed: u64,
+    scope: &str,
+) -> String {
+    format!(
+        "Raised in {} in the {} before it was written down, {} in the {} since; too early to \
+         tell whether that is a change: {} {} since and {} before, {needed} needed in each.",
+        count(before.raised as usize, "pull request", "pull requests"),
+        count(before.days as usize, "day", "days"),
+        since.raised,
+        count(since.days as usize, "day", "days"),
+        count(
+            since.pull_requests as usize,
+            "pull request",
+            "pull requests"
+        ),
+        touching(scope),
+        before.pull_requests,
+    )
+}
+
+/// `touching `src/store/`` or, for a lesson about no path, `reviewed`.
+fn touching(scope: &str) -> String {
+    if scope.is_empty() {
+        "reviewed".to_string()
+    } else {
+        format!("touching {scope}")
+    }
+}
+
+/// The repository's summary of the lessons' effect on its web page (behaviour §3.4).
+pub fn effect_summary(summary: &EffectSummary) -> String {
+    let rate = |w: &Window| w.per_hundred().unwrap_or(0.0);
+    let measured = if summary.lessons == 0 {
+        "No lesson has been published long enough to tell whether reviewers stop raising it"
+            .to_string()
+    } else {
+        let verdict = match summary.relative.verdict {
+            Verdict::Fewer => {
+                "the lessons are raised less, beyond the change in the unpublished themes"
+            }
+            Verdict::More => {
+                "the lessons are raised more, beyond the change in the unpublished themes"
+            }
+            Verdict::NoEffect | Verdict::TooEarly => {
+                "no effect shown beyond the change in the unpublished themes"
+            }
+        };
+        format!(
+            "{} measured: {:.1} → {:.1} raises per 100 pull requests touching their paths; the \
+             unpublished recurring themes {:.1} → {:.1} per 100 reviewed pull requests; {verdict}{}",
+            count(summary.lessons, "lesson", "lessons"),
+            rate(&summary.before),
+            rate(&summary.since),
+            rate(&summary.control_before),
+            rate(&summary.control_since),
+            ratio_text(
+                summary.relative.estimate,
+                summary.relative.low,
+                summary.relative.high
+            ),
+        )
+    };
+    let early = match summary.too_early {
+        0 => String::new(),
+        n => format!(" ({} too early to tell)", count(n, "lesson", "lessons")),
+    };
+    format!("{measured}{early}.")
+}
+
+/// The hold-back's comparison on the web page: lessons shown against lessons held back.
+pub fn holdback_summary(comparison: &HoldBackComparison) -> String {
+    let rate = |w: &Window| w.per_hundred().unwrap_or(0.0);
+    let verdict = match comparison.ratio.verdict {
+        Verdict::TooEarly => "too early to tell",
+        Verdict::Fewer => "published lessons are raised less",
+        Verdict::More => "published lessons are raised more",
+        Verdict::NoEffect => "no effect shown",
+    };
+    format!(
+        "Hold-back: in their first weeks, lessons published at once were raised {:.1} times per \
+         100 pull requests touching their paths, lessons held back {:.1}; {verdict}{}.",
+        rate(&comparison.published),
+        rate(&comparison.held_back),
+        ratio_text(
+            comparison.ratio.estimate,
+            comparison.ratio.low,
+            comparison.ratio.high
+        ),
+    )
+}
+
+/// ` (ratio 0.62, 90 % interval 0.41–0.93)`, or nothing without an estimate.
+fn ratio_text(estimate: Option<f64>, low: f64, high: Option<f64>) -> String {
+    let Some(estimate) = estimate else {
+        return String::new();
+    };
+    let high = high.map_or("∞".to_string(), |high| format!("{high:.2}"));
+    format!(" (ratio {estimate:.2}, 90 % interval {low:.2}–{high})")
+}
 
 /// `1 finding`, `3 findings`.
 pub fn count(n: usize, one: &str, many: &str) -> String {

@@ -11,7 +11,7 @@ use crate::publish::check_run::{self, CheckRunInput, CheckRunOutcome};
 use crate::publish::{self, commit_link_base};
 use crate::render::check_run::PastComment;
 use crate::repo_config::RepoConfig;
-use crate::store::{comments, findings, repos};
+use crate::store::{comments, findings, repos, run_reports};
 
 /// Most pull requests open at the installation that get a check run, the newest first.
 pub const OPEN_PULLS_CHECKED: usize = 30;
@@ -67,8 +67,12 @@ impl RepoJob<'_> {
         let (listing, past, sources) = {
             let reader = store.reader()?;
             let since = window_start(runner.now_secs(), config.analysis.window_months);
+            let mut listing = findings::load(&reader, self.repo_id)?;
+            if let Some(report) = run_reports::load(&reader, self.repo_id)? {
+                listing.active.retain(|finding| report.shows(&finding.id));
+            }
             (
-                findings::load(&reader, self.repo_id)?,
+                listing,
                 comments::inline_comments(&reader, self.repo_id)?,
                 findings::load_source_comments(&reader, self.repo_id, since, LlmVerdicts::Latest)?,
             )

@@ -5,15 +5,17 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
-use crate::store::metrics;
+use super::effect_metrics::effect_metrics;
+use crate::store::{effect, metrics};
 
 /// Answers the scrape; 503 if the store cannot be read.
 pub(super) async fn serve(State(state): State<AppState>) -> Response {
     let store = state.store.clone();
     let read = tokio::task::spawn_blocking(move || -> anyhow::Result<String> {
-        Ok(metrics::prometheus_text(&metrics::snapshot(
-            &store.reader()?,
-        )?))
+        let reader = store.reader()?;
+        let mut all = metrics::snapshot(&reader)?;
+        all.extend(effect_metrics(&effect::last_reports(&reader)?));
+        Ok(metrics::prometheus_text(&all))
     })
     .await;
     match read {

@@ -2,6 +2,7 @@
 //! everything slow happens behind the deliveries table.
 
 mod connections;
+mod effect_metrics;
 mod metrics;
 pub mod signature;
 mod webhook;

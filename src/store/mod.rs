@@ -10,6 +10,7 @@ pub mod backfills;
 pub mod comments;
 pub mod copy;
 pub mod deliveries;
+pub mod effect;
 pub mod findings;
 pub mod history;
 pub mod inputs;

@@ -7,11 +7,12 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::domain::RepoId;
+use crate::domain::effect::EffectReport;
 use crate::domain::themes::ModelLabels;
 use crate::repo_config::RepoConfig;
 
 /// What the last analysis reported besides its findings.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RunReport {
     /// Unix seconds of the analysis.
     pub run_at: i64,
@@ -33,6 +34,19 @@ pub struct RunReport {
     /// Who judged the comments, when a model did. Absent from reports of earlier versions.
     #[serde(default)]
     pub model_labels: Option<ModelLabels>,
+    /// Whether the lessons help (behaviour §3.4). Absent from reports of earlier versions.
+    #[serde(default)]
+    pub effect: Option<EffectReport>,
+    /// Active findings the hold-back keeps out of what is published, for now.
+    #[serde(default)]
+    pub held_back: Vec<String>,
+}
+
+impl RunReport {
+    /// Whether finding `id` is published (not held back) as of this report.
+    pub fn shows(&self, id: &str) -> bool {
+        !self.held_back.iter().any(|held| held == id)
+    }
 }
 
 /// Saves the report of `repo_id`'s last analysis.

@@ -11,8 +11,10 @@ use maud::{DOCTYPE, Markup, html};
 
 use crate::domain::findings::{Evidence, EvidenceKind, Finding};
 use crate::domain::github_web::path_in_url;
+use crate::render::effect;
 use crate::render::inline::{Inline, inline};
 use crate::render::links::plain;
+use crate::render::wording;
 use crate::render::wording::{category_heading, day, day_said, evidence_label, first_seen};
 use crate::store::pages::RepoEntry;
 
@@ -120,6 +122,7 @@ pub fn repository(frame: &Frame<'_>, view: &RepoView) -> Markup {
             }
         }
         (last_run(frame, view))
+        (effect_summary(view))
         section id="findings" {
             h2 { "Findings (" (view.findings.active.len()) ")" }
             @if view.findings.active.is_empty() {
@@ -188,7 +191,33 @@ fn last_run(frame: &Frame<'_>, view: &RepoView) -> Markup {
     }
 }
 
+/// Whether the lessons help (behaviour §3.4), when the last analysis measured any.
+fn effect_summary(view: &RepoView) -> Markup {
+    let summary = view
+        .report
+        .as_ref()
+        .and_then(|report| report.effect.as_ref())
+        .and_then(|effect| effect.summary.as_ref());
+    html! {
+        @if let Some(summary) = summary {
+            section id="effect" {
+                h2 { "Do the lessons help?" }
+                p { (wording::effect_summary(summary)) }
+                @if let Some(holdback) = &summary.holdback {
+                    p { (wording::holdback_summary(holdback)) }
+                }
+            }
+        }
+    }
+}
+
 fn finding_block(frame: &Frame<'_>, view: &RepoView, finding: &Finding) -> Markup {
+    let effect = view
+        .report
+        .as_ref()
+        .and_then(|report| report.effect.as_ref())
+        .and_then(|effect| effect.of(&finding.id))
+        .and_then(effect::plain_line);
     html! {
         article.finding id=(finding.id) {
             h3 {
@@ -197,6 +226,9 @@ fn finding_block(frame: &Frame<'_>, view: &RepoView, finding: &Finding) -> Marku
                 " " (prose(&finding.title, TITLE_CHARS))
             }
             p.insight { (prose(&finding.insight, INSIGHT_CHARS)) }
+            @if let Some(effect) = effect {
+                p.effect { (effect) }
+            }
             @if !finding.files.is_empty() {
                 p.files { "Files: " @for (i, file) in finding.files.iter().enumerate() { @if i > 0 { ", " } code { (plain(file, LABEL_CHARS)) } } }
             }
@@ -577,6 +609,100 @@ mod tests {
         assert!(
             html.contains(
                 "The model <code>openai/gpt-x/965d1488bfb2</code> judged 38 of the 40 review comments asked about"
+            ),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn the_lessons_effect_shows_per_finding_and_for_the_repository_as_text() {
+        use crate::domain::effect::{
+            EffectReport, EffectSummary, LessonEffect, Ratio, Verdict, Window,
+        };
+        let window = |raised, pull_requests| Window {
+            days: 90,
+            raised,
+            pull_requests,
+        };
+        let ratio = |estimate, verdict| Ratio {
+            estimate: Some(estimate),
+            low: 0.05,
+            high: Some(0.6),
+            verdict,
+        };
+        let finding = Finding {
+            id: "f-t-1".into(),
+            category: Category::CodePattern,
+            severity: Severity::High,
+            title: "Wrap storage errors".into(),
+            insight: "Reviewers ask for context.".into(),
+            evidence: Vec::new(),
+            files: vec!["src/<b>/a.rs".into()],
+            first_seen: 0,
+            last_seen: 0,
+            status: Status::Active,
+        };
+        let effect = EffectReport {
+            lessons: vec![LessonEffect {
+                finding_id: "f-t-1".into(),
+                published_at: 0,
+                before: window(6, 146),
+                since: window(1, 141),
+                ratio: ratio(0.17, Verdict::Fewer),
+                control_before: window(20, 150),
+                control_since: window(19, 140),
+                still_repeated: false,
+                scope: vec!["src/<b>/".into()],
+                held_back: false,
+            }],
+            summary: Some(EffectSummary {
+                lessons: 1,
+                too_early: 2,
+                before: window(6, 146),
+                since: window(1, 141),
+                control_before: window(20, 150),
+                control_since: window(19, 140),
+                relative: ratio(0.18, Verdict::Fewer),
+                holdback: None,
+            }),
+        };
+        let view = RepoView {
+            repo: RepoEntry {
+                id: RepoId(1),
+                full_name: "acme/widgets".into(),
+                private: false,
+                last_run_at: None,
+                findings: 1,
+            },
+            findings: Listing {
+                active: vec![finding],
+                ..Listing::default()
+            },
+            themes: Vec::new(),
+            history: HistoryFigures::default(),
+            couplings: Vec::new(),
+            report: Some(RunReport {
+                effect: Some(effect),
+                ..RunReport::default()
+            }),
+            cited: HashMap::new(),
+            issue_number: None,
+        };
+        let html = repository(&anonymous(), &view).into_string();
+        assert!(
+            html.contains(
+                "Raised in 6 pull requests in the 90 days before it was written down, 1 in the 90 \
+                 days since; 4.1 → 0.7 per 100 pull requests touching src/&lt;b&gt;/. Reviewers \
+                 raise it less since."
+            ),
+            "{html}"
+        );
+        assert!(
+            html.contains(
+                "1 lesson measured: 4.1 → 0.7 raises per 100 pull requests touching their paths; \
+                 the unpublished recurring themes 13.3 → 13.6 per 100 reviewed pull requests; the \
+                 lessons are raised less, beyond the change in the unpublished themes (ratio 0.18, \
+                 90 % interval 0.05–0.60) (2 lessons too early to tell)."
             ),
             "{html}"
         );

@@ -54,6 +54,8 @@ pub fn load(store: &Store, repo: RepoEntry) -> Result<RepoView> {
         })
         .collect();
     themes.sort_by_key(|view| std::cmp::Reverse(view.theme.members.len()));
+    let report = run_reports::load(&tx, repo.id)?;
+    let findings = published(findings, report.as_ref());
     let cited: Vec<i64> = findings
         .active
         .iter()
@@ -65,11 +67,19 @@ pub fn load(store: &Store, repo: RepoEntry) -> Result<RepoView> {
     Ok(RepoView {
         cited: pages::cited_comments(&tx, repo.id, &cited)?,
         history: pages::history_figures(&tx, repo.id)?,
-        report: run_reports::load(&tx, repo.id)?,
+        report,
         issue_number: publications::findings_issue(&tx, repo.id)?.map(|issue| issue.number),
         findings,
         themes,
         couplings,
         repo,
     })
+}
+
+/// `findings` without the active ones the last analysis held back (behaviour §3.4).
+fn published(mut findings: Listing, report: Option<&RunReport>) -> Listing {
+    if let Some(report) = report {
+        findings.active.retain(|finding| report.shows(&finding.id));
+    }
+    findings
 }

@@ -4,6 +4,7 @@
 use std::collections::{HashMap, HashSet};
 
 use gitlore::domain::RepoName;
+use gitlore::domain::effect::{EffectReport, LessonEffect, Ratio, Verdict, Window};
 use gitlore::domain::findings::{Category, Evidence, EvidenceKind, Finding, Severity, Status};
 use gitlore::render::issue::{BackfillProgress, IssueView, Summary};
 use gitlore::render::links::LinkStyle;
@@ -222,6 +223,52 @@ pub fn realistic_view() -> IssueView {
         ],
         links: LinkStyle::github_com(),
         dashboard_url: None,
+        effect: realistic_effect(),
+    }
+}
+
+/// Two measured lessons: one raised less since it was written down, one too early to tell.
+pub fn realistic_effect() -> EffectReport {
+    let window = |days, raised, pull_requests| Window {
+        days,
+        raised,
+        pull_requests,
+    };
+    let lesson = |id: &str, before: Window, since: Window, verdict, scope: &[&str]| LessonEffect {
+        finding_id: id.into(),
+        published_at: NOW - 90 * 86_400,
+        before,
+        since,
+        ratio: Ratio {
+            estimate: None,
+            low: 0.0,
+            high: None,
+            verdict,
+        },
+        control_before: window(90, 20, 150),
+        control_since: window(90, 19, 140),
+        still_repeated: false,
+        scope: scope.iter().map(|s| s.to_string()).collect(),
+        held_back: false,
+    };
+    EffectReport {
+        lessons: vec![
+            lesson(
+                "f-t-8a41d6e0c3",
+                window(90, 6, 146),
+                window(90, 1, 141),
+                Verdict::Fewer,
+                &["src/store/"],
+            ),
+            lesson(
+                "f-t-44e2a9c1d8",
+                window(12, 1, 4),
+                window(12, 0, 3),
+                Verdict::TooEarly,
+                &["tests/", "docs/"],
+            ),
+        ],
+        summary: None,
     }
 }
 

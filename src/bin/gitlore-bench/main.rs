@@ -11,6 +11,8 @@
 //!   analysed from the same corpus; `train` fits the classifier on the corpus's training split;
 //!   `llm-quality`: the configured LLM classifier's figures on the same corpus, or those of a
 //!   model's recorded answers (`--cassettes`; `cassettes add` records them).
+//! - `lesson-effect`: simulated review streams with a known effect estimated within their 90 %
+//!   intervals, and an A/A replay of the corpus's real comments showing no effect.
 //! - `test-lengths`: median and 90th-percentile length of the integration tests, and their
 //!   assertion count.
 
@@ -19,6 +21,7 @@ mod findings;
 mod history;
 mod ingest;
 mod ingress;
+mod lesson_effect;
 mod llm_quality;
 mod quality;
 mod recorded;
@@ -58,6 +61,9 @@ enum Command {
     Cassettes(CassettesCommand),
     /// Trains the built-in classifier on the corpus's training split and writes its model file.
     Train(quality::TrainArgs),
+    /// Whether the lesson-effect figures are sound: simulated streams with a known effect, and an
+    /// A/A replay of the corpus's real comments.
+    LessonEffect(lesson_effect::LessonEffectArgs),
     /// Median and 90th-percentile length of the tests in `tests/*.rs`, and their assertions.
     TestLengths(test_lengths::TestLengthsArgs),
 }
@@ -75,6 +81,7 @@ fn main() -> anyhow::Result<()> {
         Command::Analysis { sizes } => analysis::run(&sizes),
         Command::History(args) => history::run(args),
         Command::Findings(args) => findings::run(args),
+        Command::LessonEffect(args) => lesson_effect::run(args),
         Command::Quality(args) => quality::run(args),
         Command::LlmQuality(args) => llm_quality::run(args),
         Command::Cassettes(CassettesCommand::Add(args)) => recorded::add(args),
