@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
+use super::sql::Connection;
 use anyhow::{Context, Result};
-use rusqlite::Connection;
 
 use crate::domain::RepoId;
 use crate::domain::effect::{ReviewActivity, ReviewedPull, ThemeRaises};
