@@ -392,10 +392,7 @@ async fn the_refresh_button_of_our_check_run_queues_a_refresh() {
 #[tokio::test]
 async fn pushes_to_the_default_branch_mark_the_mirror_stale() {
     let app = run(&["push.none.3.json"]).await; // a tag push: registers the repo, nothing more
-    let writer = rusqlite::Connection::open(app.path().join("gitlore.db")).unwrap();
-    writer
-        .execute("UPDATE repos SET mirror_stale = 0", [])
-        .unwrap();
+    app.write(|tx| Ok(tx.execute("UPDATE repos SET mirror_stale = 0", [])?));
     let mut push = fixture("push.none.3.json");
     push["ref"] = json!("refs/heads/feature");
     app.send("push", &push).await;
