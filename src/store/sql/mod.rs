@@ -33,8 +33,6 @@ pub enum Error {
         sql: String,
         source: postgres::Error,
     },
-    #[error("no database connection is free: {0}")]
-    Pool(#[from] r2d2::Error),
     #[error("{0}")]
     Conversion(String),
     /// `query_row` found nothing; [`OptionalExtension::optional`] turns it into `None`.
@@ -47,22 +45,6 @@ impl From<rusqlite::Error> for Error {
         match error {
             rusqlite::Error::QueryReturnedNoRows => Error::NoRows,
             error => Error::Sqlite(error),
-        }
-    }
-}
-
-impl Error {
-    /// Whether the database refused the statement for a unique or primary key.
-    pub fn is_unique_violation(&self) -> bool {
-        match self {
-            Error::Sqlite(rusqlite::Error::SqliteFailure(e, _)) => {
-                e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
-                    || e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
-            }
-            Error::Postgres(e) | Error::PostgresStatement { source: e, .. } => {
-                e.code() == Some(&postgres::error::SqlState::UNIQUE_VIOLATION)
-            }
-            _ => false,
         }
     }
 }
