@@ -68,8 +68,8 @@ pub fn router(state: AppState, webhook_path: &str) -> Router {
 }
 
 /// `GET /healthz`: 200 while every part runs, the database answers, deliveries can be stored and
-/// GitHub accepts the App's credentials; else 503 naming the parts that stopped, the database
-/// that does not answer, why the store cannot be written, or that GitHub authentication fails.
+/// GitHub accepts the App's credentials; else 503 naming the parts that stopped, saying the
+/// database does not answer, why the store cannot be written, or that GitHub authentication fails.
 async fn healthz(State(state): State<AppState>) -> (StatusCode, String) {
     let dead = state.health.dead();
     if !dead.is_empty() {
@@ -90,13 +90,17 @@ async fn healthz(State(state): State<AppState>) -> (StatusCode, String) {
         Ok(Ok(Err(error))) => Some(format!("{error:#}")),
         Ok(Err(_)) => Some("the database check panicked".to_owned()),
         Err(_) => Some(format!(
-            "the database {} did not answer within {} s",
-            state.store.describe(),
+            "no answer within {} s",
             DATABASE_ANSWER_TIME.as_secs()
         )),
     };
     if let Some(error) = unanswered {
-        return (StatusCode::SERVICE_UNAVAILABLE, format!("{error}\n"));
+        // The answer is public: the database's name and host go to the log only.
+        tracing::warn!(%error, "the database does not answer");
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the database does not answer\n".to_owned(),
+        );
     }
     if let Some(error) = state.health.store_error() {
         return (
