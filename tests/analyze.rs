@@ -1061,7 +1061,7 @@ fn the_example_replays_a_model_s_recorded_answers_and_says_so() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let body = text(&out.stdout);
     assert!(
-        line_containing(&body, "**Note:**").contains("Recorded, not live"),
+        line_containing(&body, "Recorded, not live").contains("**Note:**"),
         "{body}"
     );
     assert!(

@@ -80,8 +80,8 @@ fn the_recorded_synthesis_recovers_the_test_split_s_gold_themes_as_measured() {
     let total = out.lines().find(|l| l.starts_with("  test: ")).unwrap();
     // The figures measured when the cassettes were recorded (targets: 80% of gold themes,
     // evidence precision 0.85, no finding citing noise).
-    assert!(figure(total, "test:") >= 91.0, "{total}");
-    assert!(figure(total, "evidence precision") >= 0.743, "{total}");
+    assert!(figure(total, "test:") >= 87.0, "{total}");
+    assert!(figure(total, "evidence precision") >= 0.763, "{total}");
     assert!(total.contains(", 0 findings citing noise"), "{total}");
 }
 
@@ -113,7 +113,7 @@ fn the_recorded_training_sample_scores_as_measured() {
         &TRAINING_SAMPLE,
     ));
     let total = out.lines().find(|l| l.starts_with("  train: ")).unwrap();
-    assert!(figure(total, "train:") >= 81.0, "{total}");
-    assert!(figure(total, "evidence precision") >= 0.752, "{total}");
+    assert!(figure(total, "train:") >= 71.0, "{total}");
+    assert!(figure(total, "evidence precision") >= 0.787, "{total}");
     assert!(total.contains(", 1 finding citing noise"), "{total}");
 }

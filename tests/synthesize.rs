@@ -29,6 +29,7 @@ use gitlore::events;
 use gitlore::ingest;
 use gitlore::knowledge::filter::NoiseRules;
 use gitlore::knowledge::history::{HistoryReport, Hotspot, Revert};
+use gitlore::knowledge::synthesize::check;
 use gitlore::knowledge::synthesize::llm::system_prompt;
 use gitlore::knowledge::synthesize::{
     Input, Limits, LlmSynthesizer, Settings, Synthesis, Synthesizer, builtin, figures,
@@ -623,24 +624,40 @@ fn stale_findings_resolve_by_missing_files_or_aged_out_evidence() {
 // ---------------------------------------------------------------------------------------------
 // The LLM agent against a fake OpenAI-compatible provider.
 
+/// The synthesis's answers, by request number (1 for the first).
 type Script = Arc<dyn Fn(usize) -> String + Send + Sync>;
+/// The evidence check's answer, from the check's user turn.
+type CheckScript = Arc<dyn Fn(&str) -> String + Send + Sync>;
 
 #[derive(Clone)]
 struct Fake {
     script: Script,
+    /// The synthesis's requests.
     requests: Arc<Mutex<Vec<Value>>>,
+    check: CheckScript,
+    /// The evidence check's requests.
+    checks: Arc<Mutex<Vec<Value>>>,
     /// How long each answer takes.
     delay: Duration,
 }
 
 async fn answer(State(fake): State<Fake>, body: String) -> String {
     let request: Value = serde_json::from_str(&body).unwrap();
-    let n = {
-        let mut requests = fake.requests.lock().unwrap();
-        requests.push(request);
-        requests.len()
+    let text = if request["messages"][0]["content"] == check::PROMPT {
+        let user = request["messages"][1]["content"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        fake.checks.lock().unwrap().push(request);
+        (fake.check)(&user)
+    } else {
+        let n = {
+            let mut requests = fake.requests.lock().unwrap();
+            requests.push(request);
+            requests.len()
+        };
+        (fake.script)(n)
     };
-    let text = (fake.script)(n);
     tokio::time::sleep(fake.delay).await;
     json!({
         "choices": [{ "message": { "role": "assistant", "content": text } }],
@@ -656,12 +673,46 @@ async fn fake(script: Script) -> (LlmClient, Arc<Mutex<Vec<Value>>>) {
 
 /// [`fake`], taking `delay` to answer each request.
 async fn slow_fake(script: Script, delay: Duration) -> (LlmClient, Arc<Mutex<Vec<Value>>>) {
+    let (client, requests, _) = checking_fake(script, keeping_all_but(&[]), delay).await;
+    (client, requests)
+}
+
+/// An evidence check that keeps every comment shown except `dropped`.
+fn keeping_all_but(dropped: &[i64]) -> CheckScript {
+    let dropped: Vec<String> = dropped.iter().map(i64::to_string).collect();
+    Arc::new(move |user: &str| {
+        let mut out = String::from("<checked>\n");
+        for block in user.split("<finding id=\"").skip(1) {
+            let id = &block[..block.find('"').unwrap()];
+            out.push_str(&format!("<finding id=\"{id}\">"));
+            for comment in block.split("<comment id=\"").skip(1) {
+                let comment = &comment[..comment.find('"').unwrap()];
+                if !dropped.iter().any(|d| d == comment) {
+                    out.push_str(&format!("<keep id=\"{comment}\"/>"));
+                }
+            }
+            out.push_str("</finding>\n");
+        }
+        out + "</checked>"
+    })
+}
+
+/// The fake provider answering the synthesis by `script` and the evidence check by `check`;
+/// returns the client, the synthesis's requests and the check's.
+async fn checking_fake(
+    script: Script,
+    check: CheckScript,
+    delay: Duration,
+) -> (LlmClient, Arc<Mutex<Vec<Value>>>, Arc<Mutex<Vec<Value>>>) {
     let requests = Arc::new(Mutex::new(Vec::new()));
+    let checks = Arc::new(Mutex::new(Vec::new()));
     let app = Router::new()
         .route("/v1/chat/completions", post(answer))
         .with_state(Fake {
             script,
             requests: requests.clone(),
+            check,
+            checks: checks.clone(),
             delay,
         });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -679,7 +730,7 @@ async fn slow_fake(script: Script, delay: Duration) -> (LlmClient, Arc<Mutex<Vec
         daily_tokens: None,
     })
     .unwrap();
-    (client, requests)
+    (client, requests, checks)
 }
 
 /// A git repository with the hot file: returns its dir and the shas of its two commits.
@@ -962,6 +1013,112 @@ async fn findings_citing_ids_that_do_not_exist_are_dropped() {
             .notes
             .iter()
             .any(|n| n.contains("“Invented”") && n.contains("cites nothing")),
+        "{:?}",
+        synthesis.notes
+    );
+}
+
+/// Three comments of `a` from three distinct PRs.
+fn three_prs(a: &Analysed) -> [i64; 3] {
+    let mut prs = HashSet::new();
+    let ids: Vec<i64> = a
+        .comments
+        .values()
+        .filter(|c| !c.by_pr_author() && prs.insert(c.pr_number))
+        .map(|c| c.id)
+        .take(3)
+        .collect();
+    ids.try_into().unwrap()
+}
+
+/// Two findings, the first citing all of `cited`, the second its first two.
+fn two_findings(cited: [i64; 3]) -> String {
+    let [c1, c2, c3] = cited;
+    format!(
+        r#"<findings>
+  <finding id="f-errors" category="code_pattern" severity="high">
+    <title>Return errors to the caller</title><insight>Asked on three PRs.</insight>
+    <evidence><ref kind="comment" id="{c1}"/><ref kind="comment" id="{c2}"/><ref kind="comment" id="{c3}"/></evidence>
+  </finding>
+  <finding id="f-naming" category="convention" severity="low">
+    <title>Name tests after what they check</title><insight>Asked twice.</insight>
+    <evidence><ref kind="comment" id="{c1}"/><ref kind="comment" id="{c2}"/></evidence>
+  </finding>
+</findings>"#
+    )
+}
+
+#[tokio::test]
+async fn the_evidence_check_keeps_only_the_comments_the_model_says_carry_the_lesson() {
+    let a = Analysed::new(false);
+    let cited = three_prs(&a);
+    let [c1, c2, c3] = cited;
+    let xml = two_findings(cited);
+    // The check keeps c1 and c3 for the finding on errors and only c1 for the one on naming
+    // (the ids it is shown are those the validation gave).
+    let check: CheckScript = Arc::new(move |user: &str| {
+        let id_of = |title: &str| {
+            let before = &user[..user.find(title).unwrap()];
+            let start = before.rfind("<finding id=\"").unwrap() + "<finding id=\"".len();
+            before[start..].split('"').next().unwrap().to_string()
+        };
+        let (errors, naming) = (id_of("Return errors"), id_of("Name tests"));
+        format!(
+            r#"<checked><finding id="{errors}"><keep id="{c1}"/><keep id="{c3}"/></finding><finding id="{naming}"><keep id="{c1}"/></finding></checked>"#
+        )
+    });
+    let (client, requests, checks) =
+        checking_fake(Arc::new(move |_| xml.clone()), check, Duration::ZERO).await;
+    let synthesis = synthesize(&client, limits(), &a.input(None)).await;
+
+    assert_eq!(requests.lock().unwrap().len(), 1);
+    let checks = checks.lock().unwrap().clone();
+    assert_eq!(checks.len(), 1, "one check per synthesis");
+    let asked = checks[0]["messages"][1]["content"].as_str().unwrap();
+    assert!(asked.contains("<title>Return errors to the caller</title>"), "{asked}");
+    let quoted = format!("<comment id=\"{c2}\" pr=\"{}\"", a.comments[&c2].pr_number);
+    assert!(asked.contains(&quoted), "the cited comments are quoted: {asked}");
+
+    let kept: Vec<(&str, Vec<&str>)> = synthesis
+        .findings
+        .iter()
+        .map(|f| (f.title.as_str(), f.evidence.iter().map(|e| e.id.as_str()).collect()))
+        .collect();
+    let (c1, c3) = (c1.to_string(), c3.to_string());
+    assert_eq!(
+        kept,
+        [("Return errors to the caller", vec![c1.as_str(), c3.as_str()])]
+    );
+    assert!(
+        synthesis.notes.iter().any(|n| n.contains("set aside 2 of 5 cited review comments")),
+        "{:?}",
+        synthesis.notes
+    );
+    assert!(
+        synthesis
+            .notes
+            .iter()
+            .any(|n| n.contains("“Name tests after what they check”") && n.contains("was dropped")),
+        "the finding left with one PR is dropped and named: {:?}",
+        synthesis.notes
+    );
+}
+
+#[tokio::test]
+async fn an_evidence_check_that_cannot_be_read_leaves_the_findings_unchecked_and_says_so() {
+    let a = Analysed::new(false);
+    let xml = two_findings(three_prs(&a));
+    let prose: CheckScript = Arc::new(|_: &str| "They all look fine to me.".to_string());
+    let (client, _, checks) =
+        checking_fake(Arc::new(move |_| xml.clone()), prose, Duration::ZERO).await;
+    let synthesis = synthesize(&client, limits(), &a.input(None)).await;
+    assert_eq!(checks.lock().unwrap().len(), 1);
+    let evidence: Vec<usize> = synthesis.findings.iter().map(|f| f.evidence.len()).collect();
+    assert_eq!(evidence, [3, 2], "{:#?}", synthesis.findings);
+    assert_eq!(synthesis.notes.len(), 1, "{:?}", synthesis.notes);
+    assert!(
+        synthesis.notes[0].contains("evidence check did not run")
+            && synthesis.notes[0].contains("shown unchecked"),
         "{:?}",
         synthesis.notes
     );
@@ -1644,6 +1801,7 @@ fn generated_comments(n: i64) -> BTreeMap<i64, SourceComment> {
                 resolved: false,
                 url: None,
                 labels: vec![Label::Bug],
+                diff_hunk: None,
             };
             (id, comment)
         })

@@ -250,6 +250,8 @@ pub struct SourceComment {
     pub url: Option<String>,
     /// The built-in classifier's labels, most confident first (empty when unclassified).
     pub labels: Vec<Label>,
+    /// The diff it was written on, for inline comments.
+    pub diff_hunk: Option<String>,
 }
 
 impl SourceComment {

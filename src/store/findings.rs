@@ -29,7 +29,7 @@ pub fn load_source_comments(
     let mut stmt = conn.prepare(&format!(
         "SELECT c.id, c.body, c.author_login, c.pr_number, c.path,
                 coalesce(c.created_at, c.updated_at), c.resolved, c.html_url, p.author_login,
-                coalesce(lc.labels, cl.labels)
+                coalesce(lc.labels, cl.labels), c.diff_hunk
            FROM comments c
            LEFT JOIN pull_requests p ON p.repo_id = c.repo_id AND p.number = c.pr_number
            LEFT JOIN classifications cl
@@ -64,6 +64,7 @@ pub fn load_source_comments(
                 .and_then(|json| serde_json::from_str::<Classification>(&json).ok())
                 .map(|scored| scored.into_iter().map(|s| s.label).collect())
                 .unwrap_or_default(),
+            diff_hunk: row.get(10)?,
         })
     })?;
     rows.map(|row| row.map(|c| (c.id, c)))

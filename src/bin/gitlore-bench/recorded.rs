@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 
 use gitlore::config::Settings;
 use gitlore::knowledge::classify::llm::PROMPT as CLASSIFY_PROMPT;
+use gitlore::knowledge::synthesize::check::PROMPT as CHECK_PROMPT;
 use gitlore::knowledge::synthesize::{Limits, llm::system_prompt};
 use gitlore::llm::cassettes::{self, Recorded, system_sha};
 
@@ -75,6 +76,7 @@ impl Replaying {
         let current = [
             system_sha(CLASSIFY_PROMPT),
             system_sha(&system_prompt(&Limits::default())),
+            system_sha(CHECK_PROMPT),
         ];
         let stale: Vec<String> = self
             .recorded

@@ -93,7 +93,7 @@ fn tool_calls(text: &str) -> Result<Vec<ToolCall>> {
     Ok(calls)
 }
 
-fn attributes(element: &BytesStart<'_>) -> Result<BTreeMap<String, String>> {
+pub(super) fn attributes(element: &BytesStart<'_>) -> Result<BTreeMap<String, String>> {
     let mut out = BTreeMap::new();
     for attribute in element.attributes() {
         let attribute = attribute.context("an attribute is not valid XML")?;

@@ -1,6 +1,7 @@
 //! The LLM synthesizer (behaviour §3.3): an agent loop over the configured provider. The model calls
 //! read-only tools with `<tool>` elements in its text (any OpenAI-compatible server can do this)
-//! and ends with the findings XML, whose every citation is checked (`validate`).
+//! and ends with the findings XML, whose every citation is checked (`validate`); then one more
+//! request asks the model which cited comments carry each finding (`check`).
 //!
 //! Hard limits: turns, total tokens, tool output per call, and wall time. Review text, file
 //! contents and commit messages reach the model only escaped inside `<data>` blocks. On any
@@ -8,7 +9,7 @@
 //! used and the failure is reported in the notes.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow, bail};
 use quick_xml::escape::escape;
@@ -16,7 +17,7 @@ use quick_xml::escape::escape;
 use super::answer::{Reply, ToolCall, parse_reply};
 use super::validate::validate;
 use super::wording::cut;
-use super::{Input, Synthesis, builtin, figures, finalize, meets_evidence_rule, tools};
+use super::{Input, Synthesis, builtin, check, figures, finalize, meets_evidence_rule, tools};
 use crate::domain::findings::Finding;
 use crate::domain::findings::SourceComment;
 use crate::llm::{LlmClient, Message, estimate_tokens, prompt_tokens};
@@ -91,6 +92,7 @@ impl LlmSynthesizer<'_> {
     /// Runs the agent; on any failure, the built-in synthesizer's result with the failure in the
     /// notes.
     pub async fn synthesize(&self, input: &Input<'_>) -> Synthesis {
+        let started = Instant::now();
         let outcome = tokio::time::timeout(self.limits.wall_time, self.agent(input))
             .await
             .unwrap_or_else(|_| {
@@ -99,12 +101,29 @@ impl LlmSynthesizer<'_> {
                     self.limits.wall_time
                 ))
             });
-        let (proposed, mut notes) = match outcome {
+        let (proposed, mut notes, tokens) = match outcome {
             Ok(found) => found,
             Err(error) => {
                 return fallback(input, format!("the LLM synthesizer failed: {error:#}"));
             }
         };
+        let time_left = self.limits.wall_time.saturating_sub(started.elapsed());
+        let tokens_left = self.limits.max_tokens.saturating_sub(tokens);
+        let checked = tokio::time::timeout(
+            time_left,
+            check::check(self.client, proposed.clone(), input, tokens_left),
+        )
+        .await
+        .unwrap_or_else(|_| check::Checked {
+            findings: proposed,
+            notes: vec![format!(
+                "the model's evidence check did not finish within the {:?} wall-time limit; its findings are shown unchecked",
+                self.limits.wall_time
+            )],
+            tokens: 0,
+        });
+        notes.extend(checked.notes);
+        let proposed = checked.findings;
         for finding in &proposed {
             if !meets_evidence_rule(finding, input.comments) {
                 notes.push(format!(
@@ -129,8 +148,8 @@ impl LlmSynthesizer<'_> {
         Synthesis { findings, notes }
     }
 
-    /// The loop: returns the checked findings and a note per dropped one.
-    async fn agent(&self, input: &Input<'_>) -> Result<(Vec<Finding>, Vec<String>)> {
+    /// The loop: returns the validated findings, a note per dropped one, and the tokens spent.
+    async fn agent(&self, input: &Input<'_>) -> Result<(Vec<Finding>, Vec<String>, u64)> {
         let limits = self.limits;
         let system = system_prompt(&limits);
         let owned = Arc::new(OwnedInput::from(input));
@@ -154,7 +173,7 @@ impl LlmSynthesizer<'_> {
                     tracing::info!(repo = input.repo, turn, tokens, "LLM synthesis answered");
                     let (findings, mut notes) = validate(proposed, input);
                     notes.extend(left_out);
-                    return Ok((findings, notes));
+                    return Ok((findings, notes, tokens));
                 }
                 Reply::Tools(calls) => self.run_tools(&owned, calls).await?,
                 Reply::Prose => {

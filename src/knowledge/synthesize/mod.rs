@@ -8,6 +8,7 @@
 
 pub mod answer;
 pub mod builtin;
+pub mod check;
 pub mod figures;
 pub mod llm;
 pub mod tools;
@@ -130,7 +131,7 @@ pub fn finalize(findings: Vec<Finding>, input: &Input<'_>) -> Vec<Finding> {
 
 /// The evidence without repeats and without comments that cannot back a lesson: unknown ids
 /// (not in the window, or noise) and the PR author's own replies.
-fn citable(evidence: Vec<Evidence>, comments: &BTreeMap<i64, SourceComment>) -> Vec<Evidence> {
+pub(super) fn citable(evidence: Vec<Evidence>, comments: &BTreeMap<i64, SourceComment>) -> Vec<Evidence> {
     let mut seen = HashSet::new();
     evidence
         .into_iter()
