@@ -61,7 +61,10 @@ fn seed(store: &Store) {
 /// The pages over `store` on `listener`, configured as every replica is: one public URL, one
 /// App key (which signs the cookies).
 fn serve(gh: &FakeGitHub, store: Arc<Store>, listener: TcpListener, public_url: &str) {
-    let key = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/test-app-key.pem");
+    let key = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/test-app-key.pem"
+    );
     let vars: HashMap<&str, String> = [
         ("GITLORE_APP_ID", "4242".to_string()),
         ("GITLORE_PRIVATE_KEY_PATH", key.to_string()),
@@ -171,21 +174,32 @@ async fn a_session_started_on_one_replica_is_served_and_ended_by_another() {
         .await
         .unwrap();
     let callback = location(&authorized);
-    assert!(callback.starts_with(&format!("{b}/auth/callback?")), "{callback}");
+    assert!(
+        callback.starts_with(&format!("{b}/auth/callback?")),
+        "{callback}"
+    );
     let signed_in = http
         .get(&callback)
         .header(COOKIE, &sign_in_cookie)
         .send()
         .await
         .unwrap();
-    assert_eq!(signed_in.status(), 303, "{}", signed_in.text().await.unwrap());
+    assert_eq!(
+        signed_in.status(),
+        303,
+        "{}",
+        signed_in.text().await.unwrap()
+    );
     assert_eq!(location(&signed_in), "/");
     let session = set_cookie(&signed_in, "gitlore_session");
 
     // a reads the session b started, and asks GitHub with alice's token.
     let page = index(&a, Some(&session)).await;
     assert!(page.contains("Signed in as"), "{page}");
-    assert!(page.contains("alice") && page.contains(PRIVATE_REPO), "{page}");
+    assert!(
+        page.contains("alice") && page.contains(PRIVATE_REPO),
+        "{page}"
+    );
     assert_eq!(count_sessions(&database.store), 1);
     let id = session
         .trim_start_matches("gitlore_session=")
@@ -201,7 +215,10 @@ async fn a_session_started_on_one_replica_is_served_and_ended_by_another() {
         .unwrap();
     assert_eq!(login, "alice");
     assert_eq!(id.len(), 64);
-    assert_ne!(id_hash, id, "the database holds a hash of the id, not the id");
+    assert_ne!(
+        id_hash, id,
+        "the database holds a hash of the id, not the id"
+    );
 
     // Signing out on b, with the CSRF token a's page carries, ends the session on a too.
     let csrf = page
@@ -220,5 +237,8 @@ async fn a_session_started_on_one_replica_is_served_and_ended_by_another() {
     assert_eq!(signed_out.status(), 303);
     assert_eq!(count_sessions(&database.store), 0);
     let page = index(&a, Some(&session)).await;
-    assert!(!page.contains("Signed in as") && !page.contains(PRIVATE_REPO), "{page}");
+    assert!(
+        !page.contains("Signed in as") && !page.contains(PRIVATE_REPO),
+        "{page}"
+    );
 }

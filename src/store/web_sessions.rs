@@ -58,7 +58,9 @@ pub fn find(conn: &Connection, id: &str, now: i64) -> Result<Option<Session>> {
         .prepare_cached(
             "SELECT login, sealed_token FROM web_sessions WHERE id_hash = ?1 AND expires_at > ?2",
         )?
-        .query_row(params![id_hash(id), now], |row| Ok((row.get(0)?, row.get(1)?)))
+        .query_row(params![id_hash(id), now], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })
         .optional()?;
     let Some((login, sealed)) = row else {
         return Ok(None);

@@ -110,7 +110,10 @@ pub async fn index(State(state): State<WebState>, headers: HeaderMap) -> Respons
         Ok(viewer) => Arc::new(viewer),
         Err(error) => return trouble(&state, &Viewer::Anonymous, &error),
     };
-    let repos = match state.on_store(|store| stored::repos(&store.reader()?)).await {
+    let repos = match state
+        .on_store(|store| stored::repos(&store.reader()?))
+        .await
+    {
         Ok(repos) => repos,
         Err(error) => return trouble(&state, &viewer, &error),
     };
