@@ -827,6 +827,8 @@ const ROWS_OF: &[(&str, Option<&str>)] = &[
     ("embeddings", None),
     // Kept on uninstall: reinstalling must not reset the day's LLM budget.
     ("llm_spend", None),
+    // Sign-in sessions are people's, not an installation's; they expire within 8 hours.
+    ("web_sessions", None),
 ];
 
 /// Rows per table: the total, and those of one (repository, installation).

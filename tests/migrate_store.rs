@@ -1,6 +1,6 @@
 //! `gitlore migrate-store`: an installation's SQLite store, copied into PostgreSQL, keeps every
-//! row; the next analysis on the copy publishes nothing new; a store that holds data is never
-//! copied into.
+//! row but the sign-in sessions; the next analysis on the copy publishes nothing new; a store
+//! that holds data is never copied into.
 
 mod common;
 mod fake_github;
@@ -14,8 +14,9 @@ use common::TestApp;
 use common::backend::{TestDatabase, empty_postgres};
 use gitlore::clock::Clock;
 use gitlore::domain::RepoId;
+use gitlore::domain::Secret;
 use gitlore::domain::job::{Analysis, AnalysisReason, Job};
-use gitlore::store::{Database, comments, jobs};
+use gitlore::store::{Database, comments, jobs, web_sessions};
 use gitlore::worker::WorkerSettings;
 use story::Story;
 
@@ -44,6 +45,16 @@ async fn a_store_copied_to_postgres_publishes_nothing_new_at_its_next_analysis()
         "the findings issue"
     );
     let sqlite = format!("sqlite:{}", story.app.path().join("gitlore.db").display());
+    // A signed-in person: sessions are left behind on purpose, not refused as unknown.
+    story.app.write(|tx| {
+        web_sessions::insert(
+            tx,
+            &"a".repeat(64),
+            "alice",
+            &Secret::new("gho_x"),
+            i64::MAX,
+        )
+    });
 
     let out = migrate_store(&sqlite, url);
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -72,6 +83,7 @@ async fn a_store_copied_to_postgres_publishes_nothing_new_at_its_next_analysis()
     let elapsed = story.app.clock.now().0 - app.clock.now().0;
     app.clock
         .advance(Duration::from_millis(u64::try_from(elapsed).unwrap()));
+    assert_eq!(app.count("SELECT count(*) FROM web_sessions"), 0);
     assert_eq!(
         comments::counts(&app.db()).unwrap(),
         comments::counts(&story.app.db()).unwrap(),

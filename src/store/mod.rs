@@ -28,6 +28,7 @@ pub mod run_reports;
 pub mod sql;
 mod sqlite;
 pub mod themes;
+pub mod web_sessions;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -33,6 +33,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/postgres/0012_history_first_parent.sql"),
     include_str!("migrations/postgres/0013_run_reports.sql"),
     include_str!("migrations/postgres/0014_redeliveries.sql"),
+    include_str!("migrations/postgres/0015_web_sessions.sql"),
 ];
 
 /// The advisory lock key under which one replica migrates while the others wait.

@@ -31,6 +31,7 @@ const MIGRATION_LIST: &[M<'static>] = &[
     M::up(include_str!("migrations/0012_history_first_parent.sql")),
     M::up(include_str!("migrations/0013_run_reports.sql")),
     M::up(include_str!("migrations/0014_redeliveries.sql")),
+    M::up(include_str!("migrations/0015_web_sessions.sql")),
 ];
 
 /// The schema version a fully migrated database has.

@@ -11,8 +11,7 @@ use crate::clock::Clock;
 use crate::domain::{RepoId, RepoName};
 use crate::github::client::{GitHub, TokioPause};
 use crate::store::pages::RepoEntry;
-
-use super::sessions::Session;
+use crate::store::web_sessions::Session;
 
 /// How long GitHub's answer on who can read a repository is trusted: a revoked member loses
 /// access within this long.

@@ -42,7 +42,6 @@ pub struct Inner {
     /// `None` when signing in is not configured (no OAuth client or no public URL).
     flow: Option<oauth::Flow>,
     key: cookies::CookieKey,
-    sessions: sessions::Sessions,
     access: Arc<access::Access>,
     clock: Arc<dyn Clock>,
 }
@@ -84,7 +83,6 @@ impl WebState {
             github_web,
             flow,
             key: cookies::CookieKey::derive(secret.expose()),
-            sessions: sessions::Sessions::default(),
             access: Arc::new(access::Access::new(
                 &settings.github_api_url,
                 clock.clone(),
@@ -92,6 +90,15 @@ impl WebState {
             )),
             clock,
         })))
+    }
+
+    /// Runs a store call off the async threads.
+    async fn on_store<T: Send + 'static>(
+        &self,
+        job: impl FnOnce(&Store) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let store = self.store.clone();
+        tokio::task::spawn_blocking(move || job(&store)).await?
     }
 
     /// The login of a user token's owner.

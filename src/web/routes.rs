@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::access::Viewer;
 use super::pages::{self, Frame};
-use super::sessions::{SESSION_LIFETIME, random_token};
+use super::sessions::{self, SESSION_LIFETIME, random_token};
 use super::{WebState, cookies, view};
 use crate::store::pages as stored;
 
@@ -62,14 +62,25 @@ fn secure(headers: &mut HeaderMap) {
     headers.insert(X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
 }
 
+/// The session id of the request's signed session cookie, if it holds one.
+fn session_id(state: &WebState, headers: &HeaderMap) -> Option<String> {
+    let signed = cookies::read(headers, SESSION_COOKIE)?;
+    state
+        .key
+        .verify(SESSION_COOKIE, &signed)
+        .map(str::to_string)
+}
+
 /// Who sent the request: the session its signed cookie names, if live.
-fn viewer(state: &WebState, headers: &HeaderMap) -> Viewer {
-    cookies::read(headers, SESSION_COOKIE)
-        .and_then(|signed| {
-            let id = state.key.verify(SESSION_COOKIE, &signed)?;
-            state.sessions.get(id)
-        })
-        .map_or(Viewer::Anonymous, Viewer::SignedIn)
+async fn viewer(state: &WebState, headers: &HeaderMap) -> anyhow::Result<Viewer> {
+    let Some(id) = session_id(state, headers) else {
+        return Ok(Viewer::Anonymous);
+    };
+    Ok(sessions::find(state, id)
+        .await?
+        .map_or(Viewer::Anonymous, |session| {
+            Viewer::SignedIn(Arc::new(session))
+        }))
 }
 
 fn frame<'a>(state: &'a WebState, viewer: &'a Viewer) -> Frame<'a> {
@@ -93,19 +104,16 @@ fn trouble(state: &WebState, viewer: &Viewer, error: &anyhow::Error) -> Response
     )
 }
 
-/// Runs a store read off the async threads.
-async fn read<T: Send + 'static>(
-    state: &WebState,
-    job: impl FnOnce(&crate::store::Store) -> anyhow::Result<T> + Send + 'static,
-) -> anyhow::Result<T> {
-    let store = state.store.clone();
-    tokio::task::spawn_blocking(move || job(&store)).await?
-}
-
 /// `GET /`.
 pub async fn index(State(state): State<WebState>, headers: HeaderMap) -> Response {
-    let viewer = Arc::new(viewer(&state, &headers));
-    let repos = match read(&state, |store| stored::repos(&store.reader()?)).await {
+    let viewer = match viewer(&state, &headers).await {
+        Ok(viewer) => Arc::new(viewer),
+        Err(error) => return trouble(&state, &Viewer::Anonymous, &error),
+    };
+    let repos = match state
+        .on_store(|store| stored::repos(&store.reader()?))
+        .await
+    {
         Ok(repos) => repos,
         Err(error) => return trouble(&state, &viewer, &error),
     };
@@ -122,12 +130,14 @@ pub async fn repository(
     Path((owner, name)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Response {
-    let viewer = viewer(&state, &headers);
+    let viewer = match viewer(&state, &headers).await {
+        Ok(viewer) => viewer,
+        Err(error) => return trouble(&state, &Viewer::Anonymous, &error),
+    };
     let full_name = format!("{owner}/{name}");
-    let entry = match read(&state, move |store| {
-        stored::repo(&store.reader()?, &full_name)
-    })
-    .await
+    let entry = match state
+        .on_store(move |store| stored::repo(&store.reader()?, &full_name))
+        .await
     {
         Ok(entry) => entry,
         Err(error) => return trouble(&state, &viewer, &error),
@@ -144,7 +154,7 @@ pub async fn repository(
             pages::not_found(&frame(&state, &viewer)),
         );
     }
-    match read(&state, move |store| view::load(store, entry)).await {
+    match state.on_store(move |store| view::load(store, entry)).await {
         Ok(view) => page(
             StatusCode::OK,
             pages::repository(&frame(&state, &viewer), &view),
@@ -164,7 +174,10 @@ pub async fn sign_in_page(
     Query(query): Query<Next>,
     headers: HeaderMap,
 ) -> Response {
-    let viewer = viewer(&state, &headers);
+    let viewer = match viewer(&state, &headers).await {
+        Ok(viewer) => viewer,
+        Err(error) => return trouble(&state, &Viewer::Anonymous, &error),
+    };
     let next = local_path(query.next.as_deref());
     let start = state.flow.as_ref().map(|_| {
         reqwest::Url::parse_with_params("http://x/auth/github", &[("next", next)])
@@ -263,7 +276,7 @@ pub async fn callback(
     let signed_in = async {
         let token = flow.exchange(&code).await?;
         let login = state.user_login(&token).await?;
-        let id = state.sessions.start(login.clone(), token)?;
+        let id = sessions::start(&state, login.clone(), token).await?;
         anyhow::Ok((login, id))
     };
     match signed_in.await {
@@ -299,8 +312,11 @@ pub async fn sign_out(
     headers: HeaderMap,
     Form(form): Form<SignOut>,
 ) -> Response {
-    let viewer = viewer(&state, &headers);
-    let Viewer::SignedIn(session) = &viewer else {
+    let viewer = match viewer(&state, &headers).await {
+        Ok(viewer) => viewer,
+        Err(error) => return trouble(&state, &Viewer::Anonymous, &error),
+    };
+    let (Viewer::SignedIn(session), Some(id)) = (&viewer, session_id(&state, &headers)) else {
         return redirect("/", &[cookies::clear(SESSION_COOKIE)]);
     };
     if !constant_time_eq(session.csrf.as_bytes(), form.csrf.as_bytes()) {
@@ -313,13 +329,8 @@ pub async fn sign_out(
             ),
         );
     }
-    if let Some(id) = cookies::read(&headers, SESSION_COOKIE).and_then(|signed| {
-        state
-            .key
-            .verify(SESSION_COOKIE, &signed)
-            .map(str::to_string)
-    }) {
-        state.sessions.end(&id);
+    if let Err(error) = sessions::end(&state, id).await {
+        return trouble(&state, &viewer, &error);
     }
     redirect("/", &[cookies::clear(SESSION_COOKIE)])
 }
