@@ -31,12 +31,7 @@ impl Exclusions {
                 .iter()
                 .map(|login| login.trim().trim_start_matches('@').to_ascii_lowercase())
                 .collect(),
-            commands: analysis
-                .noise_commands
-                .iter()
-                .map(|command| command.trim().to_lowercase())
-                .filter(|command| !command.is_empty())
-                .collect(),
+            commands: filter::facts::additions(&analysis.noise_commands),
             paths: analysis
                 .ignore_paths
                 .iter()
