@@ -17,7 +17,8 @@ use crate::repo_config::Analysis;
 pub struct Exclusions {
     /// Lower-cased logins.
     authors: HashSet<String>,
-    /// Lower-cased command prefixes.
+    /// The repository's own command prefixes, lower-cased: additions to the commands of
+    /// `filter/facts.toml`.
     commands: Vec<String>,
     paths: Vec<String>,
 }

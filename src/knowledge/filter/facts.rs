@@ -62,7 +62,7 @@ pub fn digest() -> &'static str {
     &DIGEST
 }
 
-/// A deployment's or a repository's additions to a list (the settings' `bot-logins`, the repo
+/// A deployment's or a repository's additions to a list (the settings' `bot_logins`, the repo
 /// config's `[analysis] noise-commands`), as the embedded entries are written: trimmed,
 /// lower-cased, none empty.
 pub fn additions(list: &[String]) -> Vec<String> {
