@@ -5,7 +5,7 @@
 use crate::domain::job::Command;
 
 /// The command prefix.
-const PREFIX: &str = "/gitlore";
+pub const PREFIX: &str = "/gitlore";
 
 /// The commands in a comment body, each once, in order of first appearance.
 pub fn parse(body: &str) -> Vec<Command> {

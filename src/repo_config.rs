@@ -65,8 +65,9 @@ pub struct Analysis {
     pub ignore_paths: Vec<String>,
     /// Logins whose comments are left out.
     pub ignore_authors: Vec<String>,
-    /// This repository's own bot and CI commands, besides the built-in ones (`@bors r+`,
-    /// `/retest`, …): a comment made only of lines starting with one of these is left out.
+    /// This repository's own bot and CI commands, besides those of
+    /// `knowledge/filter/facts.toml` (`@bors r+`, `/retest`, …): a comment made only of lines
+    /// starting with one of these is left out.
     pub noise_commands: Vec<String>,
     /// Reviewers who do not want a "reviewer focus" finding about them.
     pub reviewer_opt_out: Vec<String>,

@@ -104,6 +104,9 @@ pub fn is_pr_author(author_login: &str, pr_author: Option<&str>) -> bool {
     pr_author.is_some_and(|pr_author| pr_author.eq_ignore_ascii_case(author_login))
 }
 
+/// The login GitHub shows for a deleted account, whose comments cannot be attributed.
+pub const DELETED_ACCOUNT: &str = "ghost";
+
 /// Who wrote something.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Author {

@@ -7,7 +7,8 @@ use chrono::DateTime;
 use thiserror::Error;
 
 use crate::domain::{
-    Author, Comment, CommentKind, InstallationId, PrNumber, PullRequest, Repo, RepoName,
+    Author, Comment, CommentKind, DELETED_ACCOUNT, InstallationId, PrNumber, PullRequest, Repo,
+    RepoName,
 };
 
 /// A delivery that cannot be read. Retrying will not help: the delivery fails for good.
@@ -560,7 +561,7 @@ fn author(
 ) -> Author {
     // A deleted account shows as `null`; GitHub displays it as "ghost".
     let user = user.unwrap_or(payload::User {
-        login: "ghost".into(),
+        login: DELETED_ACCOUNT.into(),
         kind: "User".into(),
     });
     Author {

@@ -17,7 +17,8 @@ use crate::repo_config::Analysis;
 pub struct Exclusions {
     /// Lower-cased logins.
     authors: HashSet<String>,
-    /// Lower-cased command prefixes.
+    /// The repository's own command prefixes, lower-cased: additions to the commands of
+    /// `filter/facts.toml`.
     commands: Vec<String>,
     paths: Vec<String>,
 }
@@ -31,12 +32,7 @@ impl Exclusions {
                 .iter()
                 .map(|login| login.trim().trim_start_matches('@').to_ascii_lowercase())
                 .collect(),
-            commands: analysis
-                .noise_commands
-                .iter()
-                .map(|command| command.trim().to_lowercase())
-                .filter(|command| !command.is_empty())
-                .collect(),
+            commands: filter::facts::additions(&analysis.noise_commands),
             paths: analysis
                 .ignore_paths
                 .iter()

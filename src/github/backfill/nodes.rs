@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use chrono::DateTime;
 use serde::Deserialize;
 
-use crate::domain::{Author, Comment, CommentKind, PrNumber, PullRequest, RepoId};
+use crate::domain::{Author, Comment, CommentKind, DELETED_ACCOUNT, PrNumber, PullRequest, RepoId};
 
 /// A connection page: its nodes and whether more follow.
 #[derive(Debug, Deserialize)]
@@ -175,7 +175,7 @@ fn rest_login(actor: &Actor) -> String {
 fn author(actor: Option<&Actor>, association: &str) -> Author {
     let (login, is_bot_account) = match actor {
         Some(a) => (rest_login(a), a.typename == "Bot"),
-        None => ("ghost".to_string(), false),
+        None => (DELETED_ACCOUNT.to_string(), false),
     };
     Author {
         login,

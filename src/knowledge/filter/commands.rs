@@ -2,147 +2,32 @@
 //! `/assign @x`, `/retest`, `@dependabot rebase`, `buildbot, test on oracle.`,
 //! `retest this please`. A line that is one of them says nothing a reviewer could learn from.
 
-/// Logins of merge, CI and triage bots that take commands (`@bors r+`, `@rust-timer queue`).
-const COMMAND_BOTS: &[&str] = &[
-    "bors",
-    "bors-servo",
-    "homu",
-    "rust-timer",
-    "nanosoldier",
-    "rustbot",
-    "craterbot",
-    "dependabot",
-    "renovate",
-    "renovatebot",
-    "mergify",
-    "mergifyio",
-    "kodiakhq",
-    "pytorchbot",
-    "pytorchmergebot",
-    "swift-ci",
-    "jenkins",
-    "jenkinsbot",
-    "elasticmachine",
-    "elasticsearchmachine",
-    "nodejs-github-bot",
-    "k8s-ci-robot",
-    "openshift-ci",
-    "openshift-ci-robot",
-    "gitlab-bot",
-    "coderabbitai",
-    "copilot",
-    "gemini-code-assist",
-    "sourcery-ai",
-    "greptile-apps",
-    "github-actions",
-    "allcontributors",
-    "all-contributors",
-    "sonarcloud",
-    "codecov",
-    "cla-bot",
-    "claassistant",
-    "googlebot",
-    "azure-pipelines",
-    "azp",
-    "buildbot",
-    "buildkite",
-    "bot",
-];
+use std::collections::HashSet;
+use std::sync::LazyLock;
 
-/// Words that, first on a line and after a slash, make a command (`/retest`); any `/word` on its
-/// own line that is not a path is taken as one, these also when followed by other words.
-const SLASH_COMMANDS: &[&str] = &[
-    "assign",
-    "unassign",
-    "cc",
-    "uncc",
-    "lgtm",
-    "approve",
-    "hold",
-    "unhold",
-    "retest",
-    "test",
-    "ok-to-test",
-    "triage",
-    "kind",
-    "priority",
-    "area",
-    "sig",
-    "label",
-    "remove-label",
-    "close",
-    "reopen",
-    "azp",
-    "run",
-    "rebase",
-    "merge",
-    "backport",
-    "cherry-pick",
-    "cherrypick",
-    "milestone",
-    "lint",
-    "format",
-    "benchmark",
-    "bench",
-    "perf",
-    "ci",
-    "build",
-    "deploy",
-    "release-note",
-    "release-note-none",
-    "remove-kind",
-    "remove-priority",
-    "honk",
-    "meow",
-    "woof",
-    "bark",
-    "gitlore",
-    "easycla",
-    "check-cla",
-    "recheck",
-    "skip-ci",
-    "help",
-    "claim",
-    "review",
-    "ready",
-    "override",
-    "lifecycle",
-    "remove-lifecycle",
-    "remove-sig",
-    "remove-area",
-    "remove-triage",
-    "remove-help",
-    "good-first-issue",
-    "retitle",
-    "skip",
-    "shrug",
-    "unshrug",
-    "pony",
-];
+use super::facts::{FACTS, texts};
+
+/// Logins of the bots that take commands (`@bors r+`, `@rust-timer queue`).
+static COMMAND_BOTS: LazyLock<HashSet<&str>> = LazyLock::new(|| {
+    FACTS
+        .bots
+        .iter()
+        .filter(|bot| bot.commands)
+        .map(|bot| bot.login.as_str())
+        .collect()
+});
+
+/// Words that, first on a line and after a slash, make a command (`/retest`), gitlore's own
+/// among them; any `/word` on its own line that is not a path is taken as one, these also when
+/// followed by other words.
+static SLASH_COMMANDS: LazyLock<HashSet<&str>> = LazyLock::new(|| {
+    texts(&FACTS.slash_commands)
+        .chain([crate::commands::PREFIX.trim_start_matches('/')])
+        .collect()
+});
 
 /// Whole-line phrases CI systems listen for.
-const CI_PHRASES: &[&str] = &[
-    "retest this please",
-    "test this please",
-    "ok to test",
-    "add to whitelist",
-    "add to allowlist",
-    "jenkins retest this please",
-    "jenkins test this please",
-    "rerun tests",
-    "run tests",
-    "recheck",
-    "rebuild",
-    "please test",
-    "retest",
-    "r+",
-    "r=me",
-    "bors r+",
-    "bors try",
-    "bors retry",
-    "bors merge",
-    "bors cancel",
-];
+static CI_PHRASES: LazyLock<HashSet<&str>> = LazyLock::new(|| texts(&FACTS.ci_phrases).collect());
 
 /// Whether `line` (one line of a comment) is a command to a bot or CI. `extra` holds a
 /// repository's own commands, lower-cased: a line starting with one of them is a command.
@@ -158,7 +43,7 @@ pub fn is_command_line(line: &str, extra: &[String]) -> bool {
     {
         return true;
     }
-    if CI_PHRASES.contains(&lower.as_str()) {
+    if CI_PHRASES.contains(lower.as_str()) {
         return true;
     }
     let mut words = lower.split_whitespace();
@@ -172,13 +57,13 @@ pub fn is_command_line(line: &str, extra: &[String]) -> bool {
     }
     if let Some(command) = first.strip_prefix('/') {
         let is_path = command.contains('/') || command.contains('.');
-        return !is_path && (SLASH_COMMANDS.contains(&command) || words.next().is_none());
+        return !is_path && (SLASH_COMMANDS.contains(command) || words.next().is_none());
     }
     let addressee = first
         .trim_start_matches('@')
         .trim_end_matches([',', ':'])
         .trim_end_matches("[bot]");
-    if COMMAND_BOTS.contains(&addressee) || is_bot_login(addressee) {
+    if COMMAND_BOTS.contains(addressee) || is_bot_login(addressee) {
         // "@bors r+", "buildbot, test on oracle.", "@dependabot rebase": the bot is addressed
         // first; a sentence about the bot ("bors is slow today") is not a command, so the
         // words that follow must be few and command-like, one of them a command. A closing

@@ -3,6 +3,7 @@
 //! AI reviewers address to coding agents, which is never learned from.
 
 mod commands;
+pub mod facts;
 mod norms;
 mod process;
 mod remarks;
@@ -13,9 +14,8 @@ use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
-use crate::domain::Author;
+use crate::domain::{Author, DELETED_ACCOUNT};
 
 /// Why a comment is left out of analysis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,92 +39,17 @@ impl Noise {
     }
 }
 
-/// Automation accounts that comment on pull requests without a `[bot]` suffix or a Bot type:
-/// CI, coverage, size, dependency and AI-review bots.
-pub const DEFAULT_BOT_LOGINS: &[&str] = &[
-    "github-actions",
-    "dependabot",
-    "dependabot-preview",
-    "renovate",
-    "renovate-bot",
-    "codecov",
-    "codecov-commenter",
-    "codecov-io",
-    "coveralls",
-    "netlify",
-    "vercel",
-    "sonarcloud",
-    "coderabbitai",
-    "copilot",
-    "copilot-pull-request-reviewer",
-    "sourcery-ai",
-    "greptile-apps",
-    "deepsource-autofix",
-    "gemini-code-assist",
-    "ellipsis-dev",
-    "korbit-ai",
-    "qodo-merge-pro",
-    "bundlemon",
-    "size-limit",
-    // merge queues, CI and triage bots on ordinary accounts
-    "bors",
-    "bors-servo",
-    "homu",
-    "highfive",
-    "rust-highfive",
-    "rust-timer",
-    "rust-log-analyzer",
-    "nanosoldier",
-    "mary-poppins",
-    "googlebot",
-    "google-cla",
-    "k8s-reviewable",
-    "k8s-ci-robot",
-    "servo-wpt-sync",
-    "facebook-github-bot",
-    "asfbot",
-    "asfgit",
-    "amplabjenkins",
-    "sparkqa",
-    "skia-gold",
-    "huggingfacedocbuilder",
-    "huggingfacedocbuilderdev",
-    "elasticmachine",
-    "elasticsearchmachine",
-    "nodejs-github-bot",
-    "pytorchbot",
-    "pytorchmergebot",
-    "mergify",
-    "mergifyio",
-    "kodiakhq",
-    "claassistant",
-    "cla-bot",
-    "allcontributors",
-    "stale",
-    "azure-pipelines",
-    "buildbot",
-    "jenkins",
-    "ghost",
-];
+/// The version of the filter's rules. Bump it by hand with any change to the code that changes
+/// what the filter decides (not for a comment, a rename or a faster match): with the digest of
+/// `facts.toml` it makes [`revision`].
+pub const RULES_VERSION: u32 = 1;
 
-/// A digest of the filter's rules (the text of this module and its parts): part of a stored
-/// classification's key, so that comments are read again once after any rule changes.
+/// The revision of the filter: [`RULES_VERSION`] and the digest of the facts it reads. Part of a
+/// stored classification's key, so that comments are read again once after the rules or the
+/// facts change, and only then.
 pub fn revision() -> &'static str {
-    static REVISION: LazyLock<String> = LazyLock::new(|| {
-        let mut digest = Sha256::new();
-        for source in [
-            include_str!("mod.rs"),
-            include_str!("commands.rs"),
-            include_str!("norms.rs"),
-            include_str!("process.rs"),
-            include_str!("remarks.rs"),
-            include_str!("tool_notices.rs"),
-            include_str!("trivial.rs"),
-        ] {
-            digest.update(source.as_bytes());
-        }
-        format!("filter-{}", &hex::encode(digest.finalize())[..12])
-    });
+    static REVISION: LazyLock<String> =
+        LazyLock::new(|| format!("filter-v{RULES_VERSION}-{}", facts::digest()));
     &REVISION
 }
 
@@ -143,12 +68,15 @@ pub struct NoiseRules {
 }
 
 impl NoiseRules {
-    /// The default bot list plus `extra_bots`, for the App `app_id` / `app_slug`.
+    /// The bots of `facts.toml`, the deleted account and `extra_bots` (a deployment's own), for the
+    /// App `app_id` / `app_slug`.
     pub fn new(app_id: Option<i64>, app_slug: Option<&str>, extra_bots: &[String]) -> NoiseRules {
-        let bot_logins = DEFAULT_BOT_LOGINS
+        let bot_logins = facts::FACTS
+            .bots
             .iter()
-            .map(|login| login.to_string())
-            .chain(extra_bots.iter().map(|login| login.to_ascii_lowercase()))
+            .map(|bot| bot.login.clone())
+            .chain([DELETED_ACCOUNT.to_string()])
+            .chain(facts::additions(extra_bots))
             .collect();
         NoiseRules {
             app_id,
@@ -335,6 +263,26 @@ mod tests {
             rules.classify(&user("alice"), "this leaks the file handle", false, false),
             None
         );
+    }
+
+    #[test]
+    fn the_revision_is_the_rules_version_and_the_facts_digest_not_the_source_text() {
+        // A comment edited in a rule's source changes neither: stored comments stay as read.
+        assert_eq!(
+            revision(),
+            format!("filter-v{RULES_VERSION}-{}", facts::digest())
+        );
+    }
+
+    #[test]
+    fn listed_bots_and_a_deployments_own_are_bots() {
+        let rules = NoiseRules::new(None, None, &[" CI-Helper".into()]);
+        for bot in &facts::FACTS.bots {
+            assert!(rules.is_bot(&user(&bot.login)), "{}", bot.login);
+        }
+        assert!(rules.is_bot(&user("ci-helper")));
+        assert!(rules.is_bot(&user(DELETED_ACCOUNT)));
+        assert!(!rules.is_bot(&user("alice")));
     }
 
     #[test]

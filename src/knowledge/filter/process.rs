@@ -12,68 +12,13 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-/// Openings of the status lines review tools and merge bots write (lower-cased).
-const STATUS_OPENINGS: &[&str] = &[
-    "review status:",
-    "reviewed files:",
-    "comments from reviewable",
-    "comments from the [review on reviewable",
-    "*comments from the [review on reviewable",
-    ":pushpin: commit",
-    ":hourglass: testing commit",
-    ":sunny: test successful",
-    ":broken_heart: test failed",
-    ":umbrella: the latest upstream changes",
-    ":lock: merge conflict",
-    ":zap: test exempted",
-    "state: approved=",
-    "this pr was merged",
-    "this pull request was merged",
-    "this was merged",
-    "this has been merged",
-    "this has landed",
-    "this landed in",
-    "merged via",
-    "merged into",
-    "landed in",
-    "landed as",
-    "backported to",
-    "backported in",
-    "backported as",
-    "backport to",
-    "released in",
-    "released as",
-    "cherry-picked to",
-    "cherry-picked into",
-    "cherry-picked in",
-    "cherry-picked for",
-    "cherry-picked as",
-    "backported for",
-    "backport merged",
-    "pushed to",
-    "rebased on",
-    "rebased onto",
-    "rebased to",
-    "commits squashed into",
-    "squashed into",
-    "superseded by",
-    "subsumed by",
-    "duplicate of",
-    "dupe of",
-    "closing in favor of",
-    "closing in favour of",
-    "closed in favor of",
-    "closed in favour of",
-    "related issue:",
-    "introduced in",
-    "introduced by",
-];
+use super::facts::{FACTS, texts};
 
-/// [`STATUS_OPENINGS`] by their first word (each has a space after it), so that a line is
-/// compared only with the openings that can start it.
+/// The status-line openings of `facts.toml` by their first word (each has a space after it), so
+/// that a line is compared only with the openings that can start it.
 static OPENINGS_BY_FIRST_WORD: LazyLock<HashMap<&str, Vec<&str>>> = LazyLock::new(|| {
     let mut by_first: HashMap<&str, Vec<&str>> = HashMap::new();
-    for opening in STATUS_OPENINGS {
+    for opening in texts(&FACTS.status_openings) {
         let first = opening.split(' ').next().unwrap_or_default();
         by_first.entry(first).or_default().push(opening);
     }
@@ -603,7 +548,7 @@ mod tests {
 
     #[test]
     fn every_status_opening_is_found_by_its_first_word() {
-        for opening in STATUS_OPENINGS {
+        for opening in texts(&FACTS.status_openings) {
             assert!(
                 opening.contains(' '),
                 "{opening:?} needs a word after its first"

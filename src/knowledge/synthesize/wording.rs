@@ -1,6 +1,10 @@
 //! How the built-in synthesizer words findings: a lesson-like sentence picked from a theme's own
 //! comments, short excerpts, and text that mentions nobody.
 
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
+use crate::knowledge::filter::facts::{FACTS, texts};
 use crate::knowledge::filter::{analysable_text, states_a_norm};
 
 /// Characters a finding's title may take.
@@ -312,34 +316,8 @@ const WRITER_PHRASES: &[&str] = &[
     " i suspect ",
     " i guess ",
 ];
-/// Emoji codes that decorate a remark (GitHub's most frequent in reviews). A list, not the
-/// `:name:` pattern: Rails' `# :nodoc:` is a directive.
-const EMOJI_CODES: &[&str] = &[
-    ":+1:",
-    ":-1:",
-    ":smile:",
-    ":smiley:",
-    ":tada:",
-    ":heart:",
-    ":rocket:",
-    ":star:",
-    ":star2:",
-    ":confused:",
-    ":sweat_smile:",
-    ":slightly_smiling_face:",
-    ":pray:",
-    ":wave:",
-    ":100:",
-    ":eyes:",
-    ":thinking:",
-    ":laughing:",
-    ":wink:",
-    ":thumbsup:",
-    ":sparkles:",
-    ":ok_hand:",
-    ":ship:",
-    ":shipit:",
-];
+/// The emoji codes of `facts.toml` (`:+1:`, `:tada:`), which decorate a remark.
+static EMOJI_CODES: LazyLock<HashSet<&str>> = LazyLock::new(|| texts(&FACTS.emoji_codes).collect());
 /// Words that open a reply to someone rather than a remark on the code.
 const REPLY_OPENERS: &[&str] = &[
     "yes", "yeah", "yea", "yep", "right", "ok", "okay", "agreed", "sure", "true", "indeed",
@@ -766,7 +744,7 @@ fn plain(text: &str) -> String {
         }
         // An emoji code that opens a line stays for `clean`, which drops an opening vote with
         // its "although".
-        let emoji = EMOJI_CODES.contains(&word.trim_matches(|c: char| ",.;!?()".contains(c)))
+        let emoji = EMOJI_CODES.contains(word.trim_matches(|c: char| ",.;!?()".contains(c)))
             && words
                 .iter()
                 .rev()
@@ -1217,7 +1195,7 @@ fn is_reply(sentence: &str) -> bool {
 /// The lower-cased words of `text`, without punctuation and smileys.
 fn opening_words(text: &str) -> Vec<String> {
     let mut lower = text.to_lowercase();
-    for smiley in SMILEYS {
+    for smiley in SMILEYS.iter() {
         lower = lower.replace(&smiley.to_lowercase(), " ");
     }
     lower
@@ -1317,10 +1295,8 @@ fn without_leading_emoji(text: &str) -> Option<&str> {
     (rest.len() < text.len()).then_some(rest)
 }
 
-/// Smileys written in ASCII.
-const SMILEYS: &[&str] = &[
-    ":-)", ":)", ";-)", ";)", ":-(", ":(", ":|", ":-/", ":/", ":D", ":P",
-];
+/// The ASCII smileys of `facts.toml` (`:-)`, `;)`), in its order.
+static SMILEYS: LazyLock<Vec<&str>> = LazyLock::new(|| texts(&FACTS.smileys).collect());
 
 /// `text` without trailing smileys (`:)`, `;-)`, `:|` …) and emoji.
 fn without_smileys(text: &str) -> String {
