@@ -1075,22 +1075,39 @@ async fn the_evidence_check_keeps_only_the_comments_the_model_says_carry_the_les
     let checks = checks.lock().unwrap().clone();
     assert_eq!(checks.len(), 1, "one check per synthesis");
     let asked = checks[0]["messages"][1]["content"].as_str().unwrap();
-    assert!(asked.contains("<title>Return errors to the caller</title>"), "{asked}");
+    assert!(
+        asked.contains("<title>Return errors to the caller</title>"),
+        "{asked}"
+    );
     let quoted = format!("<comment id=\"{c2}\" pr=\"{}\"", a.comments[&c2].pr_number);
-    assert!(asked.contains(&quoted), "the cited comments are quoted: {asked}");
+    assert!(
+        asked.contains(&quoted),
+        "the cited comments are quoted: {asked}"
+    );
 
     let kept: Vec<(&str, Vec<&str>)> = synthesis
         .findings
         .iter()
-        .map(|f| (f.title.as_str(), f.evidence.iter().map(|e| e.id.as_str()).collect()))
+        .map(|f| {
+            (
+                f.title.as_str(),
+                f.evidence.iter().map(|e| e.id.as_str()).collect(),
+            )
+        })
         .collect();
     let (c1, c3) = (c1.to_string(), c3.to_string());
     assert_eq!(
         kept,
-        [("Return errors to the caller", vec![c1.as_str(), c3.as_str()])]
+        [(
+            "Return errors to the caller",
+            vec![c1.as_str(), c3.as_str()]
+        )]
     );
     assert!(
-        synthesis.notes.iter().any(|n| n.contains("set aside 2 of 5 cited review comments")),
+        synthesis
+            .notes
+            .iter()
+            .any(|n| n.contains("set aside 2 of 5 cited review comments")),
         "{:?}",
         synthesis.notes
     );
@@ -1113,7 +1130,11 @@ async fn an_evidence_check_that_cannot_be_read_leaves_the_findings_unchecked_and
         checking_fake(Arc::new(move |_| xml.clone()), prose, Duration::ZERO).await;
     let synthesis = synthesize(&client, limits(), &a.input(None)).await;
     assert_eq!(checks.lock().unwrap().len(), 1);
-    let evidence: Vec<usize> = synthesis.findings.iter().map(|f| f.evidence.len()).collect();
+    let evidence: Vec<usize> = synthesis
+        .findings
+        .iter()
+        .map(|f| f.evidence.len())
+        .collect();
     assert_eq!(evidence, [3, 2], "{:#?}", synthesis.findings);
     assert_eq!(synthesis.notes.len(), 1, "{:?}", synthesis.notes);
     assert!(

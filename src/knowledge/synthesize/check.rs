@@ -151,7 +151,11 @@ const HUNK_LINES: usize = 6;
 /// diff it was written on, so that a suggestion can be judged by what it replaces.
 fn cited_element(comment: &SourceComment) -> String {
     let element = comment_element(comment);
-    let Some(hunk) = comment.diff_hunk.as_deref().filter(|h| !h.trim().is_empty()) else {
+    let Some(hunk) = comment
+        .diff_hunk
+        .as_deref()
+        .filter(|h| !h.trim().is_empty())
+    else {
         return element;
     };
     let lines: Vec<&str> = hunk.lines().collect();
@@ -289,7 +293,9 @@ mod tests {
             comment(2, 11, "Thanks!"),
             SourceComment {
                 path: Some("src/a.py".to_string()),
-                diff_hunk: Some("@@ -1,3 +1,3 @@\n try:\n-    x = 1\n+    conn = connect()".to_string()),
+                diff_hunk: Some(
+                    "@@ -1,3 +1,3 @@\n try:\n-    x = 1\n+    conn = connect()".to_string(),
+                ),
                 ..comment(3, 12, "Only `connect()` can raise here <b>.")
             },
         ]
@@ -306,7 +312,10 @@ mod tests {
         assert!(text.contains("can raise here &lt;b&gt;.\n<diff>\n@@ -1,3 +1,3 @@\n try:\n-    x = 1\n+    conn = connect()\n</diff></comment>"));
         assert!(text.contains("Keep the try to the line that raises.</comment>"));
         assert!(!text.contains("id=\"99\""), "an unknown id is not shown");
-        assert!(!text.contains("id=\"2\""), "an uncited comment is not shown");
+        assert!(
+            !text.contains("id=\"2\""),
+            "an uncited comment is not shown"
+        );
         assert!(request(&[finding("f-t2", &[])], &window()).is_none());
     }
 

@@ -131,7 +131,10 @@ pub fn finalize(findings: Vec<Finding>, input: &Input<'_>) -> Vec<Finding> {
 
 /// The evidence without repeats and without comments that cannot back a lesson: unknown ids
 /// (not in the window, or noise) and the PR author's own replies.
-pub(super) fn citable(evidence: Vec<Evidence>, comments: &BTreeMap<i64, SourceComment>) -> Vec<Evidence> {
+pub(super) fn citable(
+    evidence: Vec<Evidence>,
+    comments: &BTreeMap<i64, SourceComment>,
+) -> Vec<Evidence> {
     let mut seen = HashSet::new();
     evidence
         .into_iter()
