@@ -44,6 +44,7 @@ pub fn noise_rules(settings: &Settings) -> NoiseRules {
         settings.app_slug.as_deref(),
         &settings.bot_logins,
     )
+    .with_switches(settings.noise_rules_off.clone())
 }
 
 /// A worker over `store` with the settings' rules, on the real clock.

@@ -11,6 +11,7 @@ use thiserror::Error;
 
 use crate::domain::Secret;
 use crate::knowledge::embed::remote::RemoteSettings;
+use crate::knowledge::filter::Switches;
 use crate::llm::{LlmSettings, Provider};
 use crate::redelivery::SweepSettings;
 use crate::runner::DEFAULT_JOB_LEASE;
@@ -74,6 +75,8 @@ pub struct Settings {
     pub link_redirect_url: Option<String>,
     /// Extra automation logins to treat as bots, besides the built-in list.
     pub bot_logins: Vec<String>,
+    /// The noise filter's rules switched off (`GITLORE_NOISE_RULES_OFF`, rule names).
+    pub noise_rules_off: Switches,
     pub log_filter: String,
     pub log_json: bool,
     pub worker: WorkerSettings,
@@ -116,6 +119,7 @@ struct FileConfig {
     public_url: Option<String>,
     link_redirect_url: Option<String>,
     bot_logins: Option<Vec<String>>,
+    noise_rules_off: Option<Vec<String>>,
     log: Option<String>,
     log_format: Option<String>,
     worker_lease_secs: Option<i64>,
@@ -252,6 +256,15 @@ impl Settings {
                 .collect(),
             None => file_config.bot_logins.clone().unwrap_or_default(),
         };
+        let noise_rules_off = match var(&["GITLORE_NOISE_RULES_OFF"]) {
+            Some(list) => list.split(',').map(str::to_string).collect(),
+            None => file_config.noise_rules_off.clone().unwrap_or_default(),
+        };
+        let noise_rules_off =
+            Switches::parse(&noise_rules_off).map_err(|error| ConfigError::Invalid {
+                name: "GITLORE_NOISE_RULES_OFF",
+                reason: error.to_string(),
+            })?;
         let mut worker = WorkerSettings::default();
         let lease_secs = positive(
             &var,
@@ -290,6 +303,7 @@ impl Settings {
             public_url,
             link_redirect_url,
             bot_logins,
+            noise_rules_off,
             log_filter: check_log_filter(
                 var(&["GITLORE_LOG"])
                     .or(file_config.log.clone())

@@ -393,7 +393,7 @@ impl Ingest<'_, '_> {
             Upserted::Tombstoned => return Ok(Applied::Ignored("comment was deleted".into())),
         };
         let labels = serde_json::to_string(&reading.labels)?;
-        let key = classification_key(&hash);
+        let key = classification_key(self.rules, &hash);
         comments::set_classification(self.conn, id, BUILTIN_NAME, &key, &labels)?;
         if self.run_commands
             && comment.kind == CommentKind::Conversation
@@ -488,7 +488,7 @@ pub fn refresh_classifications(
     repo_id: RepoId,
     rules: &NoiseRules,
 ) -> Result<usize> {
-    let stale = comments::unclassified(conn, repo_id, BUILTIN_NAME, &reading_version())?;
+    let stale = comments::unclassified(conn, repo_id, BUILTIN_NAME, &reading_version(rules))?;
     for comment in &stale {
         let text = filter::analysable_text(&comment.body);
         let by_pr_author = is_pr_author(&comment.author_login, comment.pr_author.as_deref());
@@ -505,19 +505,20 @@ pub fn refresh_classifications(
         let noise = rules.classify(&author, &text, by_pr_author, reading.content_free);
         comments::set_noise(conn, comment.id, noise.map(filter::Noise::as_str))?;
         let labels = serde_json::to_string(&reading.labels)?;
-        let key = classification_key(&comment.body_hash);
+        let key = classification_key(rules, &comment.body_hash);
         comments::set_classification(conn, comment.id, BUILTIN_NAME, &key, &labels)?;
     }
     Ok(stale.len())
 }
 
 /// The version of what a stored classification holds: the built-in classifier's (labels and
-/// the noise model) and the noise filter's rules.
-fn reading_version() -> String {
-    format!("{}-{}", classify::builtin::version(), filter::revision())
+/// the noise model) and the noise filter's `rules`.
+fn reading_version(rules: &NoiseRules) -> String {
+    format!("{}-{}", classify::builtin::version(), rules.revision())
 }
 
-/// The stored key of a built-in classification: [`reading_version`] and the body's hash.
-pub fn classification_key(body_hash: &str) -> String {
-    format!("{}:{body_hash}", reading_version())
+/// The stored key of a built-in classification by `rules`: [`reading_version`] and the body's
+/// hash.
+pub fn classification_key(rules: &NoiseRules, body_hash: &str) -> String {
+    format!("{}:{body_hash}", reading_version(rules))
 }

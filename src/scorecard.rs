@@ -352,7 +352,7 @@ fn reread(
             };
             let (noise, labels) = quality::judge(rules, models, record);
             comments::set_noise(tx, comment.id, noise.map(Noise::as_str))?;
-            let key = ingest::classification_key(&body_hash(&record.body));
+            let key = ingest::classification_key(rules, &body_hash(&record.body));
             let labels = serde_json::to_string(&labels)?;
             comments::set_classification(tx, comment.id, BUILTIN_NAME, &key, &labels)?;
         }

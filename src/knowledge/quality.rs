@@ -3,6 +3,8 @@
 //! comments that get a label, and leave-one-repository-out figures. Printed by
 //! `gitlore-bench quality`, asserted by `tests/quality.rs`.
 
+pub mod ablation;
+
 use crate::domain::classification::{Classification, Label};
 use crate::knowledge::classify::builtin::model::{self, Model, NOISE_OUTPUT, label_names};
 use crate::knowledge::classify::builtin::train::{self, Example, Options};
@@ -32,7 +34,7 @@ pub struct Counts {
 }
 
 impl Counts {
-    fn add(&mut self, predicted: bool, gold: bool) {
+    pub(crate) fn add(&mut self, predicted: bool, gold: bool) {
         match (predicted, gold) {
             (true, true) => self.tp += 1,
             (true, false) => self.fp += 1,
@@ -152,15 +154,11 @@ pub fn judge(
     models: Models,
     record: &Record,
 ) -> (Option<Noise>, Classification) {
-    let body = filter::analysable_text(&record.body);
-    let text = crate::knowledge::classify::CommentText {
-        body: &body,
-        ..record.text()
-    };
+    let (body, reading) = read(models, record);
     let Reading {
         content_free,
         labels,
-    } = read_with(models.labels, models.noise, &text);
+    } = reading;
     let noise = rules.classify(
         &record.github_author(),
         &body,
@@ -168,6 +166,17 @@ pub fn judge(
         content_free,
     );
     (noise, labels)
+}
+
+/// `record`'s analysable text, and what `models` read in it.
+fn read(models: Models, record: &Record) -> (String, Reading) {
+    let body = filter::analysable_text(&record.body);
+    let text = crate::knowledge::classify::CommentText {
+        body: &body,
+        ..record.text()
+    };
+    let reading = read_with(models.labels, models.noise, &text);
+    (body, reading)
 }
 
 /// Figures of the filter and classifier with `models` on `records`.
@@ -249,6 +258,8 @@ pub struct HeldOut<'a> {
     pub noise: bool,
     /// Whether the rules alone (without the noise model) call it noise.
     pub noise_by_rules: bool,
+    /// The held-out noise model's verdict on its text.
+    pub content_free: bool,
     pub labels: Vec<Label>,
 }
 
@@ -268,16 +279,23 @@ pub fn held_out_predictions<'a>(records: &[&'a Record], options: Options) -> Vec
             noise: &noise_model,
         };
         for record in records.iter().copied().filter(|r| r.repo == repo) {
-            let (noise, labels) = predict(&rules, models, record);
-            let body = filter::analysable_text(&record.body);
-            let noise_by_rules = rules
-                .classify(&record.github_author(), &body, record.by_pr_author(), false)
-                .is_some();
+            let (body, reading) = read(models, record);
+            let classify = |content_free| {
+                rules
+                    .classify(
+                        &record.github_author(),
+                        &body,
+                        record.by_pr_author(),
+                        content_free,
+                    )
+                    .is_some()
+            };
             out.push(HeldOut {
                 record,
-                noise,
-                noise_by_rules,
-                labels,
+                noise: classify(reading.content_free),
+                noise_by_rules: classify(false),
+                content_free: reading.content_free,
+                labels: reading.labels.into_iter().map(|s| s.label).collect(),
             });
         }
     }

@@ -11,6 +11,8 @@
 //!   analysed from the same corpus; `train` fits the classifier on the corpus's training split;
 //!   `llm-quality`: the configured LLM classifier's figures on the same corpus, or those of a
 //!   model's recorded answers (`--cassettes`; `cassettes add` records them).
+//! - `noise-rules`: each noise rule's hits and mistakes on the training split, and what switching
+//!   it off does.
 //! - `lesson-effect`: simulated review streams with a known effect estimated within their 90 %
 //!   intervals, and an A/A replay of the corpus's real comments showing no effect.
 //! - `test-lengths`: median and 90th-percentile length of the integration tests, and their
@@ -23,6 +25,7 @@ mod ingest;
 mod ingress;
 mod lesson_effect;
 mod llm_quality;
+mod noise_rules;
 mod quality;
 mod recorded;
 mod test_lengths;
@@ -54,6 +57,8 @@ enum Command {
     Findings(findings::FindingsArgs),
     /// The scorecard of the noise filter and the classifier on the labelled corpus.
     Quality(quality::QualityArgs),
+    /// Each noise rule's hits and mistakes on the training split, and the effect of switching it off.
+    NoiseRules(noise_rules::NoiseRulesArgs),
     /// The scorecard of the configured LLM classifier (`GITLORE_LLM_*`) on the labelled corpus.
     LlmQuality(llm_quality::LlmQualityArgs),
     /// Recorded answers of a model (cassettes) for the LLM benches.
@@ -84,6 +89,7 @@ fn main() -> anyhow::Result<()> {
         Command::LessonEffect(args) => lesson_effect::run(args),
         Command::Quality(args) => quality::run(args),
         Command::LlmQuality(args) => llm_quality::run(args),
+        Command::NoiseRules(args) => noise_rules::run(args),
         Command::Cassettes(CassettesCommand::Add(args)) => recorded::add(args),
         Command::Train(args) => quality::train(args),
         Command::TestLengths(args) => test_lengths::run(args),

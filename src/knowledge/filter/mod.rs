@@ -7,6 +7,7 @@ pub mod facts;
 mod norms;
 mod process;
 mod remarks;
+pub mod rules;
 mod tool_notices;
 mod trivial;
 
@@ -54,6 +55,7 @@ pub fn revision() -> &'static str {
 }
 
 pub use norms::states_a_norm;
+pub use rules::{Rule, Switches};
 pub use trivial::is_trivial;
 
 /// Who counts as a bot, and who is gitlore itself.
@@ -65,6 +67,8 @@ pub struct NoiseRules {
     pub app_login: Option<String>,
     /// Lower-cased logins of automation accounts.
     pub bot_logins: HashSet<String>,
+    /// The rules switched off.
+    pub switches: Switches,
 }
 
 impl NoiseRules {
@@ -82,7 +86,19 @@ impl NoiseRules {
             app_id,
             app_login: app_slug.map(|slug| format!("{}[bot]", slug.to_ascii_lowercase())),
             bot_logins,
+            switches: Switches::default(),
         }
+    }
+
+    /// These rules with `switches`.
+    pub fn with_switches(self, switches: Switches) -> NoiseRules {
+        NoiseRules { switches, ..self }
+    }
+
+    /// What a stored classification read by these rules is keyed by: [`revision`] and the rules
+    /// switched off.
+    pub fn revision(&self) -> String {
+        format!("{}{}", revision(), self.switches.revision())
     }
 
     /// Whether `author` is gitlore itself.
@@ -121,23 +137,50 @@ impl NoiseRules {
         by_pr_author: bool,
         content_free: bool,
     ) -> Option<Noise> {
+        self.decide(author, text, by_pr_author, content_free)
+            .map(|(noise, _)| noise)
+    }
+
+    /// [`NoiseRules::classify`], with the rule that decided (`None` for gitlore's own comments,
+    /// which no switch lets through).
+    pub fn decide(
+        &self,
+        author: &Author,
+        text: &str,
+        by_pr_author: bool,
+        content_free: bool,
+    ) -> Option<(Noise, Option<Rule>)> {
+        let on = |rule: Rule| self.switches.is_on(rule);
+        if self.is_own(author) {
+            return Some((Noise::Own, None));
+        }
+        if on(Rule::BotAccount) && self.is_bot(author) {
+            return Some((Noise::Bot, Some(Rule::BotAccount)));
+        }
+        if on(Rule::ToolNotice) && tool_notices::is_tool_notice(text) {
+            return Some((Noise::Bot, Some(Rule::ToolNotice)));
+        }
         // A PR author's own "But this is …" or "typo in the branch name" stays the model's call:
         // it defends or explains their change, as their other replies do.
-        let model_says_trivial =
-            content_free && (by_pr_author || !remarks::remarks_on_the_code(text));
-        if self.is_own(author) {
-            Some(Noise::Own)
-        } else if self.is_bot(author) || tool_notices::is_tool_notice(text) {
-            Some(Noise::Bot)
-        } else if ((model_says_trivial || is_trivial(text, by_pr_author, &[]))
-            && !norms::states_a_norm(text))
-            || process::is_agreement_notice(text)
-            || process::is_first_contribution_thanks(text)
-        {
-            Some(Noise::Trivial)
+        let model_says_trivial = on(Rule::NoiseModel)
+            && content_free
+            && (by_pr_author || !(on(Rule::RemarkOnTheCode) && remarks::remarks_on_the_code(text)));
+        let trivial = if model_says_trivial {
+            Some(Rule::NoiseModel)
         } else {
-            None
-        }
+            trivial::trivial_rule(text, by_pr_author, &[], &self.switches)
+        };
+        let rule = trivial
+            .filter(|_| !(on(Rule::StatesANorm) && norms::states_a_norm(text)))
+            .or_else(|| {
+                (on(Rule::AgreementNotice) && process::is_agreement_notice(text))
+                    .then_some(Rule::AgreementNotice)
+            })
+            .or_else(|| {
+                (on(Rule::FirstContributionThanks) && process::is_first_contribution_thanks(text))
+                    .then_some(Rule::FirstContributionThanks)
+            });
+        rule.map(|rule| (Noise::Trivial, Some(rule)))
     }
 }
 

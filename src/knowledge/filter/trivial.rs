@@ -6,6 +6,7 @@
 //! code or shows code is never trivial, even when it opens with thanks.
 
 use super::commands::is_command_line;
+use super::rules::{Rule, Switches};
 use super::process::is_process_line;
 
 /// Words that carry no review content on their own. A short remark made only of these (once
@@ -423,6 +424,18 @@ const MAX_PLAN_WORDS: usize = 16;
 /// `by_pr_author`: it is the pull request author's own reply. `extra_commands`: a repository's
 /// own bot commands, lower-cased.
 pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> bool {
+    trivial_rule(text, by_pr_author, extra_commands, &Switches::default()).is_some()
+}
+
+/// The rule by which a comment (its analysable text) says nothing a reviewer could learn from,
+/// with `switches`' rules only; `None` when none says so.
+pub fn trivial_rule(
+    text: &str,
+    by_pr_author: bool,
+    extra_commands: &[String],
+    switches: &Switches,
+) -> Option<Rule> {
+    let fires = |rule: Rule, holds: bool| (holds && switches.is_on(rule)).then_some(rule);
     let longest = MAX_CONTENT_FREE_WORDS.max(MAX_AUTHOR_ACK_WORDS);
     let mut had_command = false;
     let mut kept = Vec::new();
@@ -441,22 +454,22 @@ pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> 
         } else {
             rough_words += trimmed.split_whitespace().count();
             if rough_words > 2 * longest {
-                return false;
+                return None;
             }
             kept.push(trimmed);
         }
     }
     if kept.is_empty() {
-        return true;
+        return fires(Rule::OnlyCommands, true);
     }
     let prose = kept.join("\n");
     if prose.contains('`') {
-        return false;
+        return None;
     }
     let lower = prose.to_lowercase();
     let words = content_words(&lower);
     if words.is_empty() {
-        return true;
+        return fires(Rule::ContentFreeWords, true);
     }
     let about_process = words.len() <= MAX_CONTENT_FREE_WORDS
         && !asks_to_change_code_comments(&words)
@@ -464,14 +477,16 @@ pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> 
         && words
             .iter()
             .all(|w| PROCESS_WORDS.contains(w) || REQUEST_WORDS.contains(w) || is_content_free(w));
-    if about_process {
-        return true;
+    if let Some(rule) = fires(Rule::ProcessRemark, about_process) {
+        return Some(rule);
     }
     if prose.contains('?') {
-        return false;
+        return None;
     }
-    if words.len() <= MAX_CONTENT_FREE_WORDS && words.iter().all(|w| is_content_free(w)) {
-        return true;
+    let content_free =
+        words.len() <= MAX_CONTENT_FREE_WORDS && words.iter().all(|w| is_content_free(w));
+    if let Some(rule) = fires(Rule::ContentFreeWords, content_free) {
+        return Some(rule);
     }
     let limit = if by_pr_author {
         MAX_AUTHOR_ACK_WORDS
@@ -484,7 +499,9 @@ pub fn is_trivial(text: &str, by_pr_author: bool, extra_commands: &[String]) -> 
         && announces_a_plan(&words)
         && !says_more
         && !words.iter().any(|w| PROBLEMS.contains(w));
-    acknowledges || plans || (had_command && words.len() <= 3)
+    fires(Rule::Acknowledgement, acknowledges)
+        .or_else(|| fires(Rule::WritersPlan, plans))
+        .or_else(|| fires(Rule::CommandAndFewWords, had_command && words.len() <= 3))
 }
 
 /// Skips a fenced code block that opens on the line after a command: the command's argument, as
