@@ -663,6 +663,26 @@ mod tests {
     }
 
     #[test]
+    fn noise_rules_are_switched_off_by_name_and_an_unknown_one_is_named() {
+        let s = settings(
+            &[("GITLORE_NOISE_RULES_OFF", "writers-plan, acknowledgement")],
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            s.noise_rules_off.revision(),
+            "-off:acknowledgement,writers-plan"
+        );
+        let error = settings(&[("GITLORE_NOISE_RULES_OFF", "lgtm")], None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("GITLORE_NOISE_RULES_OFF is invalid: `lgtm` is not a noise rule"),
+            "{error}"
+        );
+    }
+
+    #[test]
     fn missing_credentials_name_the_variable() {
         let s = settings(&[("GITLORE_APP_ID", "7")], None).unwrap();
         let message = s.app_credentials().unwrap_err().to_string();

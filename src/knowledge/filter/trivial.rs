@@ -6,8 +6,8 @@
 //! code or shows code is never trivial, even when it opens with thanks.
 
 use super::commands::is_command_line;
-use super::rules::{Rule, Switches};
 use super::process::is_process_line;
+use super::rules::{Rule, Switches};
 
 /// Words that carry no review content on their own. A short remark made only of these (once
 /// mentions, emoji, references and punctuation are gone) is trivial.

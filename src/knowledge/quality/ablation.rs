@@ -149,7 +149,11 @@ mod tests {
             record("a", "LGTM", Some("trivial")),
             record("b", "Thanks!", None),
             record("c", "This leaks the handle when the read fails.", None),
-            record("d", "We will talk it over at the weekly meeting on Tuesday.", Some("trivial")),
+            record(
+                "d",
+                "We will talk it over at the weekly meeting on Tuesday.",
+                Some("trivial"),
+            ),
         ];
         let reads: Vec<Read> = records
             .iter()
@@ -167,7 +171,10 @@ mod tests {
         assert_eq!((words.flipped, words.flipped_right), (1, 1));
         assert_eq!((words.off.tp, words.off.fp, words.off.fn_), (1, 1, 1));
         let model = effect(Rule::NoiseModel);
-        assert_eq!((model.decided, model.flipped, model.flipped_right), (1, 1, 1));
+        assert_eq!(
+            (model.decided, model.flipped, model.flipped_right),
+            (1, 1, 1)
+        );
         assert_eq!(effect(Rule::WritersPlan).decided, 0);
     }
 }
