@@ -31,8 +31,6 @@ pub enum Rule {
     Acknowledgement,
     /// Short news of the writer's own plans: "I'll look into it tomorrow." (`trivial.rs`).
     WritersPlan,
-    /// A command with at most three other words (`trivial.rs`).
-    CommandAndFewWords,
     /// Override: a statement of the project's norms is never content-free (`norms.rs`).
     StatesANorm,
     /// A contributor licence agreement notice or request (`process.rs`).
@@ -43,7 +41,7 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule, in the order the filter tries them.
-    pub const ALL: [Rule; 13] = [
+    pub const ALL: [Rule; 12] = [
         Rule::BotAccount,
         Rule::ToolNotice,
         Rule::NoiseModel,
@@ -53,7 +51,6 @@ impl Rule {
         Rule::ContentFreeWords,
         Rule::Acknowledgement,
         Rule::WritersPlan,
-        Rule::CommandAndFewWords,
         Rule::StatesANorm,
         Rule::AgreementNotice,
         Rule::FirstContributionThanks,
@@ -71,7 +68,6 @@ impl Rule {
             Rule::ContentFreeWords => "content-free-words",
             Rule::Acknowledgement => "acknowledgement",
             Rule::WritersPlan => "writers-plan",
-            Rule::CommandAndFewWords => "command-and-few-words",
             Rule::StatesANorm => "states-a-norm",
             Rule::AgreementNotice => "agreement-notice",
             Rule::FirstContributionThanks => "first-contribution-thanks",

@@ -437,7 +437,6 @@ pub fn trivial_rule(
 ) -> Option<Rule> {
     let fires = |rule: Rule, holds: bool| (holds && switches.is_on(rule)).then_some(rule);
     let longest = MAX_CONTENT_FREE_WORDS.max(MAX_AUTHOR_ACK_WORDS);
-    let mut had_command = false;
     let mut kept = Vec::new();
     let mut rough_words = 0;
     let mut lines = text.lines().peekable();
@@ -447,11 +446,8 @@ pub fn trivial_rule(
             continue;
         }
         if is_command_line(trimmed, extra_commands) {
-            had_command = true;
             skip_code_argument(&mut lines);
-        } else if is_process_line(trimmed) {
-            had_command = true;
-        } else {
+        } else if !is_process_line(trimmed) {
             rough_words += trimmed.split_whitespace().count();
             if rough_words > 2 * longest {
                 return None;
@@ -499,9 +495,7 @@ pub fn trivial_rule(
         && announces_a_plan(&words)
         && !says_more
         && !words.iter().any(|w| PROBLEMS.contains(w));
-    fires(Rule::Acknowledgement, acknowledges)
-        .or_else(|| fires(Rule::WritersPlan, plans))
-        .or_else(|| fires(Rule::CommandAndFewWords, had_command && words.len() <= 3))
+    fires(Rule::Acknowledgement, acknowledges).or_else(|| fires(Rule::WritersPlan, plans))
 }
 
 /// Skips a fenced code block that opens on the line after a command: the command's argument, as
