@@ -122,6 +122,11 @@ impl LlmSynthesizer<'_> {
             )],
             tokens: 0,
         });
+        tracing::info!(
+            repo = input.repo,
+            tokens = tokens + checked.tokens,
+            "LLM synthesis and its evidence check done"
+        );
         notes.extend(checked.notes);
         let proposed = checked.findings;
         for finding in &proposed {
