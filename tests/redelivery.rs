@@ -11,10 +11,11 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use common::pause::NoPause;
 use common::port::spare_port;
+use common::wait::{now_ms, wait_for};
 use common::{APP_ID, SECRET, review_comment};
 use fake_github::FakeGitHub;
 use fake_github::hooks::HookAttempt;
@@ -104,23 +105,6 @@ impl Drop for Serve {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn now_ms() -> i64 {
-    let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
-    i64::try_from(since.as_millis()).unwrap()
-}
-
-/// Polls `done` every 50 ms for up to `limit`; whether it came true.
-fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    false
 }
 
 /// Review comment `n` as GitHub would deliver it.

@@ -16,10 +16,11 @@ mod story;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use common::backend::empty_postgres;
 use common::port::spare_port;
+use common::wait::{now_ms, wait_for};
 use common::{APP_ID, SECRET};
 use fake_github::webhooks::Webhook;
 use fake_github::{FakeGitHub, Fault, Target};
@@ -123,22 +124,6 @@ async fn deliver(
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     panic!("no replica took delivery {guid}");
-}
-
-fn now_ms() -> i64 {
-    let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
-    i64::try_from(since.as_millis()).unwrap()
-}
-
-fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    false
 }
 
 /// Whether another replica holds the analysis that `owner` held, or finished it.

@@ -3,7 +3,7 @@
 //! `story.rs` builds the end-to-end stories on it with the fake GitHub (declared by the test
 //! file, as it needs `mod fake_github`); `store.rs` is a bare store, `snapshot.rs` helps inline
 //! snapshots, `pause.rs` and `logs.rs` stand in for sleeping and logging, `port.rs` hands out
-//! ports for server processes.
+//! ports for server processes, `wait.rs` polls what they do.
 #![allow(dead_code)] // each test file uses a different part of the harness
 
 pub mod backend;
@@ -16,6 +16,7 @@ pub mod pause;
 pub mod port;
 pub mod snapshot;
 pub mod store;
+pub mod wait;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
