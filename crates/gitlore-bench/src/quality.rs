@@ -5,12 +5,13 @@
 
 pub mod ablation;
 
-use crate::domain::classification::{Classification, Label};
-use crate::knowledge::classify::builtin::model::{self, Model, NOISE_OUTPUT, label_names};
-use crate::knowledge::classify::builtin::train::{self, Example, Options};
-use crate::knowledge::classify::builtin::{Reading, read_with};
-use crate::knowledge::corpus::{Corpus, Record, Split};
-use crate::knowledge::filter::{self, Noise, NoiseRules};
+use gitlore::domain::Author;
+use gitlore::domain::classification::{Classification, Label};
+use gitlore::knowledge::filter::{self, Noise, NoiseRules};
+use gitlore_lab::builtin::model::{self, Model, NOISE_OUTPUT, label_names};
+use gitlore_lab::builtin::train::{self, Example, Options};
+use gitlore_lab::builtin::{Reading, read_with};
+use gitlore_lab::corpus::{Corpus, Record, Split};
 
 /// The noise model's threshold favours precision: a substantive comment set aside is lost
 /// evidence, while the rules already catch the plainest chatter. Chosen by the leave-one-out
@@ -24,6 +25,17 @@ pub const NOISE_L2: f32 = 0.01;
 
 /// A label counts towards macro-F1 when it has at least this many gold examples.
 pub const MACRO_MIN_SUPPORT: u32 = 5;
+
+/// The author of `record` as GitHub would describe it: a Bot account only when the login says
+/// `[bot]` (the labelled `author_type` is the labeller's judgement, not GitHub's, so it is not
+/// used).
+pub fn github_author(record: &Record) -> Author {
+    Author {
+        login: record.author.clone(),
+        is_bot_account: record.author.to_ascii_lowercase().ends_with("[bot]"),
+        ..Author::default()
+    }
+}
 
 /// True positives, false positives and false negatives.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -160,7 +172,7 @@ pub fn judge(
         labels,
     } = reading;
     let noise = rules.classify(
-        &record.github_author(),
+        &github_author(record),
         &body,
         record.by_pr_author(),
         content_free,
@@ -171,7 +183,7 @@ pub fn judge(
 /// `record`'s analysable text, and what `models` read in it.
 fn read(models: Models, record: &Record) -> (String, Reading) {
     let body = filter::analysable_text(&record.body);
-    let text = crate::knowledge::classify::CommentText {
+    let text = gitlore_lab::CommentText {
         body: &body,
         ..record.text()
     };
@@ -207,7 +219,7 @@ pub fn label_examples(records: &[&Record]) -> Vec<Example> {
         .filter(|record| record.noise.is_none())
         .map(|record| {
             let body = filter::analysable_text(&record.body);
-            let text = crate::knowledge::classify::CommentText {
+            let text = gitlore_lab::CommentText {
                 body: &body,
                 ..record.text()
             };
@@ -226,10 +238,10 @@ pub fn noise_examples(records: &[&Record]) -> Vec<Example> {
     let rules = NoiseRules::new(None, None, &[]);
     records
         .iter()
-        .filter(|record| !rules.is_bot(&record.github_author()))
+        .filter(|record| !rules.is_bot(&github_author(record)))
         .map(|record| {
             let body = filter::analysable_text(&record.body);
-            let text = crate::knowledge::classify::CommentText {
+            let text = gitlore_lab::CommentText {
                 body: &body,
                 ..record.text()
             };
@@ -283,7 +295,7 @@ pub fn held_out_predictions<'a>(records: &[&'a Record], options: Options) -> Vec
             let classify = |content_free| {
                 rules
                     .classify(
-                        &record.github_author(),
+                        &github_author(record),
                         &body,
                         record.by_pr_author(),
                         content_free,

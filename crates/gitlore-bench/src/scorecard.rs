@@ -17,21 +17,22 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde_json::json;
 
-use crate::analysis::theme_run::{Models, run_themes_with};
-use crate::analysis::{self, Request};
-use crate::analyze::reviews;
-use crate::domain::classification::{BUILTIN_NAME, Label};
-use crate::domain::findings::{EvidenceKind, Finding};
-use crate::domain::{RepoId, UnixMs, body_hash};
-use crate::ingest::{self, Memo};
-use crate::knowledge::corpus::{GoldTheme, Record};
-use crate::knowledge::exclude::Exclusions;
-use crate::knowledge::filter::{Noise, NoiseRules};
-use crate::knowledge::history::HistoryReport;
-use crate::knowledge::quality;
-use crate::llm::LlmClient;
-use crate::repo_config::RepoConfig;
-use crate::store::{self, Store, comments, inputs, repos};
+use gitlore::analysis::theme_run::{Models, run_themes_with};
+use gitlore::analysis::{self, Request};
+use gitlore::analyze::reviews;
+use gitlore::domain::classification::{BUILTIN_NAME, Label};
+use gitlore::domain::findings::{EvidenceKind, Finding};
+use gitlore::domain::{RepoId, UnixMs, body_hash};
+use gitlore::ingest::{self, Memo};
+use gitlore::knowledge::exclude::Exclusions;
+use gitlore::knowledge::filter::{Noise, NoiseRules};
+use gitlore::knowledge::history::HistoryReport;
+use gitlore::llm::LlmClient;
+use gitlore::repo_config::RepoConfig;
+use gitlore::store::{self, Store, comments, inputs, repos};
+use gitlore_lab::corpus::{GoldTheme, Record};
+
+use crate::quality;
 
 /// What one repository's analysis got right and wrong.
 #[derive(Debug, Clone, Default, PartialEq)]

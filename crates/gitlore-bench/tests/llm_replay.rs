@@ -5,8 +5,8 @@
 
 use std::process::Command;
 
-const CASSETTES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/cassettes");
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/corpus");
+const CASSETTES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/cassettes");
+const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/corpus");
 
 /// Runs `gitlore-bench ARGS… --corpus CORPUS --cassettes CASSETTES`; its standard output.
 fn bench(args: &[&str]) -> String {

@@ -5,10 +5,10 @@
 
 use std::path::Path;
 
-use gitlore::knowledge::classify::builtin::model::{LABELS_TSV, Model, NOISE_TSV};
-use gitlore::knowledge::classify::builtin::train::Options;
-use gitlore::knowledge::corpus::{Corpus, Split};
-use gitlore::knowledge::quality::{self, Models};
+use gitlore_lab::builtin::model::{LABELS_TSV, Model, NOISE_TSV};
+use gitlore_lab::builtin::train::Options;
+use gitlore_lab::corpus::{Corpus, Split};
+use gitlore_bench::quality::{self, Models};
 
 /// Measured on the test split: macro-F1 0.553 (0.491 with twenty-one training repositories, 0.557
 /// with thirty-one, 0.535 with thirty-nine: one of its five security comments fewer found, the
@@ -26,7 +26,7 @@ const TEST_LABELLED: f64 = 0.94;
 const LEAVE_ONE_OUT_MACRO_F1: f64 = 0.51;
 
 fn corpus() -> Corpus {
-    Corpus::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus"))
+    Corpus::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/corpus"))
         .expect("the corpus loads and passes its checks")
 }
 

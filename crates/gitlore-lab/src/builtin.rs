@@ -18,8 +18,8 @@ use std::sync::LazyLock;
 
 use sha2::{Digest, Sha256};
 
-use super::CommentText;
-use crate::domain::classification::{Classification, Label, Scored};
+use crate::CommentText;
+use crate::label::{Classification, Label, Scored};
 use features::Hashed;
 use model::{LABELS, Model, NOISE};
 use text::{Text, Zone};

@@ -9,9 +9,8 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
-use crate::domain::Author;
-use crate::domain::classification::Label;
-use crate::knowledge::classify::CommentText;
+use crate::CommentText;
+use crate::label::Label;
 
 /// One labelled comment.
 #[derive(Debug, Clone, Deserialize)]
@@ -48,16 +47,6 @@ impl Record {
             body: &self.body,
             path: self.path.as_deref(),
             diff_hunk: self.diff_hunk.as_deref(),
-        }
-    }
-
-    /// The author as GitHub would describe it: a Bot account only when the login says `[bot]`
-    /// (the labelled `author_type` is the labeller's judgement, not GitHub's, so it is not used).
-    pub fn github_author(&self) -> Author {
-        Author {
-            login: self.author.clone(),
-            is_bot_account: self.author.to_ascii_lowercase().ends_with("[bot]"),
-            ..Author::default()
         }
     }
 

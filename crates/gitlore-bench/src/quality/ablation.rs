@@ -3,9 +3,10 @@
 //! verdict flips, whether the rule had them right, noise precision and recall without it).
 //! Printed by `gitlore-bench noise-rules`.
 
-use super::{Counts, HeldOut, Models, read};
-use crate::knowledge::corpus::Record;
-use crate::knowledge::filter::{self, NoiseRules, Rule, Switches};
+use gitlore::knowledge::filter::{self, NoiseRules, Rule, Switches};
+use gitlore_lab::corpus::Record;
+
+use super::{Counts, HeldOut, Models, github_author, read};
 
 /// A labelled comment and the noise model's verdict on its text.
 #[derive(Debug, Clone, Copy)]
@@ -99,7 +100,7 @@ fn verdicts(rules: &NoiseRules, reads: &[Read]) -> Vec<(bool, Option<Rule>)> {
             let record = read.record;
             let body = filter::analysable_text(&record.body);
             match rules.decide(
-                &record.github_author(),
+                &github_author(record),
                 &body,
                 record.by_pr_author(),
                 read.content_free,

@@ -6,15 +6,16 @@
 use anyhow::Result;
 use sha2::{Digest, Sha256};
 
+use gitlore::analysis::effect::theme_of;
+use gitlore::domain::effect::{EffectReport, Lesson, ReviewActivity, Verdict};
+use gitlore::domain::findings::Finding;
+use gitlore::knowledge::effect::measure;
+use gitlore::knowledge::effect::simulate::Rng;
+use gitlore::knowledge::filter::NoiseRules;
+use gitlore::store::effect::review_activity;
+use gitlore_lab::corpus::Record;
+
 use super::{Setup, analyse, ingest_records};
-use crate::analysis::effect::theme_of;
-use crate::domain::effect::{EffectReport, Lesson, ReviewActivity, Verdict};
-use crate::domain::findings::Finding;
-use crate::knowledge::corpus::Record;
-use crate::knowledge::effect::measure;
-use crate::knowledge::effect::simulate::Rng;
-use crate::knowledge::filter::NoiseRules;
-use crate::store::effect::review_activity;
 
 /// Repositories whose review comments are kept for an independent evaluation: never replayed.
 pub const RESERVED: &[&str] = &[

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use super::super::CommentText;
 use super::rules;
 use super::text::{Text, Zone};
-use crate::domain::classification::Label;
+use crate::label::Label;
 
 /// Where features go.
 pub trait Sink {

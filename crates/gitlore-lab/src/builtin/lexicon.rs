@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::LazyLock;
 
-use crate::domain::classification::Label::{self, *};
+use crate::label::Label::{self, *};
 
 /// A phrase and the evidence it adds per label.
 type Rule = (&'static str, &'static [(Label, f32)]);

@@ -17,7 +17,7 @@ use std::sync::LazyLock;
 use anyhow::{Context, Result, bail};
 
 use super::features::{Hashed, hash_name};
-use crate::domain::classification::Label;
+use crate::label::Label;
 
 /// A trained model.
 #[derive(Debug, Clone, PartialEq)]

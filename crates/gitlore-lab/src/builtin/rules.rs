@@ -9,7 +9,7 @@
 
 use super::lexicon::{CODE_RULES, Lexicon, PROSE_RULES, RULE_COUNT};
 use super::text::{Text, Zone};
-use crate::domain::classification::Label;
+use crate::label::Label;
 
 /// Evidence per label (cue units: 1.0 is one clear cue, negative cancels) for one comment body.
 pub fn evidence(parsed: &Text) -> [f32; Label::ALL.len()] {

@@ -299,7 +299,7 @@ fn shuffle(order: &mut [usize], seed: &mut u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::classification::Label;
+    use crate::label::Label;
 
     const OUTPUTS: [&str; 4] = ["bug", "testing", "nitpick", "question"];
 

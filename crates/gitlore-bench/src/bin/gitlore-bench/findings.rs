@@ -8,13 +8,13 @@ use anyhow::{Result, bail};
 
 use gitlore::analysis::theme_run::Models as AnalysisModels;
 use gitlore::domain::findings::Finding;
-use gitlore::knowledge::classify::builtin::train::Options;
-use gitlore::knowledge::corpus::{Corpus, GoldTheme, Record, Split};
+use gitlore_lab::builtin::train::Options;
+use gitlore_lab::corpus::{Corpus, GoldTheme, Record, Split};
 use gitlore::knowledge::embed::remote::RemoteEmbedder;
 use gitlore::knowledge::filter::NoiseRules;
-use gitlore::knowledge::quality::{self, Models};
+use gitlore_bench::quality::{self, Models};
 use gitlore::llm::LlmClient;
-use gitlore::scorecard::{self, RepoScore, Setup};
+use gitlore_bench::scorecard::{self, RepoScore, Setup};
 
 use crate::recorded::{RecordedArgs, Replaying};
 

@@ -39,7 +39,7 @@ mod report;
 
 /// The delivery every request carries, before it is trimmed and padded to [`PAYLOAD_BYTES`].
 const FIXTURE: &[u8] =
-    include_bytes!("../../../tests/fixtures/webhooks/pull_request_review_comment.created.1.json");
+    include_bytes!("../../../../../tests/fixtures/webhooks/pull_request_review_comment.created.1.json");
 /// Payload size named by behaviour §9 ("24 KB"), taken as 24 KiB; the body is padded to exactly this.
 const PAYLOAD_BYTES: usize = 24 * 1024;
 /// Lists of the fixture emptied, in this order, while it is still larger than [`PAYLOAD_BYTES`]:
@@ -78,7 +78,7 @@ pub struct IngressArgs {
     #[arg(long)]
     pub gitlore_bin: Option<PathBuf>,
     /// The Probot app directory (package.json, package-lock.json, index.js).
-    #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/bench/probot"))]
+    #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../../bench/probot"))]
     pub probot_dir: PathBuf,
     /// Run gitlore alone, as `--replicas` processes on this PostgreSQL database (its deliveries
     /// table grows by what they store), instead of side by side with Probot on SQLite.
@@ -88,7 +88,7 @@ pub struct IngressArgs {
     #[arg(long, default_value_t = 1, requires = "database_url")]
     pub replicas: usize,
     /// GitHub App private key handed to both servers (a test key: nothing calls GitHub).
-    #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/test-app-key.pem"))]
+    #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/test-app-key.pem"))]
     pub private_key: PathBuf,
 }
 

@@ -1,13 +1,13 @@
 //! `noise-rules`: each noise rule's hits and mistakes on the corpus's training split, and what
-//! switching it off alone does to noise precision and recall (`gitlore::knowledge::quality::ablation`).
+//! switching it off alone does to noise precision and recall (`gitlore_bench::quality::ablation`).
 //! Never the test split: choosing rules on it would be tuning on it.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use gitlore::knowledge::corpus::{Corpus, Split};
-use gitlore::knowledge::quality::{self, ablation};
+use gitlore_lab::corpus::{Corpus, Split};
+use gitlore_bench::quality::{self, ablation};
 
 use crate::quality::DEFAULT_CORPUS;
 

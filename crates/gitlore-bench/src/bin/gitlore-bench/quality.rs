@@ -8,14 +8,14 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 
 use gitlore::domain::classification::Label;
-use gitlore::knowledge::classify::builtin::train::Options;
-use gitlore::knowledge::corpus::{Corpus, Record, Split};
-use gitlore::knowledge::quality::{self, Counts, MACRO_MIN_SUPPORT, Models, Scores};
+use gitlore_lab::builtin::train::Options;
+use gitlore_lab::corpus::{Corpus, Record, Split};
+use gitlore_bench::quality::{self, Counts, MACRO_MIN_SUPPORT, Models, Scores};
 
 /// The corpus of the repository, relative to the crate.
 pub const DEFAULT_CORPUS: &str = "tests/fixtures/corpus";
 /// Where `train` writes the models.
-const MODEL_DIR: &str = "src/knowledge/classify/builtin";
+const MODEL_DIR: &str = "crates/gitlore-lab/src/builtin";
 
 #[derive(Debug, clap::Args)]
 pub struct QualityArgs {
