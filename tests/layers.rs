@@ -11,7 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The ranks, lowest first: `LAYERS[r]` names rank `r` and lists its top-level modules.
-/// `main.rs`, `lib.rs` and the binaries in `src/bin/` are above all of them.
+/// `main.rs` and `lib.rs` are above all of them.
 const LAYERS: &[(&str, &[&str])] = &[
     (
         "domain models and leaf utilities",
@@ -121,11 +121,11 @@ fn rust_files(dir: &Path, files: &mut Vec<PathBuf>) {
     }
 }
 
-/// The top-level module a file of `src/` belongs to; `None` for the crate roots and binaries.
+/// The top-level module a file of `src/` belongs to; `None` for the crate roots.
 fn owner(relative: &Path) -> Option<String> {
     let first = relative.components().next()?.as_os_str().to_str()?;
     match first {
-        "main.rs" | "lib.rs" | "bin" => None,
+        "main.rs" | "lib.rs" => None,
         file => Some(file.trim_end_matches(".rs").to_string()),
     }
 }
@@ -298,8 +298,14 @@ fn naming_finds_the_trainer_in_use_lists_and_paths() {
     fs::create_dir_all(&dir).expect("create a fake tests/");
     for (file, source) in [
         ("a.rs", "use gitlore_lab::builtin::{model, train};\n"),
-        ("b.rs", "fn f() { gitlore_lab::builtin::train::train(&[]); }\n"),
-        ("c.rs", "// builtin::train:: in a comment\nuse x::{read, version};\n"),
+        (
+            "b.rs",
+            "fn f() { gitlore_lab::builtin::train::train(&[]); }\n",
+        ),
+        (
+            "c.rs",
+            "// builtin::train:: in a comment\nuse x::{read, version};\n",
+        ),
     ] {
         fs::write(dir.join(file), source).expect("write");
     }

@@ -5,9 +5,9 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use gitlore_lab::corpus::{Corpus, Record, Split};
 use gitlore::knowledge::filter::NoiseRules;
 use gitlore_bench::scorecard::{self, RepoScore};
+use gitlore_lab::corpus::{Corpus, Record, Split};
 
 /// Floors below the figures measured on the test split: 10 of 23 gold themes recovered (0.435),
 /// evidence precision 0.767 with the noise model trained again on what the rules of 2026-11-29
@@ -31,7 +31,8 @@ const PRECISION_FLOOR: f64 = 0.75;
 const PURITY_FLOOR: f64 = 0.7;
 
 fn corpus() -> Corpus {
-    Corpus::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/corpus")).expect("the corpus loads")
+    Corpus::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/corpus"))
+        .expect("the corpus loads")
 }
 
 fn rules() -> NoiseRules {

@@ -6,10 +6,10 @@
 use std::path::Path;
 
 use gitlore::domain::effect::Verdict;
-use gitlore_lab::corpus::{Corpus, Record};
 use gitlore::knowledge::effect::simulate::{Stream, coverage};
 use gitlore::knowledge::filter::NoiseRules;
 use gitlore_bench::scorecard::aa_replay::{RESERVED, analyse_repo};
+use gitlore_lab::corpus::{Corpus, Record};
 
 const RUNS: usize = 200;
 /// Runs whose interval must hold the truth: 90 % of them.
@@ -49,7 +49,9 @@ fn a_strong_effect_is_found_and_no_effect_is_seldom_called_one() {
 
 #[test]
 fn the_corpus_replayed_with_nothing_published_shows_no_effect() {
-    let corpus = Corpus::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/corpus")).unwrap();
+    let corpus =
+        Corpus::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/corpus"))
+            .unwrap();
     let rules = NoiseRules::new(None, None, &[]);
     let mut quiet = 0;
     let mut repos = 0;

@@ -5,7 +5,10 @@
 
 use std::process::Command;
 
-const CASSETTES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/cassettes");
+const CASSETTES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tests/fixtures/cassettes"
+);
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/corpus");
 
 /// Runs `gitlore-bench ARGS… --corpus CORPUS --cassettes CASSETTES`; its standard output.

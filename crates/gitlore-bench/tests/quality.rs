@@ -5,10 +5,10 @@
 
 use std::path::Path;
 
+use gitlore_bench::quality::{self, Models};
 use gitlore_lab::builtin::model::{LABELS_TSV, Model, NOISE_TSV};
 use gitlore_lab::builtin::train::Options;
 use gitlore_lab::corpus::{Corpus, Split};
-use gitlore_bench::quality::{self, Models};
 
 /// Measured on the test split: macro-F1 0.553 (0.491 with twenty-one training repositories, 0.557
 /// with thirty-one, 0.535 with thirty-nine: one of its five security comments fewer found, the

@@ -8,13 +8,13 @@ use anyhow::{Result, bail};
 
 use gitlore::analysis::theme_run::Models as AnalysisModels;
 use gitlore::domain::findings::Finding;
-use gitlore_lab::builtin::train::Options;
-use gitlore_lab::corpus::{Corpus, GoldTheme, Record, Split};
 use gitlore::knowledge::embed::remote::RemoteEmbedder;
 use gitlore::knowledge::filter::NoiseRules;
-use gitlore_bench::quality::{self, Models};
 use gitlore::llm::LlmClient;
+use gitlore_bench::quality::{self, Models};
 use gitlore_bench::scorecard::{self, RepoScore, Setup};
+use gitlore_lab::builtin::train::Options;
+use gitlore_lab::corpus::{Corpus, GoldTheme, Record, Split};
 
 use crate::recorded::{RecordedArgs, Replaying};
 

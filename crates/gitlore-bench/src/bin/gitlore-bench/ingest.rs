@@ -14,8 +14,9 @@ use gitlore::store::deliveries::{self, NewDelivery};
 use gitlore::worker::{Worker, WorkerSettings};
 
 /// The real payload the deliveries are built from (about 28 KB, as GitHub sends them).
-const TEMPLATE: &str =
-    include_str!("../../../../../tests/fixtures/webhooks/pull_request_review_comment.created.1.json");
+const TEMPLATE: &str = include_str!(
+    "../../../../../tests/fixtures/webhooks/pull_request_review_comment.created.1.json"
+);
 
 /// Review remarks of the kinds the classifier sees, cycled through with a number to keep each
 /// body distinct.

@@ -38,8 +38,9 @@ mod replicas;
 mod report;
 
 /// The delivery every request carries, before it is trimmed and padded to [`PAYLOAD_BYTES`].
-const FIXTURE: &[u8] =
-    include_bytes!("../../../../../tests/fixtures/webhooks/pull_request_review_comment.created.1.json");
+const FIXTURE: &[u8] = include_bytes!(
+    "../../../../../tests/fixtures/webhooks/pull_request_review_comment.created.1.json"
+);
 /// Payload size named by behaviour §9 ("24 KB"), taken as 24 KiB; the body is padded to exactly this.
 const PAYLOAD_BYTES: usize = 24 * 1024;
 /// Lists of the fixture emptied, in this order, while it is still larger than [`PAYLOAD_BYTES`]:

@@ -11,11 +11,11 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use gitlore::domain::effect::Verdict;
-use gitlore_lab::corpus::{Corpus, Record, Split};
 use gitlore::knowledge::effect::simulate::{Stream, coverage};
 use gitlore::knowledge::filter::NoiseRules;
 use gitlore_bench::scorecard::aa_replay::{RESERVED, Replayed, analyse_repo};
 use gitlore_bench::scorecard::pool;
+use gitlore_lab::corpus::{Corpus, Record, Split};
 
 #[derive(Debug, clap::Args)]
 pub struct LessonEffectArgs {

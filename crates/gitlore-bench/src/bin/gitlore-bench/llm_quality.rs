@@ -13,11 +13,11 @@ use anyhow::{Result, bail};
 
 use gitlore::domain::classification::Label;
 use gitlore::knowledge::classify::llm::prompt_version;
-use gitlore_lab::corpus::{Corpus, Record, Split};
 use gitlore::knowledge::filter::NoiseRules;
-use gitlore_bench::quality;
 use gitlore::llm::LlmClient;
+use gitlore_bench::quality;
 use gitlore_bench::scorecard;
+use gitlore_lab::corpus::{Corpus, Record, Split};
 
 use crate::quality::{DEFAULT_CORPUS, print_labels, print_labels_side_by_side, print_summary};
 use crate::recorded::RecordedArgs;

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use gitlore_lab::corpus::{Corpus, Split};
 use gitlore_bench::quality::{self, ablation};
+use gitlore_lab::corpus::{Corpus, Split};
 
 use crate::quality::DEFAULT_CORPUS;
 

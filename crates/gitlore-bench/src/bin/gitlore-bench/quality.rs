@@ -8,9 +8,9 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 
 use gitlore::domain::classification::Label;
+use gitlore_bench::quality::{self, Counts, MACRO_MIN_SUPPORT, Models, Scores};
 use gitlore_lab::builtin::train::Options;
 use gitlore_lab::corpus::{Corpus, Record, Split};
-use gitlore_bench::quality::{self, Counts, MACRO_MIN_SUPPORT, Models, Scores};
 
 /// The corpus of the repository, relative to the crate.
 pub const DEFAULT_CORPUS: &str = "tests/fixtures/corpus";

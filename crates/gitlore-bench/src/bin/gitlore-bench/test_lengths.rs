@@ -1,4 +1,5 @@
-//! `test-lengths`: how long the integration tests are. Reads `tests/*.rs`, finds each
+//! `test-lengths`: how long the integration tests are. Reads `tests/*.rs` of the service and of
+//! the benches (`crates/gitlore-bench/tests/`), finds each
 //! `#[test]` / `#[tokio::test]` function and counts its lines from `fn` to the closing brace;
 //! counts `assert*!` invocations per file (test files and the shared harness under
 //! `tests/common/` apart); prints the median and 90th percentile, the counts, and the files
@@ -10,9 +11,9 @@ use anyhow::{Context, Result};
 
 #[derive(Debug, clap::Args)]
 pub struct TestLengthsArgs {
-    /// The directory of the integration tests.
-    #[arg(long, default_value = "tests")]
-    dir: PathBuf,
+    /// The directories of the integration tests (repeat `--dir` for more than one).
+    #[arg(long = "dir", default_values = ["tests", "crates/gitlore-bench/tests"])]
+    dirs: Vec<PathBuf>,
     /// How many of the longest files (by average test length) to list.
     #[arg(long, default_value_t = 10)]
     top: usize,
@@ -31,7 +32,10 @@ struct FileFigures {
 }
 
 pub fn run(args: TestLengthsArgs) -> Result<()> {
-    let files = rust_files(&args.dir)?;
+    let mut files = Vec::new();
+    for dir in &args.dirs {
+        files.extend(rust_files(dir)?);
+    }
     let mut figures = Vec::new();
     for path in &files {
         let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
@@ -44,7 +48,11 @@ pub fn run(args: TestLengthsArgs) -> Result<()> {
             assertions: assertions(&code),
         });
     }
-    let harness = rust_files(&args.dir.join("common")).unwrap_or_default();
+    let harness: Vec<PathBuf> = args
+        .dirs
+        .iter()
+        .flat_map(|dir| rust_files(&dir.join("common")).unwrap_or_default())
+        .collect();
     let mut harness_assertions = 0;
     for path in &harness {
         let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
