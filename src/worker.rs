@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use tracing::{debug, info_span, warn};
@@ -12,7 +12,7 @@ use tracing::{debug, info_span, warn};
 use crate::clock::Clock;
 use crate::domain::UnixMs;
 use crate::events::{self, Event};
-use crate::ingest::{self, Applied, Memo};
+use crate::ingest::{self, Applied, CommentReading, Memo};
 use crate::knowledge::filter::NoiseRules;
 use crate::store::Store;
 use crate::store::deliveries::{self, Claimed};
@@ -60,6 +60,12 @@ const PARALLEL_PARSE_MIN: usize = 16;
 
 /// How often an idle worker looks for due retries and expired leases without being woken.
 const IDLE_POLL: Duration = Duration::from_millis(500);
+
+/// How long a transaction of the worker keeps the writer connection once a durable write (a
+/// webhook being stored) waits for it. Each commit writes every page it touched to the WAL, so
+/// ending after each delivery would write the same pages again and again; this bounds what the
+/// wait adds to a webhook's answer.
+const WRITER_SLICE: Duration = Duration::from_millis(1);
 
 /// What one pass over a batch did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -142,15 +148,25 @@ struct Parsed {
     /// The event, or why the stored body cannot be read as one (which reading again would not
     /// change).
     event: Result<Event, String>,
+    /// What the filter and the classifier make of the comment the event carries.
+    reading: Option<CommentReading>,
 }
 
-/// Decompresses and parses claimed deliveries on every core: that is most of a delivery's CPU
-/// cost, and none of it needs the writer connection.
-fn parse_all(claimed: Vec<Claimed>) -> Vec<Parsed> {
-    let parse = |claimed: Claimed| Parsed {
-        event: deliveries::decompress(&claimed.compressed_body)
-            .and_then(|body| events::parse(&claimed.event, &body).map_err(|e| e.to_string())),
-        claimed,
+/// Decompresses, parses and reads claimed deliveries on every core: that is most of a delivery's
+/// CPU cost, and none of it needs the writer connection.
+fn parse_all(claimed: Vec<Claimed>, rules: &NoiseRules) -> Vec<Parsed> {
+    let parse = |claimed: Claimed| {
+        let event = deliveries::decompress(&claimed.compressed_body)
+            .and_then(|body| events::parse(&claimed.event, &body).map_err(|e| e.to_string()));
+        let reading = event
+            .as_ref()
+            .ok()
+            .and_then(|event| ingest::read_ahead(rules, event));
+        Parsed {
+            claimed,
+            event,
+            reading,
+        }
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     if threads < 2 || claimed.len() < PARALLEL_PARSE_MIN {
@@ -180,6 +196,19 @@ fn parse_all(claimed: Vec<Claimed>) -> Vec<Parsed> {
             })
             .collect()
     })
+}
+
+/// Lowers the calling thread's scheduling priority (nice 10), so that while webhooks arrive the
+/// cores serve them first and the worker reads ahead with what is left. Only threads that hold
+/// no lock call it: a thread holding the writer connection at low priority would keep the
+/// ingress writer waiting. Best effort: where it is refused, the thread runs as before.
+fn yield_to_ingress() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority reads no memory of ours; on Linux, PRIO_PROCESS with the id of a
+    // thread sets that thread's nice value.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
+    }
 }
 
 impl Worker {
@@ -238,12 +267,15 @@ impl Worker {
     /// claimed, and so applied, in order of arrival.
     fn process_until_idle(&self, signal: Option<&Signal>) -> Result<BatchStats> {
         let mut total = BatchStats::default();
-        let mut current = parse_all(self.claim()?);
+        let mut current = parse_all(self.claim()?, &self.rules);
         while !current.is_empty() {
             let stopping = signal.is_some_and(Signal::stopped);
             let next = if stopping { Vec::new() } else { self.claim()? };
             let (stats, next) = std::thread::scope(|scope| {
-                let parsing = scope.spawn(|| parse_all(next));
+                let parsing = scope.spawn(|| {
+                    yield_to_ingress();
+                    parse_all(next, &self.rules)
+                });
                 let stats = self.apply_batch(&current);
                 let next = parsing
                     .join()
@@ -295,7 +327,7 @@ impl Worker {
     }
 
     /// Applies deliveries from the front of `items` until all are applied or, after at least
-    /// one, a durable write waits. Returns how many were applied.
+    /// one and [`WRITER_SLICE`], a durable write waits. Returns how many were applied.
     fn apply_some(
         &self,
         tx: &mut crate::store::Transaction<'_>,
@@ -306,8 +338,12 @@ impl Worker {
         let mut stats = BatchStats::default();
         let mut applied = 0;
         let mut memo = Memo::default();
+        let started = Instant::now();
         for item in items {
-            if applied > 0 && self.store.durable_write_waiting() {
+            if applied > 0
+                && started.elapsed() >= WRITER_SLICE
+                && self.store.durable_write_waiting()
+            {
                 break;
             }
             self.process(tx, item, now, &mut stats, &mut memo, isolate)?;
@@ -342,13 +378,21 @@ impl Worker {
             }
         };
         if !isolate {
-            let applied = self.apply(tx, claimed, event, now, memo)?;
+            let applied = self.apply(tx, claimed, event, now, item.reading.as_ref(), memo)?;
             stats.count(&applied);
             return Ok(());
         }
         let savepoint = tx.savepoint()?;
         // A savepoint may roll back: its deliveries share no memo.
-        match self.apply(&savepoint, claimed, event, now, &mut Memo::default()) {
+        let reading = item.reading.as_ref();
+        match self.apply(
+            &savepoint,
+            claimed,
+            event,
+            now,
+            reading,
+            &mut Memo::default(),
+        ) {
             Ok(applied) => {
                 savepoint.commit()?;
                 stats.count(&applied);
@@ -377,8 +421,12 @@ impl Worker {
         claimed: &Claimed,
         event: &Event,
         now: UnixMs,
+        reading: Option<&CommentReading>,
         memo: &mut Memo,
     ) -> Result<Applied> {
+        if let Some(reading) = reading {
+            memo.remember(reading.clone());
+        }
         if let Some(installation) = event.installation_id() {
             deliveries::record_installation(conn, claimed.seq, installation)?;
         }
