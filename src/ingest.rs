@@ -10,7 +10,7 @@ use crate::store::Connection;
 use anyhow::Result;
 
 use crate::commands;
-use crate::domain::classification::{BUILTIN_NAME, Classification};
+use crate::domain::classification::BUILTIN_NAME;
 use crate::domain::job::{
     Backfill, CheckRun, Command, CommandJob, CommandSource, Dismissals, Job, Occasion,
 };
@@ -103,8 +103,6 @@ pub struct Memo {
     origins: HashSet<(Option<InstallationId>, Repo)>,
     /// Pull-request snapshots stored, by repository id.
     pull_requests: HashSet<(RepoId, PullRequest)>,
-    /// Comments read ahead of the transaction ([`read_ahead`]), by kind and GitHub id.
-    readings: HashMap<(CommentKind, i64), CommentReading>,
 }
 
 impl Memo {
@@ -112,63 +110,6 @@ impl Memo {
         self.skips.clear();
         self.origins.clear();
         self.pull_requests.clear();
-    }
-
-    /// Keeps a comment's reading, made by [`read_ahead`], for the event that carries it.
-    pub fn remember(&mut self, reading: CommentReading) {
-        self.readings
-            .insert((reading.kind, reading.github_id), reading);
-    }
-
-    /// The reading remembered for this version of `comment`, if any.
-    fn take_reading(&mut self, comment: &Comment, hash: &str) -> Option<CommentReading> {
-        self.readings
-            .remove(&(comment.kind, comment.github_id))
-            .filter(|reading| reading.body_hash == hash)
-    }
-}
-
-/// What the noise filter and the built-in classifier make of one comment. It depends on the
-/// comment, its pull request's author and the rules alone, so the worker reads comments ahead,
-/// outside its write transaction, and hands the readings over with [`Memo::remember`].
-#[derive(Debug, Clone)]
-pub struct CommentReading {
-    kind: CommentKind,
-    github_id: i64,
-    body_hash: String,
-    noise: Option<filter::Noise>,
-    labels: Classification,
-}
-
-/// Reads the comment `event` carries, if it carries one.
-pub fn read_ahead(rules: &NoiseRules, event: &Event) -> Option<CommentReading> {
-    match event {
-        Event::CommentUpserted { pr, comment, .. } => {
-            Some(read_comment(rules, pr, comment, body_hash(&comment.body)))
-        }
-        _ => None,
-    }
-}
-
-fn read_comment(
-    rules: &NoiseRules,
-    pr: &PullRequest,
-    comment: &Comment,
-    body_hash: String,
-) -> CommentReading {
-    let text = filter::analysable_text(&comment.body);
-    let by_pr_author = is_pr_author(&comment.author.login, pr.author.as_deref());
-    let reading = classify::builtin::read(&CommentText {
-        body: &text,
-        path: comment.path.as_deref(),
-        diff_hunk: comment.diff_hunk.as_deref(),
-    });
-    CommentReading {
-        kind: comment.kind,
-        github_id: comment.github_id,
-        body_hash,
-        noise: rules.classify(&comment.author, &text, by_pr_author, reading.content_free),
-        labels: reading.labels,
     }
 }
 
@@ -425,10 +366,16 @@ impl Ingest<'_, '_> {
             return Ok(Applied::Ignored("review without a body".into()));
         }
         let hash = body_hash(&comment.body);
-        let remembered = self.memo.borrow_mut().take_reading(comment, &hash);
-        let reading =
-            remembered.unwrap_or_else(|| read_comment(self.rules, pr, comment, hash.clone()));
-        let noise = reading.noise;
+        let text = filter::analysable_text(&comment.body);
+        let by_pr_author = is_pr_author(&comment.author.login, pr.author.as_deref());
+        let reading = classify::builtin::read(&CommentText {
+            body: &text,
+            path: comment.path.as_deref(),
+            diff_hunk: comment.diff_hunk.as_deref(),
+        });
+        let noise = self
+            .rules
+            .classify(&comment.author, &text, by_pr_author, reading.content_free);
         let stored = comments::Version {
             body_hash: &hash,
             noise: noise.map(filter::Noise::as_str),
@@ -574,48 +521,4 @@ fn reading_version(rules: &NoiseRules) -> String {
 /// hash.
 pub fn classification_key(rules: &NoiseRules, body_hash: &str) -> String {
     format!("{}:{body_hash}", reading_version(rules))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::domain::PrNumber;
-
-    fn comment(body: &str) -> Comment {
-        let author = Author {
-            login: "reviewer".into(),
-            ..Author::default()
-        };
-        Comment::new(CommentKind::Inline, 7, author, body.into(), 1)
-    }
-
-    fn pull_request() -> PullRequest {
-        PullRequest {
-            number: PrNumber(1),
-            title: "A change".into(),
-            state: "open".into(),
-            merged: false,
-            head_sha: None,
-            updated_at: 1,
-            author: Some("author".into()),
-        }
-    }
-
-    #[test]
-    fn a_reading_serves_the_version_it_was_made_for_and_no_other() {
-        let rules = NoiseRules::new(None, None, &[]);
-        let first = comment("Please use a constant for this timeout.");
-        let edited = comment("Thanks!");
-        let mut memo = Memo::default();
-        let reading = read_comment(&rules, &pull_request(), &first, body_hash(&first.body));
-        memo.remember(reading.clone());
-        assert!(
-            memo.take_reading(&edited, &body_hash(&edited.body))
-                .is_none()
-        );
-        memo.remember(reading);
-        let taken = memo.take_reading(&first, &body_hash(&first.body));
-        assert!(taken.is_some_and(|taken| taken.noise.is_none() && !taken.labels.is_empty()));
-        assert!(memo.take_reading(&first, &body_hash(&first.body)).is_none());
-    }
 }

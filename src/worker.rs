@@ -12,7 +12,7 @@ use tracing::{debug, info_span, warn};
 use crate::clock::Clock;
 use crate::domain::UnixMs;
 use crate::events::{self, Event};
-use crate::ingest::{self, Applied, CommentReading, Memo};
+use crate::ingest::{self, Applied, Memo};
 use crate::knowledge::filter::NoiseRules;
 use crate::store::Store;
 use crate::store::deliveries::{self, Claimed};
@@ -148,25 +148,15 @@ struct Parsed {
     /// The event, or why the stored body cannot be read as one (which reading again would not
     /// change).
     event: Result<Event, String>,
-    /// What the filter and the classifier make of the comment the event carries.
-    reading: Option<CommentReading>,
 }
 
-/// Decompresses, parses and reads claimed deliveries on every core: that is most of a delivery's
-/// CPU cost, and none of it needs the writer connection.
-fn parse_all(claimed: Vec<Claimed>, rules: &NoiseRules) -> Vec<Parsed> {
-    let parse = |claimed: Claimed| {
-        let event = deliveries::decompress(&claimed.compressed_body)
-            .and_then(|body| events::parse(&claimed.event, &body).map_err(|e| e.to_string()));
-        let reading = event
-            .as_ref()
-            .ok()
-            .and_then(|event| ingest::read_ahead(rules, event));
-        Parsed {
-            claimed,
-            event,
-            reading,
-        }
+/// Decompresses and parses claimed deliveries on every core: that is most of a delivery's CPU
+/// cost, and none of it needs the writer connection.
+fn parse_all(claimed: Vec<Claimed>) -> Vec<Parsed> {
+    let parse = |claimed: Claimed| Parsed {
+        event: deliveries::decompress(&claimed.compressed_body)
+            .and_then(|body| events::parse(&claimed.event, &body).map_err(|e| e.to_string())),
+        claimed,
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     if threads < 2 || claimed.len() < PARALLEL_PARSE_MIN {
@@ -196,19 +186,6 @@ fn parse_all(claimed: Vec<Claimed>, rules: &NoiseRules) -> Vec<Parsed> {
             })
             .collect()
     })
-}
-
-/// Lowers the calling thread's scheduling priority (nice 10), so that while webhooks arrive the
-/// cores serve them first and the worker reads ahead with what is left. Only threads that hold
-/// no lock call it: a thread holding the writer connection at low priority would keep the
-/// ingress writer waiting. Best effort: where it is refused, the thread runs as before.
-fn yield_to_ingress() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: setpriority reads no memory of ours; on Linux, PRIO_PROCESS with the id of a
-    // thread sets that thread's nice value.
-    unsafe {
-        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
-    }
 }
 
 impl Worker {
@@ -267,15 +244,12 @@ impl Worker {
     /// claimed, and so applied, in order of arrival.
     fn process_until_idle(&self, signal: Option<&Signal>) -> Result<BatchStats> {
         let mut total = BatchStats::default();
-        let mut current = parse_all(self.claim()?, &self.rules);
+        let mut current = parse_all(self.claim()?);
         while !current.is_empty() {
             let stopping = signal.is_some_and(Signal::stopped);
             let next = if stopping { Vec::new() } else { self.claim()? };
             let (stats, next) = std::thread::scope(|scope| {
-                let parsing = scope.spawn(|| {
-                    yield_to_ingress();
-                    parse_all(next, &self.rules)
-                });
+                let parsing = scope.spawn(|| parse_all(next));
                 let stats = self.apply_batch(&current);
                 let next = parsing
                     .join()
@@ -303,8 +277,8 @@ impl Worker {
     }
 
     /// Applies and marks a parsed batch, in as few transactions as the ingress allows: a
-    /// transaction ends early when a durable write (a webhook being stored) waits for the writer
-    /// connection, and the rest of the batch follows in the next one. Should a delivery fail, its
+    /// transaction ends early, after [`WRITER_SLICE`], when a durable write (a webhook being
+    /// stored) waits for the writer connection, and the rest of the batch follows in the next one. Should a delivery fail, its
     /// transaction rolls back and is redone with each delivery in a savepoint, so the failure
     /// stays with the delivery that caused it. (Savepoints cost a sub-journal write per page, so
     /// the common case goes without.)
@@ -378,21 +352,13 @@ impl Worker {
             }
         };
         if !isolate {
-            let applied = self.apply(tx, claimed, event, now, item.reading.as_ref(), memo)?;
+            let applied = self.apply(tx, claimed, event, now, memo)?;
             stats.count(&applied);
             return Ok(());
         }
         let savepoint = tx.savepoint()?;
         // A savepoint may roll back: its deliveries share no memo.
-        let reading = item.reading.as_ref();
-        match self.apply(
-            &savepoint,
-            claimed,
-            event,
-            now,
-            reading,
-            &mut Memo::default(),
-        ) {
+        match self.apply(&savepoint, claimed, event, now, &mut Memo::default()) {
             Ok(applied) => {
                 savepoint.commit()?;
                 stats.count(&applied);
@@ -421,12 +387,8 @@ impl Worker {
         claimed: &Claimed,
         event: &Event,
         now: UnixMs,
-        reading: Option<&CommentReading>,
         memo: &mut Memo,
     ) -> Result<Applied> {
-        if let Some(reading) = reading {
-            memo.remember(reading.clone());
-        }
         if let Some(installation) = event.installation_id() {
             deliveries::record_installation(conn, claimed.seq, installation)?;
         }
