@@ -188,6 +188,19 @@ fn parse_all(claimed: Vec<Claimed>) -> Vec<Parsed> {
     })
 }
 
+/// Lowers the calling thread's scheduling priority (nice 10), so that while webhooks arrive the
+/// cores serve them first and the worker parses its backlog with what is left. Only threads that
+/// hold no lock call it: a thread holding the writer connection at low priority would keep the
+/// ingress writer waiting. Best effort: where it is refused, the thread runs as before.
+fn yield_to_ingress() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority reads no memory of ours; on Linux, PRIO_PROCESS with the id of a
+    // thread sets that thread's nice value.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
+    }
+}
+
 impl Worker {
     pub fn new(
         store: Arc<Store>,
@@ -249,7 +262,10 @@ impl Worker {
             let stopping = signal.is_some_and(Signal::stopped);
             let next = if stopping { Vec::new() } else { self.claim()? };
             let (stats, next) = std::thread::scope(|scope| {
-                let parsing = scope.spawn(|| parse_all(next));
+                let parsing = scope.spawn(|| {
+                    yield_to_ingress();
+                    parse_all(next)
+                });
                 let stats = self.apply_batch(&current);
                 let next = parsing
                     .join()
