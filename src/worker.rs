@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use tracing::{debug, info_span, warn};
@@ -60,6 +60,12 @@ const PARALLEL_PARSE_MIN: usize = 16;
 
 /// How often an idle worker looks for due retries and expired leases without being woken.
 const IDLE_POLL: Duration = Duration::from_millis(500);
+
+/// How long a transaction of the worker keeps the writer connection once a durable write (a
+/// webhook being stored) waits for it. Each commit writes every page it touched to the WAL, so
+/// ending after each delivery would write the same pages again and again; this bounds what the
+/// wait adds to a webhook's answer.
+const WRITER_SLICE: Duration = Duration::from_millis(1);
 
 /// What one pass over a batch did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -182,6 +188,19 @@ fn parse_all(claimed: Vec<Claimed>) -> Vec<Parsed> {
     })
 }
 
+/// Lowers the calling thread's scheduling priority (nice 10), so that while webhooks arrive the
+/// cores serve them first and the worker parses its backlog with what is left. Only threads that
+/// hold no lock call it: a thread holding the writer connection at low priority would keep the
+/// ingress writer waiting. Best effort: where it is refused, the thread runs as before.
+fn yield_to_ingress() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority reads no memory of ours; on Linux, PRIO_PROCESS with the id of a
+    // thread sets that thread's nice value.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
+    }
+}
+
 impl Worker {
     pub fn new(
         store: Arc<Store>,
@@ -243,7 +262,10 @@ impl Worker {
             let stopping = signal.is_some_and(Signal::stopped);
             let next = if stopping { Vec::new() } else { self.claim()? };
             let (stats, next) = std::thread::scope(|scope| {
-                let parsing = scope.spawn(|| parse_all(next));
+                let parsing = scope.spawn(|| {
+                    yield_to_ingress();
+                    parse_all(next)
+                });
                 let stats = self.apply_batch(&current);
                 let next = parsing
                     .join()
@@ -271,8 +293,8 @@ impl Worker {
     }
 
     /// Applies and marks a parsed batch, in as few transactions as the ingress allows: a
-    /// transaction ends early when a durable write (a webhook being stored) waits for the writer
-    /// connection, and the rest of the batch follows in the next one. Should a delivery fail, its
+    /// transaction ends early, after [`WRITER_SLICE`], when a durable write (a webhook being
+    /// stored) waits for the writer connection, and the rest of the batch follows in the next one. Should a delivery fail, its
     /// transaction rolls back and is redone with each delivery in a savepoint, so the failure
     /// stays with the delivery that caused it. (Savepoints cost a sub-journal write per page, so
     /// the common case goes without.)
@@ -295,7 +317,7 @@ impl Worker {
     }
 
     /// Applies deliveries from the front of `items` until all are applied or, after at least
-    /// one, a durable write waits. Returns how many were applied.
+    /// one and [`WRITER_SLICE`], a durable write waits. Returns how many were applied.
     fn apply_some(
         &self,
         tx: &mut crate::store::Transaction<'_>,
@@ -306,8 +328,12 @@ impl Worker {
         let mut stats = BatchStats::default();
         let mut applied = 0;
         let mut memo = Memo::default();
+        let started = Instant::now();
         for item in items {
-            if applied > 0 && self.store.durable_write_waiting() {
+            if applied > 0
+                && started.elapsed() >= WRITER_SLICE
+                && self.store.durable_write_waiting()
+            {
                 break;
             }
             self.process(tx, item, now, &mut stats, &mut memo, isolate)?;
