@@ -30,7 +30,6 @@ pub mod replay;
 pub mod repo_config;
 pub mod runner;
 pub mod scheduler;
-pub mod scorecard;
 pub mod server;
 pub mod setup;
 pub mod store;

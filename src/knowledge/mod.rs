@@ -3,12 +3,13 @@
 
 pub mod classify;
 pub mod cluster;
-pub mod corpus;
 pub mod effect;
 pub mod embed;
 pub mod exclude;
 pub mod filter;
 pub mod history;
-pub mod quality;
 pub mod synthesize;
 pub mod themes;
+
+/// The labelled corpus of real review comments, read (never trained on) by the service's tests.
+pub use gitlore_lab::corpus;
