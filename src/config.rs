@@ -665,13 +665,16 @@ mod tests {
     #[test]
     fn noise_rules_are_switched_off_by_name_and_an_unknown_one_is_named() {
         let s = settings(
-            &[("GITLORE_NOISE_RULES_OFF", "writers-plan, acknowledgement")],
+            &[(
+                "GITLORE_NOISE_RULES_OFF",
+                "agreement-notice, acknowledgement",
+            )],
             None,
         )
         .unwrap();
         assert_eq!(
             s.noise_rules_off.revision(),
-            "-off:acknowledgement,writers-plan"
+            "-off:acknowledgement,agreement-notice"
         );
         let error = settings(&[("GITLORE_NOISE_RULES_OFF", "lgtm")], None)
             .unwrap_err()

@@ -4,9 +4,7 @@
 
 mod commands;
 pub mod facts;
-mod norms;
 mod process;
-mod remarks;
 pub mod rules;
 mod tool_notices;
 mod trivial;
@@ -43,7 +41,7 @@ impl Noise {
 /// The version of the filter's rules. Bump it by hand with any change to the code that changes
 /// what the filter decides (not for a comment, a rename or a faster match): with the digest of
 /// `facts.toml` it makes [`revision`].
-pub const RULES_VERSION: u32 = 2;
+pub const RULES_VERSION: u32 = 3;
 
 /// The revision of the filter: [`RULES_VERSION`] and the digest of the facts it reads. Part of a
 /// stored classification's key, so that comments are read again once after the rules or the
@@ -54,7 +52,6 @@ pub fn revision() -> &'static str {
     &REVISION
 }
 
-pub use norms::states_a_norm;
 pub use rules::{Rule, Switches};
 pub use trivial::is_trivial;
 
@@ -126,10 +123,7 @@ impl NoiseRules {
     /// The noise class of a comment by `author` whose analysable text is `text`: a tool's
     /// notice posted through a person's account is a bot's.
     /// `by_pr_author`: the author opened the pull request; `content_free`: the noise model's
-    /// verdict on the text ([`crate::knowledge::classify::builtin::Reading`]), which does not
-    /// stand against a reviewer's remark on the code ("Thanks! But this leaks …", "Typo: …"). A
-    /// statement of the project's norms ("we don't accept cosmetic changes") is never
-    /// content-free.
+    /// verdict on the text ([`crate::knowledge::classify::builtin::Reading`]).
     pub fn classify(
         &self,
         author: &Author,
@@ -160,26 +154,15 @@ impl NoiseRules {
         if on(Rule::ToolNotice) && tool_notices::is_tool_notice(text) {
             return Some((Noise::Bot, Some(Rule::ToolNotice)));
         }
-        // A PR author's own "But this is …" or "typo in the branch name" stays the model's call:
-        // it defends or explains their change, as their other replies do.
-        let model_says_trivial = on(Rule::NoiseModel)
-            && content_free
-            && (by_pr_author || !(on(Rule::RemarkOnTheCode) && remarks::remarks_on_the_code(text)));
-        let trivial = if model_says_trivial {
+        let trivial = if on(Rule::NoiseModel) && content_free {
             Some(Rule::NoiseModel)
         } else {
             trivial::trivial_rule(text, by_pr_author, &[], &self.switches)
         };
-        let rule = trivial
-            .filter(|_| !(on(Rule::StatesANorm) && norms::states_a_norm(text)))
-            .or_else(|| {
-                (on(Rule::AgreementNotice) && process::is_agreement_notice(text))
-                    .then_some(Rule::AgreementNotice)
-            })
-            .or_else(|| {
-                (on(Rule::FirstContributionThanks) && process::is_first_contribution_thanks(text))
-                    .then_some(Rule::FirstContributionThanks)
-            });
+        let rule = trivial.or_else(|| {
+            (on(Rule::AgreementNotice) && process::is_agreement_notice(text))
+                .then_some(Rule::AgreementNotice)
+        });
         rule.map(|rule| (Noise::Trivial, Some(rule)))
     }
 }

@@ -457,34 +457,6 @@ fn is_decision_announcement(lower: &str, word_count: usize) -> bool {
         && !says_any(lower, &[DECISION_CONTENT])
 }
 
-/// The longest thanks for a first contribution, in words.
-const MAX_WELCOME_WORDS: usize = 16;
-
-/// Words after which a welcome says something more ("However, `branch-2.3` is EOL").
-const WELCOME_CONTENT: &[&str] = &["but", "however", "please", "although", "though", "unless"];
-
-/// Whether `text` only thanks or welcomes someone for a first contribution ("Thank you for
-/// making your first contribution to Spring Boot, @ericus20."): courtesy, not a lesson.
-pub fn is_first_contribution_thanks(text: &str) -> bool {
-    // The cheapest test first: most comments never say "first".
-    if !text.contains("first")
-        || text.contains(['`', '?'])
-        || text.split_whitespace().nth(MAX_WELCOME_WORDS).is_some()
-    {
-        return false;
-    }
-    let lower = text.to_lowercase();
-    ["thank", "welcome", "congrat"]
-        .iter()
-        .any(|word| lower.contains(word))
-        && ["first contribution", "first pr", "first pull request"]
-            .iter()
-            .any(|phrase| lower.contains(phrase))
-        && !words_of(&lower)
-            .iter()
-            .any(|word| WELCOME_CONTENT.contains(word))
-}
-
 /// Whether `text` is about a contributor license agreement: the notices CLA bots post on a
 /// first pull request ("Please sign the [Contributor License Agreement](…)", "CLAs are signed"),
 /// or a request to sign one. Paperwork, not a lesson about the code.
@@ -505,27 +477,6 @@ pub fn is_agreement_notice(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn thanks_for_a_first_contribution_unless_it_says_more() {
-        // boot-0059 and boot-0070 of the corpus, verbatim.
-        for text in [
-            "Thank you for making your first contribution to Spring Boot, @ericus20.",
-            "@vikeychen thank you for making your first contribution to Spring Boot.",
-            "Congrats on your first PR!",
-        ] {
-            assert!(is_first_contribution_thanks(text), "{text:?}");
-        }
-        // spark-0048 of the corpus, verbatim up to its link.
-        for text in [
-            "Thank you for making your first PR, @jaltekruse . However, `branch-2.3` is a EOL branch and we don't backport.",
-            "Thanks for your first PR! Please add a test for the empty input.",
-            "Thanks, first pass done.",
-            "Is this your first contribution? Thanks!",
-        ] {
-            assert!(!is_first_contribution_thanks(text), "{text:?}");
-        }
-    }
 
     #[test]
     fn agreement_notices_of_cla_bots_but_not_dco_sign_offs() {

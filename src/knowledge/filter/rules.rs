@@ -1,5 +1,5 @@
 //! The noise filter's rules by name, registered here in the order they are tried: each decides
-//! that a comment is noise, or (an override) that it is not. A deployment switches rules off with
+//! that a comment is noise. A deployment switches rules off with
 //! `GITLORE_NOISE_RULES_OFF`; `gitlore-bench noise-rules` prints each rule's hits and mistakes on
 //! the training split and what switching it off does. Each rule's doc comment, in the module
 //! that implements it, says what it catches with corpus examples.
@@ -18,9 +18,6 @@ pub enum Rule {
     ToolNotice,
     /// The noise model reads the text as content-free.
     NoiseModel,
-    /// Override: a reviewer's remark on the code ("Thanks! But this leaks …") is not the noise
-    /// model's to set aside (`remarks.rs`).
-    RemarkOnTheCode,
     /// Only commands to bots or CI and review-process lines (`trivial.rs`, `commands.rs`).
     OnlyCommands,
     /// A short remark about the process: rebase, ping, CI status (`trivial.rs`).
@@ -29,31 +26,21 @@ pub enum Rule {
     ContentFreeWords,
     /// A short acknowledgement or apology: "Done.", "Fixed in 3f2a1b." (`trivial.rs`).
     Acknowledgement,
-    /// Short news of the writer's own plans: "I'll look into it tomorrow." (`trivial.rs`).
-    WritersPlan,
-    /// Override: a statement of the project's norms is never content-free (`norms.rs`).
-    StatesANorm,
     /// A contributor licence agreement notice or request (`process.rs`).
     AgreementNotice,
-    /// Thanks for a first contribution (`process.rs`).
-    FirstContributionThanks,
 }
 
 impl Rule {
     /// Every rule, in the order the filter tries them.
-    pub const ALL: [Rule; 12] = [
+    pub const ALL: [Rule; 8] = [
         Rule::BotAccount,
         Rule::ToolNotice,
         Rule::NoiseModel,
-        Rule::RemarkOnTheCode,
         Rule::OnlyCommands,
         Rule::ProcessRemark,
         Rule::ContentFreeWords,
         Rule::Acknowledgement,
-        Rule::WritersPlan,
-        Rule::StatesANorm,
         Rule::AgreementNotice,
-        Rule::FirstContributionThanks,
     ];
 
     /// Its name in settings and reports.
@@ -62,21 +49,12 @@ impl Rule {
             Rule::BotAccount => "bot-account",
             Rule::ToolNotice => "tool-notice",
             Rule::NoiseModel => "noise-model",
-            Rule::RemarkOnTheCode => "remark-on-the-code",
             Rule::OnlyCommands => "only-commands",
             Rule::ProcessRemark => "process-remark",
             Rule::ContentFreeWords => "content-free-words",
             Rule::Acknowledgement => "acknowledgement",
-            Rule::WritersPlan => "writers-plan",
-            Rule::StatesANorm => "states-a-norm",
             Rule::AgreementNotice => "agreement-notice",
-            Rule::FirstContributionThanks => "first-contribution-thanks",
         }
-    }
-
-    /// Whether it keeps a comment out of the noise rather than putting it in.
-    pub fn overrides(self) -> bool {
-        matches!(self, Rule::RemarkOnTheCode | Rule::StatesANorm)
     }
 
     /// The rule of this name.
@@ -149,15 +127,15 @@ mod tests {
             assert_eq!(Rule::parse(rule.name()).unwrap(), rule);
         }
         let error = Rule::parse("lgtm").unwrap_err().to_string();
-        assert!(error.contains("`lgtm` is not a noise rule") && error.contains("writers-plan"));
+        assert!(error.contains("`lgtm` is not a noise rule") && error.contains("agreement-notice"));
     }
 
     #[test]
     fn switches_name_what_is_off_in_the_revision() {
         assert_eq!(Switches::default().revision(), "");
-        let off = Switches::parse(&["writers-plan".into(), " noise-model".into()]).unwrap();
-        assert!(!off.is_on(Rule::WritersPlan) && off.is_on(Rule::BotAccount));
-        assert_eq!(off.revision(), "-off:noise-model,writers-plan");
+        let off = Switches::parse(&["agreement-notice".into(), " noise-model".into()]).unwrap();
+        assert!(!off.is_on(Rule::AgreementNotice) && off.is_on(Rule::BotAccount));
+        assert_eq!(off.revision(), "-off:noise-model,agreement-notice");
         assert!(Switches::parse(&["nope".into()]).is_err());
     }
 }

@@ -400,25 +400,6 @@ const CONTENT_MARKERS: &[&str] = &[
 /// ("Fixed, and updated the test accordingly.").
 const MAX_ACK_WORDS: usize = 6;
 const MAX_AUTHOR_ACK_WORDS: usize = 10;
-/// Words of a problem in the code, which make news of the writer's plans a remark on it ("I'll
-/// be honest: this leaks the handle").
-const PROBLEMS: &[&str] = &[
-    "bug",
-    "bugs",
-    "leak",
-    "leaks",
-    "race",
-    "crash",
-    "crashes",
-    "panic",
-    "panics",
-    "wrong",
-    "broken",
-    "incorrect",
-    "unsafe",
-];
-/// The longest news of the writer's own plans ([`announces_a_plan`]), in words.
-const MAX_PLAN_WORDS: usize = 16;
 
 /// Whether a comment (its analysable text) says nothing a reviewer could learn from.
 /// `by_pr_author`: it is the pull request author's own reply. `extra_commands`: a repository's
@@ -491,11 +472,7 @@ pub fn trivial_rule(
     };
     let says_more = words.iter().any(|w| CONTENT_MARKERS.contains(w));
     let acknowledges = words.len() <= limit && opens_acknowledgement(&words) && !says_more;
-    let plans = words.len() <= MAX_PLAN_WORDS
-        && announces_a_plan(&words)
-        && !says_more
-        && !words.iter().any(|w| PROBLEMS.contains(w));
-    fires(Rule::Acknowledgement, acknowledges).or_else(|| fires(Rule::WritersPlan, plans))
+    fires(Rule::Acknowledgement, acknowledges)
 }
 
 /// Skips a fenced code block that opens on the line after a command: the command's argument, as
@@ -547,21 +524,6 @@ fn opens_acknowledgement(words: &[&str]) -> bool {
         || CHANGES_MADE.contains(&words[0])
         || (words[0] == "i" && words.get(1) == Some(&"agree"))
         || reports_a_change_made(words)
-}
-
-/// Whether `words` open with what the writer will do ("I will try to do some inference
-/// benchmarking tomorrow.", "I'll be looking into the error in CI momentarily"): news of their
-/// own work, not of the code. In the training split, 17 of 18 such comments of at most
-/// [`MAX_PLAN_WORDS`] words, without code or a question, are content-free; the other gives a
-/// reason ("… as I think it won't show up …").
-fn announces_a_plan(words: &[&str]) -> bool {
-    matches!(
-        words,
-        ["i'll" | "i’ll" | "will", ..]
-            | ["i", "will", ..]
-            | ["i'm" | "i’m", "going", "to", ..]
-            | ["i", "am", "going", "to", ..]
-    )
 }
 
 /// Whether `words` open by saying the speaker made a change ("I just inlined the variable.", "I've

@@ -4,8 +4,9 @@
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
+use super::norms::states_a_norm;
+use crate::knowledge::filter::analysable_text;
 use crate::knowledge::filter::facts::{FACTS, texts};
-use crate::knowledge::filter::{analysable_text, states_a_norm};
 
 /// Characters a finding's title may take.
 pub const TITLE_CHARS: usize = 100;

@@ -72,12 +72,7 @@ pub fn ablate(reads: &[Read]) -> (Counts, Vec<RuleEffect>) {
             };
             for ((read, with), without) in reads.iter().zip(&all_on).zip(&off) {
                 let gold = read.record.noise.is_some();
-                let decided = if rule.overrides() {
-                    with.0 != without.0
-                } else {
-                    with.1 == Some(rule)
-                };
-                if decided {
+                if with.1 == Some(rule) {
                     effect.decided += 1;
                     effect.decided_wrong += u32::from(with.0 != gold);
                 }
@@ -176,6 +171,6 @@ mod tests {
             (model.decided, model.flipped, model.flipped_right),
             (1, 1, 1)
         );
-        assert_eq!(effect(Rule::WritersPlan).decided, 0);
+        assert_eq!(effect(Rule::AgreementNotice).decided, 0);
     }
 }

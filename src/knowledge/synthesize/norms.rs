@@ -1,6 +1,6 @@
 //! Statements of a project's norms: "we don't accept cosmetic changes", "We never add new
 //! contracts to existing interfaces on patch release". However politely a closing note wraps
-//! them in thanks and apologies, they teach what the project does: never content-free.
+//! them in thanks and apologies, they teach what the project does: a title may be one.
 
 /// Adverbs that may stand around the negation ("we generally do not accept").
 const ADVERBS: &[&str] = &[
