@@ -689,10 +689,6 @@ mod tests {
             "@eviltrout are you ok with this?",
             "Anyone feel like looking over this?",
             "@EgorBot -amd -windows_x64\n```cs\nusing System;\npublic class Benchmarks { }\n```",
-            // julia-0016, ansible-0103 and duckdb-0056, verbatim.
-            "I will try to do some inference benchmarking tomorrow.",
-            "I'll be looking into the error in CI momentarily",
-            "I will play a fair bit more with duckdb workflows before coming back to this.",
         ] {
             assert!(is_trivial(text, false, &[]), "{text:?} should be trivial");
         }
