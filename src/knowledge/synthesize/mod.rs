@@ -11,6 +11,7 @@ pub mod builtin;
 pub mod check;
 pub mod figures;
 pub mod llm;
+pub mod title_check;
 pub mod tools;
 pub mod validate;
 pub mod wording;
