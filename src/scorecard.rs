@@ -9,9 +9,9 @@
 //! - A finding is wrong outright when it cites a comment the corpus calls noise, or one that does
 //!   not exist.
 //! - A finding's title is accepted when it is a whole sentence of advice
-//!   ([`whole_sentence_of_advice`]); its similarity to the title of the gold theme it recovers
-//!   best is the F1 of their content words (as the built-in embedder reads words: lower-cased,
-//!   stopwords dropped).
+//!   ([`whole_sentence_of_advice`]); its similarity to the title of the gold theme whose comments
+//!   it cites most is the F1 of their content words (as the built-in embedder reads words:
+//!   lower-cased, stopwords dropped).
 
 pub mod aa_replay;
 
@@ -61,8 +61,8 @@ pub struct RepoScore {
     pub pure_members: usize,
     /// Findings whose title is a whole sentence of advice.
     pub titles_accepted: usize,
-    /// Findings that recover some gold theme, and the sum of their titles' similarity (0..=1) to
-    /// its title.
+    /// Findings citing a comment of some gold theme, and the sum of their titles' similarity
+    /// (0..=1) to the title of the gold theme they cite most.
     pub gold_titled: usize,
     pub title_similarity: f64,
 }
@@ -94,8 +94,8 @@ impl RepoScore {
         }
     }
 
-    /// Mean similarity (0..=1) of the titles of findings that recover a gold theme to its title;
-    /// 0 without such findings.
+    /// Mean similarity (0..=1) of the titles of findings citing a gold theme's comments to the
+    /// title of the one they cite most; 0 without such findings.
     pub fn mean_title_similarity(&self) -> f64 {
         if self.gold_titled == 0 {
             0.0
