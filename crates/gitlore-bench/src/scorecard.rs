@@ -8,6 +8,10 @@
 //!   substantive (not noise in the corpus) and about one of the finding's files.
 //! - A finding is wrong outright when it cites a comment the corpus calls noise, or one that does
 //!   not exist.
+//! - A finding's title is accepted when it is a whole sentence of advice
+//!   ([`whole_sentence_of_advice`]); its similarity to the title of the gold theme whose comments
+//!   it cites most is the F1 of their content words (as the built-in embedder reads words:
+//!   lower-cased, stopwords dropped).
 
 pub mod aa_replay;
 
@@ -24,9 +28,11 @@ use gitlore::domain::classification::{BUILTIN_NAME, Label};
 use gitlore::domain::findings::{EvidenceKind, Finding};
 use gitlore::domain::{RepoId, UnixMs, body_hash};
 use gitlore::ingest::{self, Memo};
+use gitlore::knowledge::embed::builtin::words;
 use gitlore::knowledge::exclude::Exclusions;
 use gitlore::knowledge::filter::{Noise, NoiseRules};
 use gitlore::knowledge::history::HistoryReport;
+use gitlore::knowledge::synthesize::title_check::whole_sentence_of_advice;
 use gitlore::llm::LlmClient;
 use gitlore::repo_config::RepoConfig;
 use gitlore::store::{self, Store, comments, inputs, repos};
@@ -54,6 +60,12 @@ pub struct RepoScore {
     /// them belong to that (the best-matching) gold theme.
     pub matched_members: usize,
     pub pure_members: usize,
+    /// Findings whose title is a whole sentence of advice.
+    pub titles_accepted: usize,
+    /// Findings citing a comment of some gold theme, and the sum of their titles' similarity
+    /// (0..=1) to the title of the gold theme they cite most.
+    pub gold_titled: usize,
+    pub title_similarity: f64,
 }
 
 impl RepoScore {
@@ -69,6 +81,28 @@ impl RepoScore {
         self.citing_noise += other.citing_noise;
         self.matched_members += other.matched_members;
         self.pure_members += other.pure_members;
+        self.titles_accepted += other.titles_accepted;
+        self.gold_titled += other.gold_titled;
+        self.title_similarity += other.title_similarity;
+    }
+
+    /// Share (0..=1) of findings whose title is accepted; 1 without findings.
+    pub fn accepted_titles(&self) -> f64 {
+        if self.findings == 0 {
+            1.0
+        } else {
+            ratio(self.titles_accepted, self.findings)
+        }
+    }
+
+    /// Mean similarity (0..=1) of the titles of findings citing a gold theme's comments to the
+    /// title of the one they cite most; 0 without such findings.
+    pub fn mean_title_similarity(&self) -> f64 {
+        if self.gold_titled == 0 {
+            0.0
+        } else {
+            self.title_similarity / self.gold_titled as f64
+        }
     }
 
     /// Share (0..=1) of the members of gold-matching themes that are of their gold theme; 1
@@ -449,6 +483,11 @@ pub fn score(
             .iter()
             .max_by_key(|theme| holds(set, theme))
             .filter(|theme| holds(set, theme) > 0);
+        result.titles_accepted += usize::from(whole_sentence_of_advice(&finding.title));
+        if let Some(theme) = best {
+            result.gold_titled += 1;
+            result.title_similarity += title_similarity(&finding.title, &theme.title);
+        }
         let files: HashSet<&str> = finding.files.iter().map(String::as_str).collect();
         let mut noisy = false;
         for id in cited {
@@ -466,6 +505,19 @@ pub fn score(
         result.citing_noise += usize::from(noisy);
     }
     result
+}
+
+/// The F1 (0..=1) of two titles' content words (lower-cased, stopwords dropped, as the built-in
+/// embedder reads words).
+pub fn title_similarity(title: &str, gold: &str) -> f64 {
+    let (ours, theirs) = (words(title), words(gold));
+    let shared = ours.intersection(&theirs).count();
+    if shared == 0 {
+        return 0.0;
+    }
+    let precision = shared as f64 / ours.len() as f64;
+    let recall = shared as f64 / theirs.len() as f64;
+    2.0 * precision * recall / (precision + recall)
 }
 
 #[cfg(test)]
@@ -503,5 +555,52 @@ mod tests {
         assert_eq!((score.pure_members, score.matched_members), (2, 3));
         assert!((score.purity() - 2.0 / 3.0).abs() < 1e-9);
         assert_eq!(score.by_theme, 1);
+    }
+
+    #[test]
+    fn titles_are_scored_for_acceptance_and_against_the_gold_title() {
+        let records: Vec<Record> = ["a", "b", "c"].map(record).into();
+        let records: Vec<&Record> = records.iter().collect();
+        let gold = GoldTheme {
+            id: "g".into(),
+            repo: "o/r".into(),
+            title: "Declare local variables final in Streams code".into(),
+            comment_ids: vec!["a".into(), "b".into()],
+        };
+        let finding = |title: &str| Finding {
+            id: title.into(),
+            category: gitlore::domain::findings::Category::Convention,
+            severity: gitlore::domain::findings::Severity::Low,
+            title: title.into(),
+            insight: String::new(),
+            evidence: Vec::new(),
+            files: Vec::new(),
+            first_seen: 0,
+            last_seen: 0,
+            status: gitlore::domain::findings::Status::Active,
+        };
+        let published = Published {
+            themes: Vec::new(),
+            // One recovers the gold theme with a title of advice; one cites a stranger and has a
+            // fragment for a title.
+            findings: vec![
+                (
+                    finding("Please make the local variables final."),
+                    vec![Some("a".into()), Some("b".into())],
+                ),
+                (
+                    finding("Setup a web page so I can test it"),
+                    vec![Some("c".into())],
+                ),
+            ],
+            notes: Vec::new(),
+        };
+        let score = score("o/r", &records, &[&gold], &published);
+        assert_eq!((score.titles_accepted, score.gold_titled), (1, 1));
+        assert!((score.accepted_titles() - 0.5).abs() < 1e-9);
+        let similarity = title_similarity("Please make the local variables final.", &gold.title);
+        assert!(similarity > 0.3 && similarity < 1.0, "{similarity}");
+        assert!((score.mean_title_similarity() - similarity).abs() < 1e-9);
+        assert_eq!(title_similarity("Squash the commits", &gold.title), 0.0);
     }
 }

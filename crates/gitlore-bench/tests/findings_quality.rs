@@ -29,6 +29,10 @@ use gitlore_lab::corpus::{Corpus, Record, Split};
 const RECOVERED_FLOOR: f64 = 0.43;
 const PRECISION_FLOOR: f64 = 0.75;
 const PURITY_FLOOR: f64 = 0.7;
+/// A regression floor, not a target: the share of the built-in path's findings whose title is a
+/// whole sentence of advice (`title_check`), 9 of 15 measured on the test split when the measure
+/// came (issue 48), nothing yet refused for it.
+const ACCEPTED_TITLES_FLOOR: f64 = 0.6;
 
 fn corpus() -> Corpus {
     Corpus::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/corpus"))
@@ -189,7 +193,7 @@ fn themes_hold_when_the_training_split_is_read_as_one_repository() {
 }
 
 #[test]
-fn findings_on_the_test_split_recover_gold_themes_with_precise_evidence() {
+fn findings_on_the_test_split_recover_gold_themes_with_precise_evidence_and_titles_of_advice() {
     let corpus = corpus();
     let rules = rules();
     let mut total = RepoScore::default();
@@ -207,6 +211,10 @@ fn findings_on_the_test_split_recover_gold_themes_with_precise_evidence() {
     assert!(total.evidence_precision() >= PRECISION_FLOOR, "{total:?}");
     assert_eq!(total.citing_noise, 0, "{total:?}");
     assert!(total.purity() >= PURITY_FLOOR, "{total:?}");
+    assert!(
+        total.accepted_titles() >= ACCEPTED_TITLES_FLOOR,
+        "{total:?}"
+    );
 }
 
 #[test]

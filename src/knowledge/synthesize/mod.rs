@@ -12,6 +12,7 @@ pub mod check;
 pub mod figures;
 pub mod llm;
 mod norms;
+pub mod title_check;
 pub mod tools;
 pub mod validate;
 pub mod wording;

@@ -64,7 +64,7 @@ const NOT_A_CHANGE: &[&str] = &[
 const REQUEST_RANK: i64 = 12;
 
 /// Words that open a sentence giving advice (checked lower-case, after openers are dropped).
-const ADVICE_VERBS: &[&str] = &[
+pub(super) const ADVICE_VERBS: &[&str] = &[
     "add",
     "avoid",
     "batch",
@@ -123,7 +123,7 @@ const ADVICE_VERBS: &[&str] = &[
 ];
 /// Phrases that make a sentence state a norm or a request wherever they occur (checked
 /// lower-case, padded with spaces, after hedges are dropped).
-const ADVICE_PHRASES: &[&str] = &[
+pub(super) const ADVICE_PHRASES: &[&str] = &[
     " should ",
     " shouldn't ",
     " must ",
@@ -160,7 +160,7 @@ const ADVICE_PHRASES: &[&str] = &[
 /// Phrases about the writer's mind, the past or a verdict, which look like advice and are not
 /// ("I don't think …", "should have worked", "this change should be fine"); dropped before
 /// [`ADVICE_PHRASES`] are looked for.
-const HEDGES: &[&str] = &[
+pub(super) const HEDGES: &[&str] = &[
     "don't think",
     "don't know",
     "don't see",
@@ -271,11 +271,13 @@ const APPROVAL_WORDS: &[&str] = &[
     "very",
     "pretty",
 ];
-/// Words that mark a sentence as chatter rather than a lesson (checked lower-case, whole words).
-const CHATTER_WORDS: &[&str] = &[
-    "thanks", "thank", "sorry", "lgtm", "congrats", "hi", "hello", "hey", "ping", "rebase",
-    "merged", "merging", "released", "ci", "welcome",
+/// Words of thanks, greeting, apology or approval, which speak to the person (lower-case, whole
+/// words): chatter.
+pub(super) const COURTESIES: &[&str] = &[
+    "thanks", "thank", "sorry", "lgtm", "congrats", "hi", "hello", "hey", "welcome",
 ];
+/// Words of this pull request's steps (lower-case, whole words): chatter too.
+const PULL_REQUEST_STEPS: &[&str] = &["ping", "rebase", "merged", "merging", "released", "ci"];
 /// Phrases of a sentence about the review rather than the code ("Note that this comment applies
 /// to the following places", "Same here"), checked lower-case.
 const ABOUT_THE_REVIEW: &[&str] = &[
@@ -300,15 +302,17 @@ const ABOUT_THE_REVIEW: &[&str] = &[
 const REPROACHES: &[&str] = &["know better"];
 /// Openings that reassure the reader ("Don't worry, 1.1.0 won't be a long wait"): an imperative
 /// in form, advice about nothing (lower-case).
-const REASSURANCES: &[&str] = &["don't worry", "do not worry", "no worries", "never mind"];
+pub(super) const REASSURANCES: &[&str] =
+    &["don't worry", "do not worry", "no worries", "never mind"];
 /// Words that point at something the reader of a title cannot see ("Remove this").
-const DEICTIC: &[&str] = &[
+pub(super) const DEICTIC: &[&str] = &[
     "this", "that", "these", "those", "it", "them", "here", "there", "one",
 ];
 /// Words that open a sentence about the writer rather than the code.
-const FIRST_PERSON: &[&str] = &["i", "i'm", "i've", "i'll", "i'd", "we've", "we'll", "my"];
+pub(super) const FIRST_PERSON: &[&str] =
+    &["i", "i'm", "i've", "i'll", "i'd", "we've", "we'll", "my"];
 /// Phrases that make a sentence about the writer wherever they occur (lower-case, padded).
-const WRITER_PHRASES: &[&str] = &[
+pub(super) const WRITER_PHRASES: &[&str] = &[
     " i have to ",
     " i need to ",
     " i should ",
@@ -318,14 +322,15 @@ const WRITER_PHRASES: &[&str] = &[
     " i guess ",
 ];
 /// The emoji codes of `facts.toml` (`:+1:`, `:tada:`), which decorate a remark.
-static EMOJI_CODES: LazyLock<HashSet<&str>> = LazyLock::new(|| texts(&FACTS.emoji_codes).collect());
+pub(super) static EMOJI_CODES: LazyLock<HashSet<&str>> =
+    LazyLock::new(|| texts(&FACTS.emoji_codes).collect());
 /// Words that open a reply to someone rather than a remark on the code.
-const REPLY_OPENERS: &[&str] = &[
+pub(super) const REPLY_OPENERS: &[&str] = &[
     "yes", "yeah", "yea", "yep", "right", "ok", "okay", "agreed", "sure", "true", "indeed",
     "correct", "fair",
 ];
 /// Words left dangling when the reference after them goes ("see #12").
-const DANGLING: &[&str] = &[
+pub(super) const DANGLING: &[&str] = &[
     "in", "at", "by", "of", "see", "from", "to", "via", "on", "cc",
 ];
 /// Words that name only the pull request or its branch: "Update your PR" asks for a change
@@ -410,7 +415,7 @@ pub fn cut(text: &str, max: usize) -> String {
 /// Words that cannot end a cut text: articles and other determiners, prepositions,
 /// conjunctions, subject pronouns and auxiliaries ("a merge commit in there that needs to be…",
 /// "and it…", "in this folder any…").
-const FUNCTION_WORDS: &[&str] = &[
+pub(super) const FUNCTION_WORDS: &[&str] = &[
     "a", "an", "the", "and", "or", "but", "for", "to", "of", "in", "on", "at", "by", "with",
     "from", "into", "as", "than", "that", "which", "is", "are", "was", "were", "be", "been",
     "being", "it", "we", "you", "i", "they", "any", "some", "every", "each", "your", "our",
@@ -499,11 +504,17 @@ pub fn says_something(body: &str) -> bool {
 }
 
 /// The words of a lower-cased sentence, without the punctuation around them (apostrophes kept).
-fn words_of(lower: &str) -> Vec<&str> {
+pub(super) fn words_of(lower: &str) -> Vec<&str> {
     lower
         .split_whitespace()
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
         .collect()
+}
+
+/// Whether a lower-case word marks chatter rather than a lesson ([`COURTESIES`],
+/// [`PULL_REQUEST_STEPS`]).
+fn is_chatter(word: &str) -> bool {
+    COURTESIES.contains(&word) || PULL_REQUEST_STEPS.contains(&word)
 }
 
 /// A plain statement about the code: four words or more, not a question, not about the writer,
@@ -519,7 +530,7 @@ fn is_statement(sentence: &str) -> bool {
     words.len() >= 4
         && !lower.ends_with('?')
         && !FIRST_PERSON.contains(&first)
-        && !words.iter().any(|w| CHATTER_WORDS.contains(w))
+        && !words.iter().any(|w| is_chatter(w))
         && 3 * prose >= 2 * words.len()
 }
 
@@ -661,7 +672,7 @@ fn score(
         return None;
     }
     let named = terms.iter().filter(|t| lower.contains(t.as_str())).count() as i64;
-    let chatter = words.iter().any(|w| CHATTER_WORDS.contains(w));
+    let chatter = words.iter().any(|w| is_chatter(w));
     let imperative = ADVICE_VERBS.contains(&first);
     let length = sentence.chars().count();
     Some(
@@ -1297,7 +1308,7 @@ fn without_leading_emoji(text: &str) -> Option<&str> {
 }
 
 /// The ASCII smileys of `facts.toml` (`:-)`, `;)`), in its order.
-static SMILEYS: LazyLock<Vec<&str>> = LazyLock::new(|| texts(&FACTS.smileys).collect());
+pub(super) static SMILEYS: LazyLock<Vec<&str>> = LazyLock::new(|| texts(&FACTS.smileys).collect());
 
 /// `text` without trailing smileys (`:)`, `;-)`, `:|` …) and emoji.
 fn without_smileys(text: &str) -> String {

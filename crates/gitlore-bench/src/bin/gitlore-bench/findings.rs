@@ -1,5 +1,7 @@
 //! `findings`: the findings scorecard on the labelled corpus, per split and per repository — gold
-//! themes recovered by a theme and by a finding, evidence precision, findings citing noise.
+//! themes recovered by a theme and by a finding, evidence precision, findings citing noise, and
+//! the findings' titles: the share accepted as a whole sentence of advice, and their mean
+//! similarity to the gold title of the gold theme each recovers best.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -10,6 +12,7 @@ use gitlore::analysis::theme_run::Models as AnalysisModels;
 use gitlore::domain::findings::Finding;
 use gitlore::knowledge::embed::remote::RemoteEmbedder;
 use gitlore::knowledge::filter::NoiseRules;
+use gitlore::knowledge::synthesize::title_check::whole_sentence_of_advice;
 use gitlore::llm::LlmClient;
 use gitlore_bench::quality::{self, Models};
 use gitlore_bench::scorecard::{self, RepoScore, Setup};
@@ -97,7 +100,7 @@ pub fn run(args: FindingsArgs) -> Result<()> {
         println!("training repositories read by models trained without them");
     }
     println!(
-        "{:<28} {:>5} {:>5} {:>8} {:>10} {:>7} {:>9} {:>8} {:>10} {:>6}",
+        "{:<28} {:>5} {:>5} {:>8} {:>10} {:>7} {:>9} {:>8} {:>10} {:>6} {:>9} {:>9}",
         "repository",
         "split",
         "gold",
@@ -107,7 +110,9 @@ pub fn run(args: FindingsArgs) -> Result<()> {
         "findings",
         "by find",
         "precision",
-        "noisy"
+        "noisy",
+        "titles ok",
+        "title sim"
     );
     for split in [Split::Train, Split::Test] {
         let mut total = RepoScore {
@@ -171,7 +176,7 @@ pub fn run(args: FindingsArgs) -> Result<()> {
             print_row(&pooled_score(&corpus, split, &rules, verbose)?, split);
         }
         println!(
-            "  {}: {:.0}% of gold themes recovered by a finding, evidence precision {:.3}, {} citing noise, theme purity {:.3}",
+            "  {}: {:.0}% of gold themes recovered by a finding, evidence precision {:.3}, {} citing noise, theme purity {:.3}, {:.0}% of titles accepted, title similarity {:.3}",
             split.as_str(),
             100.0 * total.recovered_share(),
             total.evidence_precision(),
@@ -179,7 +184,9 @@ pub fn run(args: FindingsArgs) -> Result<()> {
                 1 => "1 finding".to_string(),
                 n => format!("{n} findings"),
             },
-            total.purity()
+            total.purity(),
+            100.0 * total.accepted_titles(),
+            total.mean_title_similarity()
         );
     }
     if let Some(replaying) = &replaying {
@@ -219,7 +226,7 @@ fn pooled_score(
 
 fn print_row(score: &RepoScore, split: Split) {
     println!(
-        "{:<28} {:>5} {:>5} {:>8} {:>10} {:>7.3} {:>9} {:>8} {:>10.3} {:>6}",
+        "{:<28} {:>5} {:>5} {:>8} {:>10} {:>7.3} {:>9} {:>8} {:>10.3} {:>6} {:>9.3} {:>9.3}",
         score.repo,
         split.as_str(),
         score.gold_themes,
@@ -229,11 +236,13 @@ fn print_row(score: &RepoScore, split: Split) {
         score.findings,
         score.by_finding,
         score.evidence_precision(),
-        score.citing_noise
+        score.citing_noise,
+        score.accepted_titles(),
+        score.mean_title_similarity()
     );
 }
 
-/// Each finding's title and cited ids, then its citations.
+/// Each finding's title (marked when not accepted) and cited ids, then its citations.
 fn print_findings(
     records: &[&Record],
     gold: &[&GoldTheme],
@@ -244,7 +253,12 @@ fn print_findings(
             .iter()
             .map(|id| id.as_deref().unwrap_or("?"))
             .collect();
-        println!("    - {} [{}]", finding.title, ids.join(" "));
+        let mark = if whole_sentence_of_advice(&finding.title) {
+            ""
+        } else {
+            "(title not accepted) "
+        };
+        println!("    - {mark}{} [{}]", finding.title, ids.join(" "));
         print_citations(records, gold, finding, cited);
     }
 }
