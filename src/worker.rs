@@ -294,9 +294,9 @@ impl Worker {
 
     /// Applies and marks a parsed batch, in as few transactions as the ingress allows: a
     /// transaction ends early, after [`WRITER_SLICE`], when a durable write (a webhook being
-    /// stored) waits for the writer connection, and the rest of the batch follows in the next one. Should a delivery fail, its
-    /// transaction rolls back and is redone with each delivery in a savepoint, so the failure
-    /// stays with the delivery that caused it. (Savepoints cost a sub-journal write per page, so
+    /// stored) waits for the writer connection, and the rest of the batch follows in the next
+    /// one. Should a delivery fail, its transaction rolls back and is redone with each delivery
+    /// in a savepoint, so the failure stays with the delivery that caused it. (Savepoints cost a sub-journal write per page, so
     /// the common case goes without.)
     fn apply_batch(&self, parsed: &[Parsed]) -> Result<BatchStats> {
         let mut stats = BatchStats::default();

@@ -46,8 +46,9 @@ const LEADING_CONJUNCTIONS: &[&str] = &[
 /// code spans and quotes closed, no leading conjunction, not ending on a function word or on a
 /// word that points out of sight ("Remove this"), no link, issue reference, mention, emoji code
 /// or smiley, prose rather than code. Advice: an imperative, a request, a modal or a statement of
-/// a rule ([`ADVICE_VERBS`], [`ADVICE_PHRASES`] once [`HEDGES`] are dropped, or a norm the filter
-/// knows); not a question, not a reassurance, not a reply, not about the writer nor to the person.
+/// a rule ([`ADVICE_VERBS`], [`ADVICE_PHRASES`] once [`HEDGES`] are dropped, or a norm
+/// ([`states_a_norm`])); not a question, not a reassurance, not a reply, not about the writer nor
+/// to the person.
 pub fn whole_sentence_of_advice(title: &str) -> bool {
     title.chars().count() <= TITLE_CHARS
         && is_whole(title)
