@@ -1,11 +1,14 @@
 //! The ingress writer: a dedicated thread that stores verified deliveries with group commit.
 //!
-//! HTTP handlers send a delivery and wait for the answer; the thread gathers whatever has arrived,
-//! writes it all in one transaction (one fsync for many deliveries), then tells each handler its
-//! delivery is durable — or that it is not, so the handler answers 5xx and GitHub shows a failure
-//! that can be redelivered, and `/healthz` says the store cannot be written until it can.
+//! HTTP handlers send a delivery and wait for the answer; the thread gathers whatever has arrived
+//! and writes it all in one transaction. A second thread, the syncer, puts what was committed on
+//! disk (one sync for every group committed since the last) while the writer stores the next
+//! group, then tells each handler its delivery is durable — or that it is not, so the handler
+//! answers 5xx and GitHub shows a failure that can be redelivered, and `/healthz` says the store
+//! cannot be written until it can.
 
 use std::sync::Arc;
+use std::sync::mpsc as std_mpsc;
 use std::thread::JoinHandle;
 
 use anyhow::{Context, Result, anyhow};
@@ -24,10 +27,15 @@ const QUEUE_CAPACITY: usize = 8192;
 /// Most deliveries in one transaction; bounds the latency of the first one in a burst.
 const MAX_GROUP: usize = 512;
 
+type Reply = oneshot::Sender<Result<Inserted, String>>;
+
 struct Request {
     delivery: NewDelivery,
-    reply: oneshot::Sender<Result<Inserted, String>>,
+    reply: Reply,
 }
+
+/// A committed group's handlers and what each delivery's insert found, waiting for the sync.
+type Committed = Vec<(Reply, Inserted)>;
 
 /// The handle handlers use to store deliveries. Cloning is cheap.
 #[derive(Clone)]
@@ -48,7 +56,12 @@ impl Ingress {
         let thread = std::thread::Builder::new()
             .name("ingress-writer".into())
             .spawn(move || {
-                write_loop(receiver, &store, clock.as_ref(), &signal, vigil.health());
+                let health = vigil.health();
+                let (committed, to_sync) = std_mpsc::channel();
+                std::thread::scope(|scope| {
+                    scope.spawn(|| sync_loop(to_sync, &store, health));
+                    write_loop(receiver, committed, &store, clock.as_ref(), &signal, health);
+                });
             })
             .context("Cannot start the ingress writer thread")?;
         Ok((Ingress { sender }, thread))
@@ -68,8 +81,11 @@ impl Ingress {
     }
 }
 
+/// Commits each group of waiting deliveries and hands it to the syncer; ends when every handle
+/// is dropped (and then so does the syncer).
 fn write_loop(
     mut receiver: mpsc::Receiver<Request>,
+    committed: std_mpsc::Sender<Committed>,
     store: &Store,
     clock: &dyn Clock,
     signal: &Signal,
@@ -88,24 +104,46 @@ fn write_loop(
             .map(|request| (request.delivery, request.reply))
             .unzip();
         let now = clock.now();
-        let result = store.write(|tx| deliveries::insert(tx, &batch, now));
-        match result {
+        match store.write_synced_later(|tx| deliveries::insert(tx, &batch, now)) {
             Ok(outcomes) => {
-                for (reply, outcome) in replies.into_iter().zip(outcomes) {
+                // The worker may read them now: a power cut before the sync loses its work on
+                // them with them, as its commits follow theirs in the log.
+                signal.notify();
+                let _ = committed.send(replies.into_iter().zip(outcomes).collect());
+            }
+            Err(e) => fail(replies, &format!("{e:#}"), batch.len(), health),
+        }
+    }
+}
+
+/// Syncs once for every group committed since the last sync, then answers their handlers.
+fn sync_loop(to_sync: std_mpsc::Receiver<Committed>, store: &Store, health: &Health) {
+    while let Ok(first) = to_sync.recv() {
+        let mut groups = vec![first];
+        groups.extend(to_sync.try_iter());
+        let answers = groups.into_iter().flatten();
+        match store.sync() {
+            Ok(()) => {
+                health.store_written();
+                for (reply, outcome) in answers {
                     // The handler may have gone (client disconnected): the delivery is stored.
                     let _ = reply.send(Ok(outcome));
                 }
-                signal.notify();
-                health.store_written();
             }
             Err(e) => {
-                let message = format!("{e:#}");
-                health.store_failed(&message);
-                error!(error = %message, count = batch.len(), "cannot store deliveries");
-                for reply in replies {
-                    let _ = reply.send(Err(message.clone()));
-                }
+                let (replies, _): (Vec<Reply>, Vec<Inserted>) = answers.unzip();
+                let count = replies.len();
+                fail(replies, &format!("{e:#}"), count, health);
             }
         }
+    }
+}
+
+/// Tells each handler its delivery is not stored, and `/healthz` why.
+fn fail(replies: Vec<Reply>, message: &str, count: usize, health: &Health) {
+    health.store_failed(message);
+    error!(error = %message, count, "cannot store deliveries");
+    for reply in replies {
+        let _ = reply.send(Err(message.to_owned()));
     }
 }

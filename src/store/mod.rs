@@ -73,10 +73,13 @@ impl std::fmt::Debug for Database {
 }
 
 /// How a write transaction reaches the disk.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Durability {
     /// Flushed at commit.
     Durable,
+    /// As durable, but on SQLite the flush is left to [`Store::sync`], so that the writer
+    /// connection is free while the disk works.
+    SyncedLater,
     /// Not waited for at commit: safe for state that can be derived again.
     Derived,
 }
@@ -136,6 +139,24 @@ impl Store {
     /// transaction survives a power cut. For what cannot be derived again (deliveries).
     pub fn write<T>(&self, f: impl FnOnce(&mut Transaction<'_>) -> Result<T>) -> Result<T> {
         self.write_with(Durability::Durable, f)
+    }
+
+    /// Runs `f` in one write transaction like [`Store::write`], but returns before the disk has
+    /// it: the transaction is durable once a later [`Store::sync`] returns. For the ingress
+    /// writer, which stores the next deliveries while the disk syncs the last ones.
+    pub fn write_synced_later<T>(
+        &self,
+        f: impl FnOnce(&mut Transaction<'_>) -> Result<T>,
+    ) -> Result<T> {
+        self.write_with(Durability::SyncedLater, f)
+    }
+
+    /// Makes every transaction committed so far durable (on PostgreSQL they already are).
+    pub fn sync(&self) -> Result<()> {
+        match &self.backend {
+            Backend::Sqlite(store) => store.sync_wal(),
+            Backend::Postgres(_) => Ok(()),
+        }
     }
 
     /// Runs `f` in one write transaction and commits it without waiting for the disk. For state

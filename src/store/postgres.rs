@@ -91,7 +91,7 @@ impl PgStore {
     ) -> Result<T> {
         let conn = Connection::postgres(self.pool.get()?);
         conn.execute_batch(match durability {
-            Durability::Durable => "BEGIN",
+            Durability::Durable | Durability::SyncedLater => "BEGIN",
             Durability::Derived => "BEGIN; SET LOCAL synchronous_commit TO OFF",
         })?;
         let mut open = RollbackOnDrop(Some(Transaction::new(conn)));

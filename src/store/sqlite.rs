@@ -3,6 +3,7 @@
 //! readers open short-lived connections of their own (WAL lets them read while the writer
 //! writes).
 
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -86,7 +87,7 @@ impl SqliteStore {
         f: impl FnOnce(&mut sql::Transaction<'_>) -> Result<T>,
     ) -> Result<T> {
         let conn = match durability {
-            Durability::Durable => {
+            Durability::Durable | Durability::SyncedLater => {
                 self.durable_waiting.fetch_add(1, Ordering::SeqCst);
                 let conn = self.lock_writer();
                 self.durable_waiting.fetch_sub(1, Ordering::SeqCst);
@@ -94,18 +95,32 @@ impl SqliteStore {
             }
             Durability::Derived => self.lock_writer(),
         };
-        let synchronous = match durability {
-            Durability::Durable => "FULL",
-            Durability::Derived => "NORMAL",
-        };
-        conn.pragma_update(None, "synchronous", synchronous)?;
         let tx =
             rusqlite::Transaction::new_unchecked(&conn, rusqlite::TransactionBehavior::Immediate)?;
         let mut wrapped = sql::Transaction::new(sql::Connection::sqlite_borrowed(&tx));
         let value = f(&mut wrapped)?;
         drop(wrapped);
         tx.commit().context("Cannot commit to the database")?;
+        drop(conn);
+        if durability == Durability::Durable {
+            self.sync_wal()?;
+        }
         Ok(value)
+    }
+
+    /// Puts what the WAL holds on disk. A durable write calls it after its commit, once it has
+    /// let go of the writer connection, so the next transaction need not wait for the disk.
+    /// Frames checkpointed meanwhile were synced into the database file by the checkpoint.
+    pub(super) fn sync_wal(&self) -> Result<()> {
+        let mut wal = self.path.clone().into_os_string();
+        wal.push("-wal");
+        match File::open(&wal) {
+            Ok(file) => file.sync_data(),
+            // No WAL: every frame is in the synced database file.
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(error) => Err(error),
+        }
+        .context("Cannot put the database's write-ahead log on disk")
     }
 
     pub fn durable_write_waiting(&self) -> bool {
@@ -155,13 +170,16 @@ impl SqliteStore {
     }
 }
 
-/// WAL for concurrent readers, `synchronous = FULL` so that a committed delivery survives a power
-/// cut (group commit in the ingress writer amortises the fsync), foreign keys on.
+/// WAL for concurrent readers, foreign keys on. `synchronous = NORMAL`: a commit leaves its WAL
+/// frames to the operating system, and a durable write then syncs the WAL itself outside the
+/// writer lock ([`SqliteStore::sync_wal`]), so a committed delivery survives a power cut while
+/// the worker's derived writes never wait for the disk (group commit in the ingress writer
+/// amortises the sync).
 fn configure(conn: &Connection) -> Result<()> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE_CAPACITY);
     conn.pragma_update(None, "journal_mode", "WAL")?;
-    conn.pragma_update(None, "synchronous", "FULL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     // Statement journals and temporary b-trees in memory: they never need to survive anything.
     conn.pragma_update(None, "temp_store", "MEMORY")?;
