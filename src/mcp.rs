@@ -1,16 +1,23 @@
 //! `gitlore mcp`: a Model Context Protocol server over stdio, so that a coding agent can ask for
-//! the lessons of the files it is about to change. JSON-RPC 2.0, one message per line
-//! (`initialize`, `notifications/initialized`, `ping`, `tools/list`, `tools/call`); the tools
-//! are read-only: `lessons_for_paths` (what `gitlore lessons` prints) and `search_lessons`.
+//! the lessons of the files it is about to change. The protocol (the handshake and its version
+//! negotiation, framing, errors) is the official SDK's, `rmcp`; this file holds the two read-only
+//! tools: `lessons_for_paths` (what `gitlore lessons` prints) and `search_lessons`.
 //!
-//! Hand-written rather than an SDK: the five methods fit in this file, and gitlore needs no
-//! async transport for them. The report is read again for each call, so a running server sees
-//! the App's newest analysis. A call names its repository (`repo`), or gets the server's `--repo`,
-//! the store's only one, or the one the working directory's `origin` remote names.
+//! The report is read again for each call, so a running server sees the App's newest analysis.
+//! A call names its repository (`repo`), or gets the server's `--repo`, the store's only one, or
+//! the one the working directory's `origin` remote names.
 
-use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
+};
+use rmcp::service::{RequestContext, ServerInitializeError};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 
 use crate::config::Settings;
@@ -19,90 +26,115 @@ use crate::lessons::cli::{SourceArgs, under_cwd};
 use crate::lessons::report::RepoReport;
 use crate::lessons::select::{self, DEFAULT_BUDGET};
 
-/// The protocol revisions this server speaks, newest first; a client asking for another gets the
-/// newest.
-pub const PROTOCOL_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
-
-/// JSON-RPC error codes.
-const PARSE_ERROR: i64 = -32700;
-const INVALID_REQUEST: i64 = -32600;
-const METHOD_NOT_FOUND: i64 = -32601;
-const INVALID_PARAMS: i64 = -32602;
-
 /// The largest budget a caller may ask for, in characters.
 const MAX_BUDGET: u64 = 100_000;
 
-/// A JSON-RPC error answer.
-struct RpcError {
-    code: i64,
-    message: String,
-}
+/// What the server tells the agent at the handshake.
+const INSTRUCTIONS: &str = "Lessons this repository's reviewers keep teaching, learned from its \
+    pull-request reviews and git history. Call lessons_for_paths with the files you are about to \
+    change, before changing them.";
 
-impl RpcError {
-    fn new(code: i64, message: impl Into<String>) -> RpcError {
-        RpcError {
-            code,
-            message: message.into(),
-        }
-    }
-}
-
-/// Runs `gitlore mcp` on stdin and stdout. A file is read once; a store at each call.
+/// Runs `gitlore mcp` on stdin and stdout until the client closes stdin. A file is read once; a
+/// store at each call.
+///
+/// The session runs on a current-thread runtime of its own (of the commands, only `serve` starts
+/// one, a multi-threaded one): one client's requests need no second worker thread. A call reads
+/// the report on tokio's blocking threads, so that the session goes on reading messages (a
+/// cancellation, a ping) meanwhile.
 pub fn run(settings: &Settings, args: &SourceArgs) -> Result<()> {
-    let source = args.source();
-    // Fail at start on a source that cannot be read, rather than at the first call.
-    let names = crate::lessons::repositories(settings, &source)?;
-    if names.is_empty() {
-        bail!("The store has no analysed repository yet");
+    let reports = Reports::open(settings, args)?;
+    let server = LessonsServer {
+        reports: Arc::new(reports),
+    };
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?
+        .block_on(async {
+            let session = match server.serve(rmcp::transport::stdio()).await {
+                Ok(session) => session,
+                // Stdin ended before the handshake: the client went away.
+                Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+                Err(error) => return Err(error).context("The MCP handshake failed"),
+            };
+            session.waiting().await.context("The MCP session failed")?;
+            Ok(())
+        })
+}
+
+/// Where the server reads the report a call is about.
+enum Reports {
+    /// An export file, read once at start.
+    File {
+        path: PathBuf,
+        report: Box<RepoReport>,
+    },
+    /// A store, read at each call. `origin` is the URL of the working directory's `origin`
+    /// remote, read once at start.
+    Store {
+        settings: Box<Settings>,
+        data_dir: Option<PathBuf>,
+        repo: Option<String>,
+        origin: Option<String>,
+    },
+}
+
+impl Reports {
+    /// Opens `args`' source, failing on one that cannot be read rather than at the first call.
+    fn open(settings: &Settings, args: &SourceArgs) -> Result<Reports> {
+        let source = args.source();
+        let names = crate::lessons::repositories(settings, &source)?;
+        if names.is_empty() {
+            bail!("The store has no analysed repository yet");
+        }
+        Ok(match source {
+            Source::File(path) => Reports::File {
+                report: Box::new(crate::lessons::open(settings, &Source::File(path.clone()))?),
+                path,
+            },
+            Source::Store { data_dir, repo } => {
+                if repo.is_some() {
+                    crate::lessons::open(settings, &args.source())?;
+                }
+                Reports::Store {
+                    settings: Box::new(settings.clone()),
+                    data_dir,
+                    repo,
+                    origin: origin_url(),
+                }
+            }
+        })
     }
-    let stdin = std::io::stdin().lock();
-    let stdout = std::io::stdout().lock();
-    match source {
-        crate::lessons::Source::File(ref file) => {
-            let report = crate::lessons::open(settings, &source)?;
-            let load = |asked: Option<&str>| match asked {
+
+    /// The report of the repository a call names (`None`: the server's default one).
+    fn load(&self, asked: Option<&str>) -> Result<RepoReport> {
+        match self {
+            Reports::File { path, report } => match asked {
                 Some(asked) if !asked.trim().eq_ignore_ascii_case(&report.repo) => bail!(
                     "This server reads {}, the lessons of {}, not of {asked}",
-                    file.display(),
+                    path.display(),
                     report.repo
                 ),
-                _ => Ok(report.clone()),
-            };
-            serve(&load, stdin, stdout)
-        }
-        crate::lessons::Source::Store { data_dir, repo } => {
-            if let Some(repo) = &repo {
-                crate::lessons::open(
-                    settings,
-                    &Source::Store {
-                        data_dir: data_dir.clone(),
-                        repo: Some(repo.clone()),
-                    },
-                )?;
-            }
-            let origin = origin_url();
-            let load = |asked: Option<&str>| {
+                _ => Ok(RepoReport::clone(report)),
+            },
+            Reports::Store {
+                settings,
+                data_dir,
+                repo,
+                origin,
+            } => {
+                let store = |repo| Source::Store {
+                    data_dir: data_dir.clone(),
+                    repo,
+                };
                 let repo = match asked.or(repo.as_deref()) {
                     Some(repo) => repo.to_string(),
                     None => {
-                        let source = Source::Store {
-                            data_dir: data_dir.clone(),
-                            repo: None,
-                        };
-                        let names = crate::lessons::repositories(settings, &source)?;
+                        let names = crate::lessons::repositories(settings, &store(None))?;
                         default_repo(&names, origin.as_deref())?
                     }
                 };
-                let repo = Some(repo);
-                crate::lessons::open(
-                    settings,
-                    &Source::Store {
-                        data_dir: data_dir.clone(),
-                        repo,
-                    },
-                )
-            };
-            serve(&load, stdin, stdout)
+                crate::lessons::open(settings, &store(Some(repo)))
+            }
         }
     }
 }
@@ -149,97 +181,55 @@ fn origin_url() -> Option<String> {
         .then(|| String::from_utf8_lossy(&output.stdout).trim().to_string())
 }
 
-/// Reads the report of the repository a tool call names (`None`: the server's default one).
-pub type Load<'a> = dyn Fn(Option<&str>) -> Result<RepoReport> + 'a;
-
-/// Serves requests from `input` until it ends, answering on `output`; `load` reads the report.
-pub fn serve(load: &Load, input: impl BufRead, mut output: impl Write) -> Result<()> {
-    for line in input.split(b'\n') {
-        let line = line.context("Cannot read the MCP client's message")?;
-        // Bytes that are not UTF-8 cannot be JSON: the parse error says so.
-        let line = String::from_utf8_lossy(&line);
-        if line.trim().is_empty() {
-            continue;
-        }
-        if let Some(answer) = answer(load, &line) {
-            writeln!(output, "{answer}").context("Cannot answer the MCP client")?;
-            output.flush().context("Cannot answer the MCP client")?;
-        }
-    }
-    Ok(())
+/// The MCP server: the tools, over the reports.
+struct LessonsServer {
+    reports: Arc<Reports>,
 }
 
-/// The answer to one line, or `None` for a notification.
-fn answer(load: &Load, line: &str) -> Option<Value> {
-    let message: Value = match serde_json::from_str(line) {
-        Ok(message) => message,
-        Err(error) => {
-            return Some(error_answer(
-                Value::Null,
-                RpcError::new(PARSE_ERROR, format!("Parse error: {error}")),
+impl ServerHandler for LessonsServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("gitlore", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools()))
+    }
+
+    /// A call that names no known tool is a protocol error; arguments that do not fit, and a
+    /// report that cannot be read, are the tool's failure, told to the model as a result with
+    /// `isError` so that it can correct itself.
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.into_owned();
+        if !["lessons_for_paths", "search_lessons"].contains(&name.as_str()) {
+            return Err(ErrorData::invalid_params(
+                format!("Unknown tool: {name}"),
+                None,
             ));
         }
-    };
-    let id = message.get("id").cloned();
-    let valid_id = matches!(&id, None | Some(Value::String(_) | Value::Number(_)));
-    let method = message.get("method").and_then(Value::as_str);
-    let (Some(method), true, Some("2.0")) = (
-        method,
-        valid_id && message.is_object(),
-        message.get("jsonrpc").and_then(Value::as_str),
-    ) else {
-        return Some(error_answer(
-            id.filter(|_| valid_id).unwrap_or(Value::Null),
-            RpcError::new(
-                INVALID_REQUEST,
-                "Invalid Request: a JSON-RPC 2.0 object with a method",
-            ),
-        ));
-    };
-    // A notification (no id) gets no answer, whatever it says.
-    let id = id?;
-    let params = message.get("params").cloned().unwrap_or(Value::Null);
-    let result = match method {
-        "initialize" => Ok(initialize(&params)),
-        "ping" => Ok(json!({})),
-        "tools/list" => Ok(json!({ "tools": tools() })),
-        "tools/call" => call_tool(load, &params),
-        other => Err(RpcError::new(
-            METHOD_NOT_FOUND,
-            format!("Method not found: {other}"),
-        )),
-    };
-    Some(match result {
-        Ok(result) => json!({ "jsonrpc": "2.0", "id": id, "result": result }),
-        Err(error) => error_answer(id, error),
-    })
+        let reports = Arc::clone(&self.reports);
+        let arguments = request.arguments.unwrap_or_default();
+        let answer = tokio::task::spawn_blocking(move || run_tool(&reports, &name, &arguments))
+            .await
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+        Ok(match answer {
+            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Err(error) => CallToolResult::error(vec![ContentBlock::text(format!("{error:#}"))]),
+        }
+        .into())
+    }
 }
 
-fn error_answer(id: Value, error: RpcError) -> Value {
-    json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "error": { "code": error.code, "message": error.message },
-    })
-}
-
-fn initialize(params: &Value) -> Value {
-    let asked = params.get("protocolVersion").and_then(Value::as_str);
-    let version = PROTOCOL_VERSIONS
-        .into_iter()
-        .find(|v| Some(*v) == asked)
-        .unwrap_or(PROTOCOL_VERSIONS[0]);
-    json!({
-        "protocolVersion": version,
-        "capabilities": { "tools": { "listChanged": false } },
-        "serverInfo": { "name": "gitlore", "version": env!("CARGO_PKG_VERSION") },
-        "instructions": "Lessons this repository's reviewers keep teaching, learned from its \
-            pull-request reviews and git history. Call lessons_for_paths with the files you are \
-            about to change, before changing them.",
-    })
-}
-
-fn tools() -> Value {
+fn tools() -> Vec<Tool> {
     let budget = json!({
         "type": "integer",
         "minimum": 200,
@@ -251,16 +241,15 @@ fn tools() -> Value {
         "description": "The repository, owner/name (default: the one the server was started \
             for, or whose clone it runs in).",
     });
-    json!([
-        {
-            "name": "lessons_for_paths",
-            "title": "Lessons for paths",
-            "description": "The lessons from past code review that apply to the given paths \
-                (relative to the repository's root, or absolute under it; a directory ends with \
-                /): about the file \
-                itself, its directory, or a file that usually changes with it. Closest and most \
-                severe first, with links to the review comments behind them.",
-            "inputSchema": {
+    let read_only = ToolAnnotations::new().read_only(true).open_world(false);
+    vec![
+        Tool::new(
+            "lessons_for_paths",
+            "The lessons from past code review that apply to the given paths (relative to the \
+            repository's root, or absolute under it; a directory ends with /): about the file \
+            itself, its directory, or a file that usually changes with it. Closest and most \
+            severe first, with links to the review comments behind them.",
+            schema(json!({
                 "type": "object",
                 "properties": {
                     "paths": { "type": "array", "items": { "type": "string" }, "minItems": 1 },
@@ -268,15 +257,15 @@ fn tools() -> Value {
                     "repo": repo,
                 },
                 "required": ["paths"],
-            },
-            "annotations": { "readOnlyHint": true, "openWorldHint": false },
-        },
-        {
-            "name": "search_lessons",
-            "title": "Search lessons",
-            "description": "The lessons from past code review whose text, files or evidence \
-                contain every word of the query, most severe first.",
-            "inputSchema": {
+            })),
+        )
+        .with_title("Lessons for paths")
+        .with_annotations(read_only.clone()),
+        Tool::new(
+            "search_lessons",
+            "The lessons from past code review whose text, files or evidence contain every word \
+            of the query, most severe first.",
+            schema(json!({
                 "type": "object",
                 "properties": {
                     "query": { "type": "string" },
@@ -284,44 +273,23 @@ fn tools() -> Value {
                     "repo": repo,
                 },
                 "required": ["query"],
-            },
-            "annotations": { "readOnlyHint": true, "openWorldHint": false },
-        },
-    ])
+            })),
+        )
+        .with_title("Search lessons")
+        .with_annotations(read_only),
+    ]
 }
 
-/// A `tools/call`: a request that names no known tool is a protocol error; arguments that do not
-/// fit, and a report that cannot be read, are the tool's failure, told to the model as a result
-/// with `isError` (MCP 2025-11-25) so that it can correct itself.
-fn call_tool(load: &Load, params: &Value) -> Result<Value, RpcError> {
-    let name = params
-        .get("name")
-        .and_then(Value::as_str)
-        .ok_or_else(|| RpcError::new(INVALID_PARAMS, "tools/call needs the tool's name"))?;
-    if !["lessons_for_paths", "search_lessons"].contains(&name) {
-        return Err(RpcError::new(
-            INVALID_PARAMS,
-            format!("Unknown tool: {name}"),
-        ));
+/// A tool's input schema, a JSON object.
+fn schema(value: Value) -> JsonObject {
+    match value {
+        Value::Object(schema) => schema,
+        other => unreachable!("a schema is an object: {other}"),
     }
-    let arguments = match params.get("arguments") {
-        None | Some(Value::Null) => json!({}),
-        Some(arguments) if arguments.is_object() => arguments.clone(),
-        Some(_) => {
-            return Err(RpcError::new(
-                INVALID_PARAMS,
-                "tools/call's arguments must be an object",
-            ));
-        }
-    };
-    Ok(match run_tool(load, name, &arguments) {
-        Ok(text) => tool_result(text, false),
-        Err(error) => tool_result(format!("{error:#}"), true),
-    })
 }
 
 /// The text tool `name` answers `arguments` with.
-fn run_tool(load: &Load, name: &str, arguments: &Value) -> Result<String> {
+fn run_tool(reports: &Reports, name: &str, arguments: &JsonObject) -> Result<String> {
     let budget = match arguments.get("budget") {
         None | Some(Value::Null) => DEFAULT_BUDGET,
         Some(value) => match value.as_u64().filter(|b| (200..=MAX_BUDGET).contains(b)) {
@@ -360,56 +328,13 @@ fn run_tool(load: &Load, name: &str, arguments: &Value) -> Result<String> {
     };
     // The arguments are checked before the report is read: a mistake is named as such.
     chosen(&RepoReport::default())?;
-    let report = load(repo)?;
+    let report = reports.load(repo)?;
     Ok(select::render(&report, &chosen(&report)?, budget))
-}
-
-fn tool_result(text: String, is_error: bool) -> Value {
-    json!({
-        "content": [{ "type": "text", "text": text }],
-        "isError": is_error,
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ask(line: &str) -> Option<Value> {
-        answer(&|_| Ok(RepoReport::default()), line)
-    }
-
-    #[test]
-    fn bad_messages_get_json_rpc_errors() {
-        assert_eq!(ask("{not json").unwrap()["error"]["code"], PARSE_ERROR);
-        assert_eq!(ask("[]").unwrap()["error"]["code"], INVALID_REQUEST);
-        let no_version = ask(r#"{"id": 1, "method": "ping"}"#).unwrap();
-        assert_eq!(no_version["error"]["code"], INVALID_REQUEST);
-        assert_eq!(no_version["id"], 1);
-        let unknown = ask(r#"{"jsonrpc": "2.0", "id": "a", "method": "resources/list"}"#);
-        assert_eq!(unknown.unwrap()["error"]["code"], METHOD_NOT_FOUND);
-        let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"lessons_for_paths","arguments":[]}}"#;
-        assert_eq!(ask(call).unwrap()["error"]["code"], INVALID_PARAMS);
-    }
-
-    #[test]
-    fn notifications_get_no_answer_and_versions_are_negotiated() {
-        assert_eq!(
-            ask(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
-            None
-        );
-        let old = ask(
-            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}"#,
-        );
-        assert_eq!(old.unwrap()["result"]["protocolVersion"], "2025-06-18");
-        let future = ask(
-            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2999-01-01"}}"#,
-        );
-        assert_eq!(
-            future.unwrap()["result"]["protocolVersion"],
-            PROTOCOL_VERSIONS[0]
-        );
-    }
 
     #[test]
     fn a_remote_url_names_the_repository_of_its_path() {

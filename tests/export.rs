@@ -1,17 +1,24 @@
 //! `gitlore export`, `gitlore lessons` and `gitlore mcp` as a user runs them: the real binary on
 //! a store that `gitlore analyze --data-dir` filled from a git repository built in a temp dir and
 //! a `--reviews` file (the shared corpus, so there are real themes and findings), with one
-//! finding dismissed as a maintainer would.
+//! finding dismissed as a maintainer would. `gitlore mcp` is driven by the MCP SDK's client.
 
 mod common;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use quick_xml::events::Event;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest,
+    ContentBlock, ErrorCode, Implementation, ProtocolVersion, ServerResult,
+};
+use rmcp::service::{ClientLifecycleMode, RunningService, ServiceError};
+use rmcp::{ClientServiceExt, RoleClient};
 use serde_json::{Value, json};
+use tokio::net::unix::pipe;
 
 use common::cli::{REVIEWERS, THEME_FILES, gitlore_command};
 use common::corpus::THEMES;
@@ -484,58 +491,81 @@ fn a_small_report_reads_as_expected() {
     expect_test::expect_file!["snapshots/export_agents.md"].assert_eq(&agents);
 }
 
-/// An MCP client over the server's stdio.
-struct Client {
+/// An MCP session with `gitlore mcp`: the SDK's client over the child's pipes. (The SDK's
+/// `TokioChildProcess` would end the child itself, hiding whether the server exits cleanly at the
+/// end of its input; the pipes are tokio's Unix pipes, so that tokio needs no `process` feature
+/// of its own for the tests.)
+struct Session {
     child: std::process::Child,
-    input: std::process::ChildStdin,
-    output: BufReader<std::process::ChildStdout>,
+    client: RunningService<RoleClient, ClientConfig>,
 }
 
-impl Client {
-    fn start(home: &Path, args: &[&str]) -> Client {
-        Client::spawn(command(home, args))
+impl Session {
+    /// A session on the protocol revision the SDK prefers.
+    async fn start(home: &Path, args: &[&str]) -> Session {
+        Session::spawn(command(home, args), ClientLifecycleMode::Initialize, None).await
     }
 
-    fn spawn(mut command: Command) -> Client {
+    /// `command`'s session: begun as `lifecycle` says, asking for protocol revision `version`
+    /// (the SDK's preference when `None`).
+    async fn spawn(
+        mut command: Command,
+        lifecycle: ClientLifecycleMode,
+        version: Option<ProtocolVersion>,
+    ) -> Session {
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
             .unwrap();
-        let input = child.stdin.take().unwrap();
-        let output = BufReader::new(child.stdout.take().unwrap());
-        Client {
-            child,
-            input,
-            output,
+        let output = OwnedFd::from(child.stdout.take().unwrap());
+        let input = OwnedFd::from(child.stdin.take().unwrap());
+        let pipes = (
+            pipe::Receiver::from_owned_fd(output).unwrap(),
+            pipe::Sender::from_owned_fd(input).unwrap(),
+        );
+        let mut config = ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("test", "1"),
+        );
+        if let Some(version) = version {
+            config = config.with_protocol_version(version);
         }
+        let client = config.serve_with_lifecycle(pipes, lifecycle).await.unwrap();
+        Session { child, client }
     }
 
-    fn send(&mut self, line: &str) {
-        writeln!(self.input, "{line}").unwrap();
-        self.input.flush().unwrap();
+    /// The protocol revision the server agreed to.
+    fn protocol_version(&self) -> ProtocolVersion {
+        self.client.peer_info().unwrap().protocol_version.clone()
     }
 
-    fn ask(&mut self, message: Value) -> Value {
-        self.send(&message.to_string());
-        self.answer()
+    async fn call(&self, tool: &str, arguments: Value) -> CallToolResult {
+        let Value::Object(arguments) = arguments else {
+            panic!("arguments are an object: {arguments}");
+        };
+        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
+        self.client.call_tool(params).await.unwrap()
     }
 
-    fn answer(&mut self) -> Value {
-        let mut line = String::new();
-        self.output.read_line(&mut line).unwrap();
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
-    }
-
-    fn finish(mut self) {
-        drop(self.input);
+    /// Closes the server's stdin: it ends, successfully.
+    async fn finish(mut self) {
+        self.client.close().await.unwrap();
         assert!(self.child.wait().unwrap().success());
     }
 }
 
-#[test]
-fn an_mcp_session_returns_the_lessons_of_two_paths() {
+/// A tool result's text, and whether it is an error.
+fn outcome(result: &CallToolResult) -> (&str, bool) {
+    let [ContentBlock::Text(content)] = result.content.as_slice() else {
+        panic!("one text: {result:?}");
+    };
+    (content.text.as_str(), result.is_error.unwrap())
+}
+
+#[tokio::test]
+async fn an_mcp_session_returns_the_lessons_of_two_paths() {
     let analysed = Analysed::new();
     let findings = analysed.findings();
     let asked = ["tests/parser.rs", COUPLED];
@@ -552,39 +582,28 @@ fn an_mcp_session_returns_the_lessons_of_two_paths() {
     assert!(expected.len() >= 3, "{findings:?}");
     assert!(expected.iter().any(|f| files_of(f) == ["tests/parser.rs"]));
 
-    let mut client = Client::start(analysed.home(), &["mcp", "--data-dir", &analysed.data]);
-    let init = client.ask(json!({
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": { "name": "test", "version": "1" },
-        },
-    }));
-    assert_eq!(init["id"], 1);
-    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
-    assert_eq!(init["result"]["serverInfo"]["name"], "gitlore");
-    assert!(init["result"]["capabilities"]["tools"].is_object());
-    client.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let command = command(analysed.home(), &["mcp", "--data-dir", &analysed.data]);
+    let version = ProtocolVersion::V_2025_06_18;
+    let session = Session::spawn(command, ClientLifecycleMode::Initialize, Some(version)).await;
+    assert_eq!(session.protocol_version(), ProtocolVersion::V_2025_06_18);
+    let server = session.client.peer_info().unwrap();
+    assert_eq!(server.server_info.as_ref().unwrap().name, "gitlore");
+    assert!(server.capabilities.tools.is_some());
 
-    let tools = client.ask(json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" }));
-    let names: Vec<&str> = tools["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let tools = session.client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     assert_eq!(names, ["lessons_for_paths", "search_lessons"]);
+    assert!(
+        tools
+            .iter()
+            .all(|t| t.annotations.as_ref().unwrap().read_only_hint == Some(true))
+    );
 
-    let call = client.ask(json!({
-        "jsonrpc": "2.0", "id": "three", "method": "tools/call",
-        "params": { "name": "lessons_for_paths", "arguments": { "paths": asked, "budget": 100000 } },
-    }));
-    assert_eq!(call["id"], "three");
-    assert_eq!(call["result"]["isError"], false);
-    let lessons = call["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let arguments = json!({ "paths": asked, "budget": 100000 });
+    let call = session.call("lessons_for_paths", arguments).await;
+    let (lessons, is_error) = outcome(&call);
+    assert!(!is_error, "{lessons}");
+    let lessons = lessons.to_string();
     let headings: Vec<&str> = lessons.lines().filter(|l| l.starts_with("## ")).collect();
     assert_eq!(headings.len(), expected.len(), "{lessons}");
     for finding in &expected {
@@ -604,22 +623,22 @@ fn an_mcp_session_returns_the_lessons_of_two_paths() {
         "{lessons}"
     );
 
-    let search = client.ask(json!({
-        "jsonrpc": "2.0", "id": 4, "method": "tools/call",
-        "params": { "name": "search_lessons", "arguments": { "query": "QUERY loop" } },
-    }));
-    let found = search["result"]["content"][0]["text"].as_str().unwrap();
+    let search = session
+        .call("search_lessons", json!({ "query": "QUERY loop" }))
+        .await;
+    let (found, _) = outcome(&search);
     assert!(found.starts_with("## "), "{found}");
 
-    // Bad requests get JSON-RPC errors, and the session goes on.
-    client.send("{\"jsonrpc\": \"2.0\", \"id\": 5, \"method\": ");
-    assert_eq!(client.answer()["error"]["code"], -32700);
-    let unknown = client.ask(json!({ "jsonrpc": "2.0", "id": 6, "method": "tools/call",
-        "params": { "name": "rm_rf", "arguments": {} } }));
-    assert_eq!(unknown["error"]["code"], -32602);
-    let ping = client.ask(json!({ "jsonrpc": "2.0", "id": 7, "method": "ping" }));
-    assert_eq!(ping["result"], json!({}));
-    client.finish();
+    // A tool the server has not is a protocol error (invalid params), and the session goes on.
+    let params = CallToolRequestParams::new("rm_rf").with_arguments(Default::default());
+    match session.client.call_tool(params).await {
+        Err(ServiceError::McpError(error)) => assert_eq!(error.code, ErrorCode::INVALID_PARAMS),
+        other => panic!("{other:?}"),
+    }
+    let ping = ClientRequest::PingRequest(Default::default());
+    let pong = session.client.send_request(ping).await.unwrap();
+    assert!(matches!(pong, ServerResult::EmptyResult(_)), "{pong:?}");
+    session.finish().await;
 
     // `gitlore lessons` prints the same, from the store and from an export file.
     let budget = ["--budget", "100000"];
@@ -720,66 +739,36 @@ fn add_gadgets(analysed: &Analysed) {
         .unwrap();
 }
 
-fn call(client: &mut Client, id: i64, tool: &str, arguments: Value) -> Value {
-    let answer = client.ask(json!({
-        "jsonrpc": "2.0", "id": id, "method": "tools/call",
-        "params": { "name": tool, "arguments": arguments },
-    }));
-    assert_eq!(answer["id"], id, "{answer}");
-    answer["result"].clone()
-}
-
-fn result_text(result: &Value) -> &str {
-    result["content"][0]["text"].as_str().unwrap()
-}
-
-#[test]
-fn an_mcp_server_on_a_store_of_several_repositories_takes_the_repository_from_the_call() {
+#[tokio::test]
+async fn an_mcp_server_on_a_store_of_several_repositories_takes_the_repository_from_the_call() {
     let analysed = Analysed::new();
     let widgets = analysed.findings();
     add_gadgets(&analysed);
     let asked = json!(["src/gadget.rs"]);
 
-    let mut client = Client::start(analysed.home(), &["mcp", "--data-dir", &analysed.data]);
+    let session = Session::start(analysed.home(), &["mcp", "--data-dir", &analysed.data]).await;
     // No repository named and no `origin` to go by: the tool says which there are.
-    let unnamed = call(
-        &mut client,
-        1,
-        "lessons_for_paths",
-        json!({ "paths": asked }),
-    );
-    assert_eq!(unnamed["isError"], true, "{unnamed}");
-    assert!(
-        result_text(&unnamed).contains("acme/gadgets, local/widgets"),
-        "{unnamed}"
-    );
-    let named = call(
-        &mut client,
-        2,
-        "lessons_for_paths",
-        json!({ "paths": asked, "repo": "acme/gadgets" }),
-    );
-    assert_eq!(named["isError"], false, "{named}");
-    assert!(
-        result_text(&named).starts_with("## Gadgets close their sockets"),
-        "{named}"
-    );
-    let other = call(
-        &mut client,
-        3,
-        "search_lessons",
-        json!({ "query": "", "repo": "local/widgets" }),
-    );
-    let headings = result_text(&other).matches("\n## ").count() + 1;
-    assert_eq!(headings, widgets.len(), "{other}");
-    let unknown = call(
-        &mut client,
-        4,
-        "search_lessons",
-        json!({ "query": "", "repo": "acme/nope" }),
-    );
-    assert_eq!(unknown["isError"], true, "{unknown}");
-    client.finish();
+    let unnamed = session
+        .call("lessons_for_paths", json!({ "paths": asked }))
+        .await;
+    let (text, is_error) = outcome(&unnamed);
+    assert!(is_error, "{text}");
+    assert!(text.contains("acme/gadgets, local/widgets"), "{text}");
+    let arguments = json!({ "paths": asked, "repo": "acme/gadgets" });
+    let named = session.call("lessons_for_paths", arguments).await;
+    let (text, is_error) = outcome(&named);
+    assert!(!is_error, "{text}");
+    assert!(text.starts_with("## Gadgets close their sockets"), "{text}");
+    let arguments = json!({ "query": "", "repo": "local/widgets" });
+    let other = session.call("search_lessons", arguments).await;
+    let (text, _) = outcome(&other);
+    let headings = text.matches("\n## ").count() + 1;
+    assert_eq!(headings, widgets.len(), "{text}");
+    let arguments = json!({ "query": "", "repo": "acme/nope" });
+    let unknown = session.call("search_lessons", arguments).await;
+    let (text, is_error) = outcome(&unknown);
+    assert!(is_error, "{text}");
+    session.finish().await;
 
     // Started in a clone whose `origin` is one of them, the server answers for that one.
     let clone = analysed.home().join("gadgets");
@@ -793,25 +782,21 @@ fn an_mcp_server_on_a_store_of_several_repositories_takes_the_repository_from_th
     );
     let mut command = command(analysed.home(), &["mcp", "--data-dir", &analysed.data]);
     command.current_dir(&clone);
-    let mut client = Client::spawn(command);
-    let from_origin = call(
-        &mut client,
-        1,
-        "lessons_for_paths",
-        json!({ "paths": asked }),
-    );
-    assert_eq!(from_origin["isError"], false, "{from_origin}");
-    assert!(
-        result_text(&from_origin).starts_with("## Gadgets close their sockets"),
-        "{from_origin}"
-    );
-    client.finish();
+    let session = Session::spawn(command, ClientLifecycleMode::Initialize, None).await;
+    let from_origin = session
+        .call("lessons_for_paths", json!({ "paths": asked }))
+        .await;
+    let (text, is_error) = outcome(&from_origin);
+    assert!(!is_error, "{text}");
+    assert!(text.starts_with("## Gadgets close their sockets"), "{text}");
+    session.finish().await;
 }
 
-#[test]
-fn mcp_tool_arguments_that_do_not_fit_are_tool_errors_and_a_small_budget_cuts_the_best_lesson() {
+#[tokio::test]
+async fn mcp_tool_arguments_that_do_not_fit_are_tool_errors_and_a_small_budget_cuts_the_best_lesson()
+ {
     let analysed = Analysed::new();
-    let mut client = Client::start(analysed.home(), &["mcp", "--data-dir", &analysed.data]);
+    let session = Session::start(analysed.home(), &["mcp", "--data-dir", &analysed.data]).await;
     let bad = [
         ("lessons_for_paths", json!({ "paths": [] }), "paths"),
         ("lessons_for_paths", json!({}), "paths"),
@@ -822,21 +807,55 @@ fn mcp_tool_arguments_that_do_not_fit_are_tool_errors_and_a_small_budget_cuts_th
             "budget",
         ),
     ];
-    for (n, (tool, arguments, named)) in bad.into_iter().enumerate() {
-        let result = call(&mut client, n as i64, tool, arguments);
-        assert_eq!(result["isError"], true, "{result}");
-        assert!(result_text(&result).contains(named), "{result}");
+    for (tool, arguments, named) in bad {
+        let result = session.call(tool, arguments).await;
+        let (text, is_error) = outcome(&result);
+        assert!(is_error, "{text}");
+        assert!(text.contains(named), "{text}");
     }
-    let small = call(
-        &mut client,
-        9,
-        "search_lessons",
-        json!({ "query": "", "budget": 200 }),
-    );
-    assert_eq!(small["isError"], false, "{small}");
-    let text = result_text(&small);
+    let small = session
+        .call("search_lessons", json!({ "query": "", "budget": 200 }))
+        .await;
+    let (text, is_error) = outcome(&small);
+    assert!(!is_error, "{text}");
     assert!(text.chars().count() <= 200, "{text}");
     assert!(text.starts_with("## "), "{text}");
     assert!(text.contains('…'), "{text}");
-    client.finish();
+    session.finish().await;
+}
+
+/// Each protocol revision the SDK's client may ask for is answered in it: one the server knows as
+/// asked, the SDK's newest (2026-07-28, which has no `initialize`) over `initialize` as the
+/// newest revision that has one, and over its own `server/discover` lifecycle as asked.
+#[tokio::test]
+async fn mcp_clients_get_the_protocol_revision_they_ask_for_or_the_newest_that_fits() {
+    let analysed = Analysed::new();
+    let args = ["mcp", "--data-dir", &analysed.data];
+    let asking = |version: ProtocolVersion, lifecycle| {
+        Session::spawn(command(analysed.home(), &args), lifecycle, Some(version))
+    };
+    let initialize = ClientLifecycleMode::Initialize;
+    let oldest = asking(ProtocolVersion::V_2024_11_05, initialize.clone()).await;
+    assert_eq!(oldest.protocol_version(), ProtocolVersion::V_2024_11_05);
+    oldest.finish().await;
+    let newest = asking(ProtocolVersion::LATEST, initialize).await;
+    assert_ne!(
+        ProtocolVersion::LATEST,
+        ProtocolVersion::LATEST_WITH_INITIALIZE
+    );
+    assert_eq!(
+        newest.protocol_version(),
+        ProtocolVersion::LATEST_WITH_INITIALIZE
+    );
+    newest.finish().await;
+    let preferred_versions = vec![ProtocolVersion::LATEST];
+    let discover = ClientLifecycleMode::Discover { preferred_versions };
+    let discovered = asking(ProtocolVersion::LATEST, discover).await;
+    assert_eq!(discovered.protocol_version(), ProtocolVersion::LATEST);
+    let search = discovered
+        .call("search_lessons", json!({ "query": "QUERY loop" }))
+        .await;
+    let (text, is_error) = outcome(&search);
+    assert!(!is_error && text.starts_with("## "), "{text}");
+    discovered.finish().await;
 }
