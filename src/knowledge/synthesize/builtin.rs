@@ -8,7 +8,8 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::figures::{self, coupling_id, coupling_text, hotspot_id, hotspot_text};
-use super::wording::{TITLE_CHARS, cut, excerpt, lesson, lessons, says_something, states_lesson};
+use super::title::{self, TITLE_CHARS, says_something, states_lesson};
+use super::wording::{cut, excerpt};
 use super::{Input, Synthesis, finalize, subject_id, theme_finding_id};
 use crate::domain::classification::Label;
 use crate::domain::findings::SourceComment;
@@ -408,9 +409,10 @@ impl<'a> Context<'a> {
             .iter()
             .map(|c| words(&prepare(&topic_text(&c.body), None).text))
             .collect();
-        lessons(&bodies, &theme.terms, TITLE_CHARS)
+        title::ranked(&bodies, &theme.terms, TITLE_CHARS)
             .into_iter()
-            .find_map(|(source, lesson)| {
+            .find_map(|candidate| {
+                let (source, lesson) = (candidate.source, candidate.text);
                 // A lesson in common words only ("Update this comment") is echoed by a
                 // comment that says all of them.
                 let whole: HashSet<String> = words(&lesson)
@@ -739,7 +741,7 @@ impl<'a> Context<'a> {
                 if signals.is_empty() {
                     return None;
                 }
-                let lesson = lesson(&[comment.body.as_str()], &[], 80)
+                let lesson = title::best(&[comment.body.as_str()], &[], 80)
                     .unwrap_or_else(|| cut(&excerpt(&comment.body), 80));
                 let history: Vec<&str> = signals.iter().map(|s| s.text.as_str()).collect();
                 let mut evidence = comment_evidence(&[comment], 1);
@@ -774,7 +776,7 @@ fn theme_lesson(theme: &Theme, members: &[&SourceComment], max: usize) -> Option
         .take(LESSON_CANDIDATES)
         .map(|c| c.body.as_str())
         .collect();
-    lesson(&bodies, &theme.terms, max)
+    title::best(&bodies, &theme.terms, max)
 }
 
 /// `text` without its code: fenced blocks and `inline` spans. The code a comment shows names what

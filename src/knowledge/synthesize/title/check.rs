@@ -1,11 +1,11 @@
 //! Whether a finding's title is a whole sentence of advice a maintainer could sign: the title
-//! measure of the findings scorecard (issue 48). It judges a title as published, whoever made
-//! it, and reads the word lists of [`super::wording`] rather than keeping its own.
+//! measure of the findings scorecard (issue 48), and the gate the built-in selection ranks its
+//! candidates by. It judges a title as published, whoever made it.
 
 use super::norms::states_a_norm;
 use crate::knowledge::embed::builtin;
 
-use super::wording::{
+use super::words::{
     ADVICE_PHRASES, ADVICE_VERBS, COURTESIES, DANGLING, DEICTIC, EMOJI_CODES, FIRST_PERSON,
     FUNCTION_WORDS, HEDGES, REASSURANCES, REPLY_OPENERS, SMILEYS, TITLE_CHARS, WRITER_PHRASES,
     words_of,
@@ -114,7 +114,7 @@ fn is_whole(sentence: &str) -> bool {
 
 /// Whether `sentence` gives advice or states a rule (see [`whole_sentence_of_advice`]), whoever
 /// it speaks of.
-fn gives_advice(sentence: &str) -> bool {
+pub(super) fn gives_advice(sentence: &str) -> bool {
     let lower = sentence.to_lowercase();
     let words = words_in(&lower);
     let mut padded = format!(" {lower} ");

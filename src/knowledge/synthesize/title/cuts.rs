@@ -1,0 +1,286 @@
+//! Where a sentence may be cut and leave its reviewer's own words: the clause boundaries a title
+//! may start or end at, registered here by name. A cut drops what lies beyond a boundary and
+//! never rewords what it keeps: a clause taken from inside a sentence only gets a capital first
+//! letter, and a title loses its closing stop.
+
+use super::words::{EMOJI_CODES, SMILEYS};
+
+/// One kind of clause boundary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cut {
+    /// After an opening clause, an address or a label, at a comma, colon, dash or semicolon:
+    /// "Nit: use …", "If so, add …", "Hi @bob, we don't …".
+    Opening,
+    /// After a connective that ties the clause to what came before: "Also, …", "But …",
+    /// "…, however we do not accept …".
+    Connective,
+    /// After a clause that frames the rest as the writer's view: "I think …", "Note that …".
+    Framing,
+    /// Before a clause that follows a comma, colon, dash or semicolon: "Add a test, since …".
+    Trailing,
+    /// Before a reason or a contrast: "… because …", "… since …", "… but …".
+    Reason,
+    /// Before an aside or a decoration at the end: " (…)", ", e.g. …", ":)", " please", " tbh".
+    Aside,
+}
+
+/// Boundaries that end a clause and open the next (outside code and parentheses).
+const PUNCTUATION: &[&str] = &[", ", ": ", " — ", " – ", " - ", "; "];
+/// Words that tie a clause to what came before, when they open it.
+const CONNECTIVES: &[&str] = &[
+    "also", "and", "but", "so", "then", "however", "therefore", "anyway", "actually", "plus",
+    "otherwise", "instead", "though",
+];
+/// Clauses that frame what follows as the writer's view.
+const FRAMES: &[&str] = &[
+    "i think that",
+    "i think",
+    "i believe that",
+    "i believe",
+    "i guess",
+    "i feel like",
+    "imo",
+    "imho",
+    "note that",
+    "please note that",
+    "looks like",
+    "it looks like",
+    "seems like",
+    "it seems like",
+    "pretty sure",
+    "i'm pretty sure",
+    "in general",
+    "generally speaking",
+];
+/// Words that open a reason or a contrast after the lesson.
+const REASONS: &[&str] = &[
+    " because ",
+    " since ",
+    " so that ",
+    " but ",
+    " so ",
+    " which ",
+];
+/// Openings of an example after the lesson.
+const EXAMPLES: &[&str] = &[", e.g.", " e.g.", " (e.g.", ", i.e.", " i.e.", " (i.e.", ", like "];
+/// Words that close a sentence without adding to it.
+const TAGS: &[&str] = &[" please", " tbh", " imo", " thx", " thanks", " though", " too"];
+
+impl Cut {
+    /// Every cut, starts first.
+    pub const ALL: [Cut; 6] = [
+        Cut::Opening,
+        Cut::Connective,
+        Cut::Framing,
+        Cut::Trailing,
+        Cut::Reason,
+        Cut::Aside,
+    ];
+
+    /// Its name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Cut::Opening => "opening",
+            Cut::Connective => "connective",
+            Cut::Framing => "framing",
+            Cut::Trailing => "trailing",
+            Cut::Reason => "reason",
+            Cut::Aside => "aside",
+        }
+    }
+
+    /// Whether the cut drops the front of a sentence (rather than its end).
+    fn drops_front(self) -> bool {
+        matches!(self, Cut::Opening | Cut::Connective | Cut::Framing)
+    }
+
+    /// The offsets in `text` at which a clause may start (front cuts) or end (end cuts), given
+    /// that the clause now starts or ends at `at`.
+    fn boundaries(self, text: &str, at: usize) -> Vec<usize> {
+        let lower = text.to_ascii_lowercase();
+        match self {
+            Cut::Opening => outside(text, PUNCTUATION)
+                .into_iter()
+                .filter(|&(start, _)| start >= at)
+                .map(|(_, end)| end)
+                .collect(),
+            Cut::Connective => {
+                let mut found = opening(&lower, at, CONNECTIVES);
+                let turns = outside(text, &[", however ", ", but ", " but ", ", so "]);
+                found.extend(turns.into_iter().filter(|&(s, _)| s >= at).map(|(_, e)| e));
+                found
+            }
+            Cut::Framing => opening(&lower, at, FRAMES),
+            Cut::Trailing => outside(text, PUNCTUATION)
+                .into_iter()
+                .filter(|&(start, _)| start <= at)
+                .map(|(start, _)| start)
+                .collect(),
+            Cut::Reason => outside(text, REASONS)
+                .into_iter()
+                .filter(|&(start, _)| start <= at)
+                .map(|(start, _)| start)
+                .collect(),
+            Cut::Aside => aside_before(text, &lower, at).into_iter().collect(),
+        }
+    }
+}
+
+/// A clause of a sentence: its words as written (capitalised, without a closing stop) and the
+/// cuts that made it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Clause {
+    pub text: String,
+    pub cuts: Vec<Cut>,
+}
+
+/// The sentence itself and every clause the cuts leave of it, each once, the fewest cuts first.
+pub fn clauses(sentence: &str) -> Vec<Clause> {
+    let sentence = sentence.trim();
+    let starts = reachable(sentence, 0, true);
+    let ends = reachable(sentence, sentence.len(), false);
+    let mut out: Vec<Clause> = Vec::new();
+    for (start, front) in &starts {
+        for (end, back) in &ends {
+            if start >= end {
+                continue;
+            }
+            let text = tidy(&sentence[*start..*end]);
+            if text.is_empty() || out.iter().any(|c| c.text == text) {
+                continue;
+            }
+            let cuts: Vec<Cut> = front.iter().chain(back).copied().collect();
+            out.push(Clause { text, cuts });
+        }
+    }
+    out.sort_by_key(|c| c.cuts.len());
+    out
+}
+
+/// Every offset a clause of `text` can start (`front`) or end at from `at`, with the cuts that
+/// lead there, each offset once (by the fewest cuts).
+fn reachable(text: &str, at: usize, front: bool) -> Vec<(usize, Vec<Cut>)> {
+    let mut found: Vec<(usize, Vec<Cut>)> = vec![(at, Vec::new())];
+    let mut next = 0;
+    while next < found.len() {
+        let (from, cuts) = found[next].clone();
+        next += 1;
+        for cut in Cut::ALL.into_iter().filter(|c| c.drops_front() == front) {
+            for to in cut.boundaries(text, from) {
+                if to != from && !found.iter().any(|(seen, _)| *seen == to) {
+                    let mut path = cuts.clone();
+                    path.push(cut);
+                    found.push((to, path));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Where each of `marks` occurs in `text` outside code spans and parentheses: (start, end).
+fn outside(text: &str, marks: &[&str]) -> Vec<(usize, usize)> {
+    let lower = text.to_ascii_lowercase();
+    let mut found = Vec::new();
+    for mark in marks {
+        for (start, _) in lower.match_indices(mark) {
+            let before = &text[..start];
+            let in_code = before.matches('`').count() % 2 == 1;
+            let in_parens = before.matches('(').count() > before.matches(')').count();
+            if !in_code && !in_parens {
+                found.push((start, start + mark.len()));
+            }
+        }
+    }
+    found
+}
+
+/// The offset after one of `openers` that opens `lower` at `at` as words of their own (a comma
+/// may follow them).
+fn opening(lower: &str, at: usize, openers: &[&str]) -> Vec<usize> {
+    let rest = &lower[at..];
+    openers
+        .iter()
+        .filter_map(|opener| {
+            let after = rest.strip_prefix(opener)?;
+            let gap = after.len() - after.trim_start_matches([',', ' ']).len();
+            (after.starts_with([' ', ',']) && gap < after.len()).then_some(at + opener.len() + gap)
+        })
+        .collect()
+}
+
+/// Where the aside or decoration that ends `text` before `at` starts: a parenthesis closing at
+/// the end, an example, a smiley or an emoji code, a tag word.
+fn aside_before(text: &str, lower: &str, at: usize) -> Option<usize> {
+    let head = text[..at].trim_end_matches(['.', '!', ' ']);
+    let lower_head = &lower[..head.len()];
+    if head.ends_with(')')
+        && let Some(open) = head.rfind(" (")
+        && !head[open..].contains('`')
+    {
+        return Some(open);
+    }
+    if let Some(start) = EXAMPLES.iter().filter_map(|e| lower_head.find(e)).min() {
+        return Some(start);
+    }
+    let last = head.rsplit(' ').next().unwrap_or_default();
+    let decoration = SMILEYS.contains(&last)
+        || EMOJI_CODES.contains(last)
+        || last.chars().all(|c| !c.is_ascii() && !c.is_alphanumeric());
+    if decoration && !last.is_empty() {
+        return Some(head.len() - last.len());
+    }
+    TAGS.iter()
+        .find(|tag| lower_head.ends_with(*tag))
+        .map(|tag| head.len() - tag.len())
+}
+
+/// A clause as a title shows it: trimmed, without the punctuation a cut leaves at its end nor
+/// its closing stop, its first letter a capital.
+fn tidy(clause: &str) -> String {
+    let kept = clause
+        .trim()
+        .trim_end_matches([',', ';', ':', '-', '—', '–', '.', '!', ' ']);
+    let mut chars = kept.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(sentence: &str) -> Vec<String> {
+        clauses(sentence).into_iter().map(|c| c.text).collect()
+    }
+
+    #[test]
+    fn every_cut_is_named_once() {
+        let names: std::collections::BTreeSet<&str> = Cut::ALL.iter().map(|c| c.name()).collect();
+        assert_eq!(names.len(), Cut::ALL.len());
+    }
+
+    #[test]
+    fn a_clause_keeps_its_reviewers_words() {
+        let all = texts("Hi @bob, thanks for the PR but we do not accept cosmetic changes.");
+        assert!(all.contains(&"We do not accept cosmetic changes".to_string()), "{all:?}");
+        let all = texts("I think we should keep the flag private, since nobody uses it.");
+        assert!(all.contains(&"We should keep the flag private".to_string()), "{all:?}");
+        let all = texts("Also, please add a test for the empty input (see above) :)");
+        assert!(all.contains(&"Please add a test for the empty input".to_string()), "{all:?}");
+        let all = texts("If `babel` include, add `babel-flow` `babel-ts`.");
+        assert!(all.contains(&"Add `babel-flow` `babel-ts`".to_string()), "{all:?}");
+        // The sentence itself comes first, without its stop.
+        assert_eq!(all[0], "If `babel` include, add `babel-flow` `babel-ts`");
+    }
+
+    #[test]
+    fn no_cut_falls_inside_code_or_parentheses() {
+        for clause in texts("Use `a, b` here (or `c, d`), not `e`.") {
+            assert_eq!(clause.matches('`').count() % 2, 0, "{clause}");
+            assert_eq!(clause.matches('(').count(), clause.matches(')').count(), "{clause}");
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! Titles by selection (issue 48): a built-in finding's title is a sentence of its comments as
+//! their reviewer wrote it, or a clause of one, chosen and never rewritten. The steps, each a
+//! module: [`prose`] reads a comment's sentences as written, [`cuts`] lists the clauses each
+//! sentence leaves at its clause boundaries, [`check`] is the gate (a whole sentence of advice, the
+//! findings bench's title measure), and [`ranked`] orders the candidates: those the gate accepts
+//! first, then by the theme's terms they name, imperatives, concision and fewest cuts. The gate
+//! ranks rather than vetoes, so a theme whose advice no whole sentence states keeps its finding.
+
+pub mod check;
+mod cuts;
+mod norms;
+mod prose;
+pub(super) mod words;
+
+use std::cmp::Reverse;
+
+pub use check::whole_sentence_of_advice;
+pub use cuts::Cut;
+pub use words::TITLE_CHARS;
+
+use words::{COURTESIES, FIRST_PERSON, REPLY_OPENERS, WRITER_PHRASES, words_of};
+
+/// Characters of a concise title: a longer one ranks below one that fits.
+const CONCISE_CHARS: usize = 67;
+/// Openings of a request asked as a question ("Could you add a test?"): advice a comment gives,
+/// though no title.
+const REQUESTS: &[&str] = &[
+    "could you ",
+    "can you ",
+    "would you ",
+    "can we ",
+    "could we ",
+    "please ",
+];
+/// Words of this pull request's steps (lower-case, whole words): chatter, as courtesies are.
+const PULL_REQUEST_STEPS: &[&str] = &["ping", "rebase", "merged", "merging", "released", "ci"];
+
+/// A candidate title: a sentence or clause of one of the comments, as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    pub text: String,
+    /// The position of its comment among the bodies it was chosen from.
+    pub source: usize,
+    /// Whether the gate accepts it ([`whole_sentence_of_advice`]).
+    pub accepted: bool,
+    /// The cuts that made it of its sentence (none when it is the sentence).
+    pub cuts: Vec<Cut>,
+}
+
+/// Every sentence and clause of `bodies` that gives advice in at most `max` characters (not
+/// about its writer), best first: those the gate accepts, then by score (the `terms` they name,
+/// imperatives, concision, fewest cuts); earlier bodies and sentences win ties (pass the most
+/// central comment first). Each text once.
+pub fn ranked(bodies: &[&str], terms: &[String], max: usize) -> Vec<Candidate> {
+    let mut scored: Vec<(i64, Candidate)> = Vec::new();
+    for (source, body) in bodies.iter().enumerate() {
+        for sentence in prose::sentences(body) {
+            for clause in cuts::clauses(&sentence) {
+                let text = clause.text;
+                if text.chars().count() > max
+                    || !advises(&text)
+                    || about_writer(&text)
+                    || scored.iter().any(|(_, c)| c.text == text)
+                {
+                    continue;
+                }
+                let score = score(&text, terms) - clause.cuts.len() as i64;
+                let accepted = whole_sentence_of_advice(&text);
+                let cuts = clause.cuts;
+                scored.push((
+                    score,
+                    Candidate {
+                        text,
+                        source,
+                        accepted,
+                        cuts,
+                    },
+                ));
+            }
+        }
+    }
+    // Stable: of equal rank, the earlier first.
+    scored.sort_by_key(|(score, c)| Reverse((c.accepted, *score)));
+    scored.into_iter().map(|(_, c)| c).collect()
+}
+
+/// The best title of `bodies` in at most `max` characters ([`ranked`]); `None` when no sentence
+/// of theirs gives advice.
+pub fn best(bodies: &[&str], terms: &[String], max: usize) -> Option<String> {
+    ranked(bodies, terms, max)
+        .into_iter()
+        .next()
+        .map(|c| c.text)
+}
+
+/// Whether some sentence or clause of `body` gives advice or asks for a change, whoever it speaks
+/// of: what a comment without a file needs to back a finding.
+pub fn states_lesson(body: &str) -> bool {
+    prose::sentences(body)
+        .iter()
+        .flat_map(|sentence| cuts::clauses(sentence))
+        .any(|clause| advises(&clause.text))
+}
+
+/// Whether `body` says something a finding can show without a file: it states a lesson, or has a
+/// statement of a few words that is not a question, a reply, the writer's musing, chatter or
+/// code ("Still have an API breaking change." does; "How could that have worked?" does not).
+pub fn says_something(body: &str) -> bool {
+    states_lesson(body)
+        || prose::sentences(body).iter().any(|sentence| {
+            let lower = sentence.to_lowercase();
+            let reply = words_of(&lower)
+                .first()
+                .is_some_and(|w| REPLY_OPENERS.contains(w));
+            !reply
+                && cuts::clauses(sentence)
+                .into_iter()
+                .filter(|c| c.cuts.iter().all(|cut| *cut == Cut::Opening))
+                .any(|c| is_statement(&c.text))
+        })
+}
+
+/// Whether `text` gives advice ([`check::gives_advice`]) or asks for a change in a question
+/// ("Could you add a test?").
+fn advises(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    check::gives_advice(text)
+        || (lower.ends_with('?') && REQUESTS.iter().any(|r| lower.starts_with(r)))
+}
+
+/// Whether `text` opens about its writer ("I'd rather …") or speaks of them ("… as I need to").
+fn about_writer(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let padded = format!(" {lower} ");
+    words_of(&lower)
+        .first()
+        .is_some_and(|w| FIRST_PERSON.contains(w))
+        || WRITER_PHRASES.iter().any(|p| padded.contains(p))
+}
+
+/// How well `text` titles a theme about `terms`: 3 a term it names, 2 for an imperative, -3
+/// beyond [`CONCISE_CHARS`], -6 for chatter.
+fn score(text: &str, terms: &[String]) -> i64 {
+    let lower = text.to_lowercase();
+    let words = words_of(&lower);
+    let named = terms.iter().filter(|t| lower.contains(t.as_str())).count() as i64;
+    let imperative = words
+        .first()
+        .is_some_and(|w| words::ADVICE_VERBS.contains(w));
+    let chatter = words.iter().any(|w| is_chatter(w));
+    3 * named + if imperative { 2 } else { 0 }
+        - if text.chars().count() > CONCISE_CHARS { 3 } else { 0 }
+        - if chatter { 6 } else { 0 }
+}
+
+/// Whether a lower-case word marks chatter rather than a lesson.
+fn is_chatter(word: &str) -> bool {
+    COURTESIES.contains(&word) || PULL_REQUEST_STEPS.contains(&word)
+}
+
+/// A plain statement about the code: four words or more, not a question nor a reply, not about
+/// the writer, no chatter, not code.
+fn is_statement(sentence: &str) -> bool {
+    let lower = sentence.to_lowercase();
+    let words = words_of(&lower);
+    let first = words.first().copied().unwrap_or_default();
+    let prose = words
+        .iter()
+        .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_alphabetic() || c == '\''))
+        .count();
+    words.len() >= 4
+        && !lower.ends_with('?')
+        && !FIRST_PERSON.contains(&first)
+        && !REPLY_OPENERS.contains(&first)
+        && !words.iter().any(|w| is_chatter(w))
+        && 3 * prose >= 2 * words.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn title_of(body: &str) -> Option<String> {
+        best(&[body], &[], TITLE_CHARS)
+    }
+
+    #[test]
+    fn the_title_is_a_sentence_as_written_or_a_clause_of_one() {
+        // rails' maintainers, verbatim (rails-0034, and the greeting of another).
+        assert_eq!(
+            title_of("Thank you but we generally do not accept cosmetic changes.").as_deref(),
+            Some("We generally do not accept cosmetic changes")
+        );
+        assert_eq!(
+            title_of("> why?\nHi @bob, we do not accept cosmetic changes (see #123). :+1:")
+                .as_deref(),
+            Some("We do not accept cosmetic changes")
+        );
+        // ripgrep's rg-0009, verbatim: the sentence itself, its smiley a sentence of its own.
+        assert_eq!(
+            title_of("Please make sure changes follow the style of the surrounding text. :-) Namely, please wrap text so that each line fits in 79 columns (inclusive).").as_deref(),
+            Some("Please make sure changes follow the style of the surrounding text")
+        );
+    }
+
+    #[test]
+    fn accepted_titles_rank_first_then_the_theme_terms() {
+        let bodies = [
+            "Could you add a unit test for the empty input?",
+            "This `unwrap()` will panic when the file is missing; return an error instead.",
+            "Please avoid unwrap in the handler. A panic takes the request down.",
+        ];
+        let terms = ["unwrap".to_string(), "panic".to_string()];
+        let ranked = ranked(&bodies, &terms, TITLE_CHARS);
+        assert_eq!(ranked[0].text, "Please avoid unwrap in the handler");
+        assert!(ranked[0].accepted && ranked[0].source == 2);
+        // A request asked as a question is advice, ranked after every accepted title.
+        let request = ranked.iter().position(|c| c.text.starts_with("Could you"));
+        assert_eq!(request, Some(ranked.len() - 1), "{ranked:#?}");
+    }
+
+    #[test]
+    fn no_title_is_about_its_writer_a_question_or_chatter() {
+        for body in [
+            "How could that have worked ever before?",
+            "I don't think this matters much here.",
+            "Locks should have worked here :|",
+            "Added the tests to the common tests.",
+            "I'd rather not include this by default.",
+        ] {
+            assert_eq!(title_of(body), None, "{body:?}");
+        }
+        assert!(states_lesson("Would you mind signing off on the commit for the DCO?"));
+        assert!(!states_lesson("How could that have worked ever before?"));
+    }
+
+    #[test]
+    fn a_statement_says_something_and_a_question_reply_or_chatter_does_not() {
+        assert!(says_something("Still have an API breaking change."));
+        assert!(says_something("Per policy, this needs a regression test."));
+        for body in [
+            "How could that have worked ever before?",
+            "Yes, that was the plan all along.",
+            "I am not familiar with this part of the code.",
+            "Thanks a lot, nice work here!",
+        ] {
+            assert!(!says_something(body), "{body:?}");
+        }
+    }
+}
