@@ -8,6 +8,7 @@
 
 pub mod check;
 mod cuts;
+mod lesson;
 mod norms;
 mod prose;
 pub(super) mod words;
@@ -18,22 +19,7 @@ pub use check::whole_sentence_of_advice;
 pub use cuts::Cut;
 pub use words::TITLE_CHARS;
 
-use words::{COURTESIES, FIRST_PERSON, REPLY_OPENERS, WRITER_PHRASES, words_of};
-
-/// Characters of a concise title: a longer one ranks below one that fits.
-const CONCISE_CHARS: usize = 67;
-/// Openings of a request asked as a question ("Could you add a test?"): advice a comment gives,
-/// though no title.
-const REQUESTS: &[&str] = &[
-    "could you ",
-    "can you ",
-    "would you ",
-    "can we ",
-    "could we ",
-    "please ",
-];
-/// Words of this pull request's steps (lower-case, whole words): chatter, as courtesies are.
-const PULL_REQUEST_STEPS: &[&str] = &["ping", "rebase", "merged", "merging", "released", "ci"];
+use words::{ADVICE_VERBS, FIRST_PERSON, REPLY_OPENERS, words_of};
 
 /// A candidate title: a sentence or clause of one of the comments, as written.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,41 +33,72 @@ pub struct Candidate {
     pub cuts: Vec<Cut>,
 }
 
-/// Every sentence and clause of `bodies` that gives advice in at most `max` characters (not
-/// about its writer), best first: those the gate accepts, then by score (the `terms` they name,
-/// imperatives, concision, fewest cuts); earlier bodies and sentences win ties (pass the most
-/// central comment first). Each text once.
+/// Every sentence and clause of `bodies` that states a lesson in at most `max` characters
+/// ([`lesson::score`]), best first: those the gate accepts, then by score (the `terms` they name,
+/// imperatives, concision, less chatter, fewest cuts); earlier bodies and sentences win ties
+/// (pass the most central comment first). Each text once.
 pub fn ranked(bodies: &[&str], terms: &[String], max: usize) -> Vec<Candidate> {
     let mut scored: Vec<(i64, Candidate)> = Vec::new();
     for (source, body) in bodies.iter().enumerate() {
-        for sentence in prose::sentences(body) {
-            for clause in cuts::clauses(&sentence) {
-                let text = clause.text;
-                if text.chars().count() > max
-                    || !advises(&text)
-                    || about_writer(&text)
-                    || scored.iter().any(|(_, c)| c.text == text)
-                {
-                    continue;
-                }
-                let score = score(&text, terms) - clause.cuts.len() as i64;
-                let accepted = whole_sentence_of_advice(&text);
-                let cuts = clause.cuts;
-                scored.push((
-                    score,
-                    Candidate {
-                        text,
-                        source,
-                        accepted,
-                        cuts,
-                    },
-                ));
+        for clause in lesson_clauses(body) {
+            let text = clause.text;
+            if text.chars().count() > max || scored.iter().any(|(_, c)| c.text == text) {
+                continue;
             }
+            let Some(score) = lesson::score(&text, terms, false) else {
+                continue;
+            };
+            let accepted = whole_sentence_of_advice(&text);
+            let score = score - clause.cuts.len() as i64;
+            let cuts = clause.cuts;
+            scored.push((
+                score,
+                Candidate {
+                    text,
+                    source,
+                    accepted,
+                    cuts,
+                },
+            ));
         }
     }
     // Stable: of equal rank, the earlier first.
     scored.sort_by_key(|(score, c)| Reverse((c.accepted, *score)));
     scored.into_iter().map(|(_, c)| c).collect()
+}
+
+/// The clauses of `body`'s sentences that may state a lesson: none of a sentence that opens as a
+/// reply (but the advice it answers with: "Yes, add a test"), that introduces what follows it
+/// (ends with a colon), that is what follows a code block ("instead of importing …"), or that
+/// opens with a reaction ("❤️ the safety comment …").
+fn lesson_clauses(body: &str) -> Vec<cuts::Clause> {
+    prose::sentences(body)
+        .into_iter()
+        .filter(|sentence| {
+            let lower = sentence.to_lowercase();
+            !sentence.ends_with(':')
+                && (!lower.starts_with("instead of ") || sentence.contains(','))
+                && !sentence
+                    .chars()
+                    .next()
+                    .is_some_and(|c| !c.is_ascii() && !c.is_alphabetic())
+        })
+        .flat_map(|sentence| {
+            let reply = lesson::is_reply(&sentence);
+            cuts::clauses(&sentence)
+                .into_iter()
+                .filter(move |clause| !reply || opens_with_advice(&clause.text))
+        })
+        .collect()
+}
+
+/// Whether `text` opens with an imperative ([`ADVICE_VERBS`]), after a "please".
+fn opens_with_advice(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let lower = lower.strip_prefix("please ").unwrap_or(&lower);
+    words_of(lower)
+        .first()
+        .is_some_and(|w| ADVICE_VERBS.contains(w))
 }
 
 /// The best title of `bodies` in at most `max` characters ([`ranked`]); `None` when no sentence
@@ -93,13 +110,12 @@ pub fn best(bodies: &[&str], terms: &[String], max: usize) -> Option<String> {
         .map(|c| c.text)
 }
 
-/// Whether some sentence or clause of `body` gives advice or asks for a change, whoever it speaks
-/// of: what a comment without a file needs to back a finding.
+/// Whether some sentence or clause of `body` states a lesson, whoever it speaks of: what a
+/// comment without a file needs to back a finding.
 pub fn states_lesson(body: &str) -> bool {
-    prose::sentences(body)
+    lesson_clauses(body)
         .iter()
-        .flat_map(|sentence| cuts::clauses(sentence))
-        .any(|clause| advises(&clause.text))
+        .any(|clause| lesson::score(&clause.text, &[], true).is_some())
 }
 
 /// Whether `body` says something a finding can show without a file: it states a lesson, or has a
@@ -108,54 +124,12 @@ pub fn states_lesson(body: &str) -> bool {
 pub fn says_something(body: &str) -> bool {
     states_lesson(body)
         || prose::sentences(body).iter().any(|sentence| {
-            let lower = sentence.to_lowercase();
-            let reply = words_of(&lower)
-                .first()
-                .is_some_and(|w| REPLY_OPENERS.contains(w));
-            !reply
+            !lesson::is_reply(sentence)
                 && cuts::clauses(sentence)
                 .into_iter()
                 .filter(|c| c.cuts.iter().all(|cut| *cut == Cut::Opening))
                 .any(|c| is_statement(&c.text))
         })
-}
-
-/// Whether `text` gives advice ([`check::gives_advice`]) or asks for a change in a question
-/// ("Could you add a test?").
-fn advises(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    check::gives_advice(text)
-        || (lower.ends_with('?') && REQUESTS.iter().any(|r| lower.starts_with(r)))
-}
-
-/// Whether `text` opens about its writer ("I'd rather …") or speaks of them ("… as I need to").
-fn about_writer(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    let padded = format!(" {lower} ");
-    words_of(&lower)
-        .first()
-        .is_some_and(|w| FIRST_PERSON.contains(w))
-        || WRITER_PHRASES.iter().any(|p| padded.contains(p))
-}
-
-/// How well `text` titles a theme about `terms`: 3 a term it names, 2 for an imperative, -3
-/// beyond [`CONCISE_CHARS`], -6 for chatter.
-fn score(text: &str, terms: &[String]) -> i64 {
-    let lower = text.to_lowercase();
-    let words = words_of(&lower);
-    let named = terms.iter().filter(|t| lower.contains(t.as_str())).count() as i64;
-    let imperative = words
-        .first()
-        .is_some_and(|w| words::ADVICE_VERBS.contains(w));
-    let chatter = words.iter().any(|w| is_chatter(w));
-    3 * named + if imperative { 2 } else { 0 }
-        - if text.chars().count() > CONCISE_CHARS { 3 } else { 0 }
-        - if chatter { 6 } else { 0 }
-}
-
-/// Whether a lower-case word marks chatter rather than a lesson.
-fn is_chatter(word: &str) -> bool {
-    COURTESIES.contains(&word) || PULL_REQUEST_STEPS.contains(&word)
 }
 
 /// A plain statement about the code: four words or more, not a question nor a reply, not about
@@ -172,7 +146,7 @@ fn is_statement(sentence: &str) -> bool {
         && !lower.ends_with('?')
         && !FIRST_PERSON.contains(&first)
         && !REPLY_OPENERS.contains(&first)
-        && !words.iter().any(|w| is_chatter(w))
+        && !words.iter().any(|w| lesson::is_chatter(w))
         && 3 * prose >= 2 * words.len()
 }
 

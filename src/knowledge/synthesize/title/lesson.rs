@@ -1,0 +1,252 @@
+//! Whether a sentence or clause states a lesson, and how well: advice or a norm, or a request for
+//! a change to the code; not a question, a prediction of what the change will do, a step of this
+//! pull request's review, a remark about the review, a reproach or a reassurance. What is judged
+//! is the text as written; a request's opening ("Could you …", "Please …") is only looked past.
+
+use super::norms::states_a_norm;
+use super::words::{
+    ADVICE_PHRASES, ADVICE_VERBS, COURTESIES, DANGLING, DEICTIC, FIRST_PERSON, FUNCTION_WORDS,
+    HEDGES, REASSURANCES, REPLY_OPENERS, WRITER_PHRASES, words_of,
+};
+
+/// Characters of a concise lesson: a longer one ranks below one that fits.
+const CONCISE_CHARS: usize = 67;
+/// Words a lesson needs (an imperative says enough in two: "Use `x`").
+const MIN_WORDS: usize = 3;
+/// Openings of a request, longest first ("Could you add a test?", "Please add a test").
+const REQUESTS: &[&str] = &[
+    "would you mind ",
+    "do you mind ",
+    "could you please ",
+    "can you please ",
+    "could you ",
+    "can you ",
+    "would you ",
+    "can we ",
+    "could we ",
+    "please ",
+];
+/// Words opening a request for information or for a step of the review, not for a change to the
+/// code ("Could you tell us more?", "Can you take a look?", "Would you just mind to approve
+/// …?", "Let's see if anyone has feedback …"): such a request titles no lesson.
+const NOT_A_CHANGE: &[&str] = &[
+    "answer", "approve", "ask", "clarify", "comment", "confirm", "describe", "elaborate", "explain",
+    "give", "have", "help", "just", "let", "look", "mind", "paste", "ping", "point", "post",
+    "remind", "report", "review", "run", "say", "see", "send", "share", "show", "take", "tell",
+    "try", "verify", "wait", "walk",
+];
+/// How far (score points) a lesson asked for in a request with a verb gitlore does not know
+/// ranks below one stated as advice: below any that names as many of the theme's terms.
+const REQUEST_RANK: i64 = 12;
+/// Words of this pull request's steps (lower-case, whole words): chatter, as courtesies are.
+const PULL_REQUEST_STEPS: &[&str] = &["ping", "rebase", "merged", "merging", "released", "ci"];
+/// Phrases of a sentence about the review rather than the code ("Note that this comment applies
+/// to the following places", "Same here"), checked lower-case.
+const ABOUT_THE_REVIEW: &[&str] = &[
+    "comment applies",
+    "comments apply",
+    "same applies",
+    "same here",
+    "as above",
+    "see above",
+    // the writer's own review ("In that case please ignore my comments", "ping me directly", "A
+    // few comments below but please ignore …")
+    "my comment",
+    "my review",
+    "ping me",
+    "comment below",
+    "comments below",
+    // the branch's state ("Just needs to be synced with master to fix the merge conflicts")
+    "merge conflict",
+];
+/// Phrases that reproach the writer's reader ("you should know better than …"): they back a
+/// lesson but cannot title one.
+const REPROACHES: &[&str] = &["know better"];
+/// Words that name only the pull request or its branch: "Update your PR" asks for a change
+/// without saying which.
+const THE_PULL_REQUEST: &[&str] = &["your", "the", "pr", "prs", "pull", "request", "branch"];
+
+/// How well `text` states a lesson naming `terms`; `None` when it states none. A text about its
+/// writer ("I suspect we don't …"), about the review ("this comment applies to …"), a reproach,
+/// or a request for anything but a change backs a lesson but titles none: `None` unless
+/// `musing` allows it.
+pub fn score(text: &str, terms: &[String], musing: bool) -> Option<i64> {
+    let lower = text.to_lowercase();
+    let opening = REQUESTS.iter().find(|r| lower.starts_with(*r));
+    let request = opening.is_some();
+    let core = lower[opening.map_or(0, |r| r.len())..].trim_end_matches('?');
+    let words = words_of(core);
+    let first = words.first().copied().unwrap_or_default();
+    let mut padded = format!(" {core} ");
+    for hedge in HEDGES {
+        padded = padded.replace(hedge, " ");
+    }
+    // "Let's wait to land until …" decides a step of this pull request's review: no lesson.
+    let lets_step = first == "let's" && words.get(1).is_some_and(|w| NOT_A_CHANGE.contains(w));
+    let imperative = ADVICE_VERBS.contains(&first);
+    let stated = !lets_step
+        && (imperative
+            || ADVICE_PHRASES.iter().any(|p| padded.contains(p))
+            || needs_doing(&words)
+            || states_a_norm(text));
+    let requested = !stated
+        && request
+        && (musing || !(NOT_A_CHANGE.contains(&first) || FUNCTION_WORDS.contains(&first)));
+    let advice = (stated || requested) && !predicts_an_effect(&words);
+    let question = lower.ends_with('?') && !request;
+    let about_writer =
+        FIRST_PERSON.contains(&first) || WRITER_PHRASES.iter().any(|p| padded.contains(p));
+    let unquoted: Vec<&str> = core
+        .split_whitespace()
+        .filter(|w| !w.contains('`'))
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+        .collect();
+    let prose = unquoted
+        .iter()
+        .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_alphabetic() || c == '\''))
+        .count();
+    let code_like = 3 * prose < 2 * unquoted.len();
+    // "However, we need to fix the bug first": the order of this pull request's steps.
+    let step_order = core.trim_end_matches(['.', '!']).ends_with(" first");
+    let aside = step_order
+        || ABOUT_THE_REVIEW
+            .iter()
+            .chain(REPROACHES)
+            .any(|p| lower.contains(p));
+    let reassurance = REASSURANCES.iter().any(|p| core.starts_with(p));
+    let enough = words.len() >= MIN_WORDS || (imperative && words.len() >= 2);
+    if !advice
+        || !enough
+        || question
+        || code_like
+        || reassurance
+        || (imperative && !names_its_object(&words))
+        || ((about_writer || aside) && !musing)
+    {
+        return None;
+    }
+    let named = terms.iter().filter(|t| lower.contains(t.as_str())).count() as i64;
+    let chatter = words.iter().any(|w| is_chatter(w));
+    Some(
+        3 * named + if imperative { 2 } else { 0 }
+            - if text.chars().count() > CONCISE_CHARS { 3 } else { 0 }
+            - if chatter { 6 } else { 0 }
+            - if requested { REQUEST_RANK } else { 0 },
+    )
+}
+
+/// Whether a sentence opens as a reply ("Yes, …", "Right.", "Ok so …", "Ah right, …").
+pub fn is_reply(sentence: &str) -> bool {
+    let lower = sentence.to_lowercase();
+    words_of(&lower)
+        .into_iter()
+        .find(|w| !matches!(*w, "ah" | "oh" | "aha" | "hmm" | "hm" | ""))
+        .is_some_and(|w| REPLY_OPENERS.contains(&w))
+}
+
+/// Whether a lower-case word marks chatter rather than a lesson.
+pub fn is_chatter(word: &str) -> bool {
+    COURTESIES.contains(&word) || PULL_REQUEST_STEPS.contains(&word)
+}
+
+/// Whether an imperative names what it acts on: "Remove this", "Change to", "Consider adding
+/// this" do not (a gerund after the verb is part of the verb).
+fn names_its_object(words: &[&str]) -> bool {
+    let gerund = words
+        .get(1)
+        .is_some_and(|w| w.len() > 4 && w.ends_with("ing"));
+    words.iter().skip(1 + usize::from(gerund)).any(|w| {
+        !w.is_empty()
+            && !DEICTIC.contains(w)
+            && !DANGLING.contains(w)
+            && !THE_PULL_REQUEST.contains(w)
+    })
+}
+
+/// Whether the words open by predicting what the change will do ("This PR can avoid a flood of
+/// smaller PRs", "That would remove the need to …", "This should help"): a verdict on the change,
+/// not advice. "It should avoid …" asks something of the code.
+fn predicts_an_effect(words: &[&str]) -> bool {
+    let after_subject = match words {
+        ["this" | "that" | "it", "pr" | "change" | "patch", rest @ ..]
+        | ["this" | "that" | "it", rest @ ..] => rest,
+        _ => return false,
+    };
+    match after_subject {
+        [
+            "would" | "will" | "can" | "could" | "might" | "may",
+            verb,
+            ..,
+        ] => matches!(
+            *verb,
+            "make" | "avoid" | "help" | "allow" | "remove" | "simplify" | "improve"
+        ),
+        ["should", verb, ..] => matches!(*verb, "help" | "simplify" | "improve"),
+        _ => false,
+    }
+}
+
+/// Whether the words say that something needs doing ("This all needs locking", "needs
+/// rebasing"): "need(s)" followed by a verb in -ing (not "nothing" or "something").
+fn needs_doing(words: &[&str]) -> bool {
+    words.windows(2).any(|pair| {
+        matches!(pair[0], "needs" | "need")
+            && pair[1].len() > 5
+            && pair[1].ends_with("ing")
+            && !pair[1].ends_with("thing")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn states(text: &str) -> bool {
+        score(text, &[], false).is_some()
+    }
+
+    #[test]
+    fn advice_norms_and_requests_for_a_change_state_a_lesson() {
+        for text in [
+            "Avoid blocking calls inside the event loop",
+            "We generally do not accept cosmetic changes",
+            "Could you add a unit test for the empty input?",
+            "This all needs locking",
+            "Please remove this import",
+        ] {
+            assert!(states(text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn questions_predictions_steps_and_asides_state_none() {
+        // Corpus sentences of the training split, verbatim but for their stops (julia-0004,
+        // deno-0026, etcd-0034, ng-0018, prometheus-0109, flutter-0048).
+        for text in [
+            "How could that have worked ever before?",
+            "Should this use `theme.spacing`?",
+            "Can you tell me exactly what commands you ran?",
+            "This PR can avoid a flood of smaller PRs, but might be a bit disheartening to review",
+            "Let's wait to land until the _stream.mjs bundle is working locally",
+            "Note that this comment applies to the following couple of places",
+            "you should know better than doing a PR like this",
+            "Don't worry, 1.1.0 won't be a long wait",
+            "Just needs to be synced with master to fix the merge conflicts",
+            "Remove this",
+            "Consider adding this",
+            "I don't think this matters much here",
+        ] {
+            assert!(!states(text), "{text:?}");
+        }
+        // The writer's musing backs a lesson without titling one.
+        assert!(score("I'd rather not include this by default", &[], true).is_some());
+        assert!(!states("I'd rather not include this by default"));
+    }
+
+    #[test]
+    fn a_reply_opens_with_its_reply_word() {
+        assert!(is_reply("Ah right, read the file name again"));
+        assert!(is_reply("Yes, that was the plan all along."));
+        assert!(!is_reply("Add a test for the empty input."));
+    }
+}
