@@ -409,39 +409,44 @@ impl<'a> Context<'a> {
             .iter()
             .map(|c| words(&prepare(&topic_text(&c.body), None).text))
             .collect();
-        title::ranked(&bodies, &theme.terms, TITLE_CHARS)
-            .into_iter()
-            .find_map(|candidate| {
-                let (source, lesson) = (candidate.source, candidate.text);
-                // A lesson in common words only ("Update this comment") is echoed by a
-                // comment that says all of them.
-                let whole: HashSet<String> = words(&lesson)
-                    .into_iter()
-                    .filter(|w| !self.project.contains(w))
-                    .collect();
-                let mut claim = whole.clone();
-                claim.extend(words(
-                    &prepare(&prose_of(&topic_text(bodies[source])), None).text,
-                ));
-                claim.retain(|w| {
-                    GENERIC_WORDS.binary_search(&w.as_str()).is_err() && !self.project.contains(w)
-                });
-                let mut echoing: Vec<&SourceComment> = members
-                    .iter()
-                    .zip(&said)
-                    .enumerate()
-                    .filter(|(at, (_, words))| {
-                        *at == source
-                            || !words.is_disjoint(&claim)
-                            || (whole.len() >= 2 && words.is_superset(&whole))
-                    })
-                    .map(|(_, (c, _))| *c)
-                    .collect();
-                // The comment the lesson is taken from is cited first, so its PR is shown by it.
-                echoing.sort_by_key(|c| c.id != members[source].id);
-                let prs: HashSet<i64> = echoing.iter().map(|c| c.pr_number).collect();
-                (prs.len() >= 2).then_some((lesson, echoing))
-            })
+        let candidates = title::ranked(&bodies, &theme.terms, TITLE_CHARS);
+        candidates.iter().find_map(|lesson| {
+            // A lesson in common words only ("Update this comment") is echoed by a comment that
+            // says all of them.
+            let whole: HashSet<String> = words(&lesson.text)
+                .into_iter()
+                .filter(|w| !self.project.contains(w))
+                .collect();
+            let mut claim = whole.clone();
+            claim.extend(words(
+                &prepare(&prose_of(&topic_text(bodies[lesson.source])), None).text,
+            ));
+            claim.retain(|w| {
+                GENERIC_WORDS.binary_search(&w.as_str()).is_err() && !self.project.contains(w)
+            });
+            let echoing: Vec<usize> = (0..members.len())
+                .filter(|&at| {
+                    at == lesson.source
+                        || !said[at].is_disjoint(&claim)
+                        || (whole.len() >= 2 && said[at].is_superset(&whole))
+                })
+                .collect();
+            let prs: HashSet<i64> = echoing.iter().map(|&at| members[at].pr_number).collect();
+            if prs.len() < 2 {
+                return None;
+            }
+            let title = title_of(lesson, &candidates, &echoing, &claim);
+            // The comments the title and the lesson are taken from are cited first, so their PRs
+            // are shown by them.
+            let mut echoing: Vec<&SourceComment> = echoing.iter().map(|&at| members[at]).collect();
+            echoing.sort_by_key(|c| {
+                (
+                    c.id != members[title.source].id,
+                    c.id != members[lesson.source].id,
+                )
+            });
+            Some((title.text.clone(), echoing))
+        })
     }
 
     /// What a reviewer who wrote most of a theme consistently cares about (opted-out logins
@@ -777,6 +782,25 @@ fn theme_lesson(theme: &Theme, members: &[&SourceComment], max: usize) -> Option
         .map(|c| c.body.as_str())
         .collect();
     title::best(&bodies, &theme.terms, max)
+}
+
+/// The title of a finding on `lesson`, echoed by the members at `echoing`: the lesson itself when
+/// the gate accepts it, else the best-ranked of the `candidates` the gate accepts that is taken
+/// from an echoing member and names a word of the `claim`; the lesson when there is none.
+fn title_of<'c>(
+    lesson: &'c title::Candidate,
+    candidates: &'c [title::Candidate],
+    echoing: &[usize],
+    claim: &HashSet<String>,
+) -> &'c title::Candidate {
+    if lesson.accepted {
+        return lesson;
+    }
+    candidates
+        .iter()
+        .filter(|c| c.accepted && echoing.contains(&c.source))
+        .find(|c| !words(&c.text).is_disjoint(claim))
+        .unwrap_or(lesson)
 }
 
 /// `text` without its code: fenced blocks and `inline` spans. The code a comment shows names what

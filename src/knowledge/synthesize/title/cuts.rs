@@ -8,8 +8,9 @@ use super::words::{EMOJI_CODES, SMILEYS};
 /// One kind of clause boundary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cut {
-    /// After an opening clause, an address or a label, at a comma, colon, dash or semicolon:
-    /// "Nit: use …", "If so, add …", "Hi @bob, we don't …".
+    /// After an opening clause, an address or a label, at a comma, colon, dash or semicolon, or
+    /// after the `@login` it opens with: "Nit: use …", "If so, add …", "Hi @bob, we don't …",
+    /// "@bob can you …".
     Opening,
     /// After a connective that ties the clause to what came before: "Also, …", "But …",
     /// "…, however we do not accept …".
@@ -103,6 +104,7 @@ impl Cut {
                 .into_iter()
                 .filter(|&(start, _)| start >= at)
                 .map(|(_, end)| end)
+                .chain(after_mention(text, at))
                 .collect(),
             Cut::Connective => {
                 let mut found = opening(&lower, at, CONNECTIVES);
@@ -209,6 +211,17 @@ fn opening(lower: &str, at: usize, openers: &[&str]) -> Vec<usize> {
         .collect()
 }
 
+/// The offset after the `@login` that opens `text` at `at`, whom the sentence addresses ("@bob
+/// can you …").
+fn after_mention(text: &str, at: usize) -> Option<usize> {
+    let rest = &text[at..];
+    let login = rest.strip_prefix('@')?;
+    let end = login.find([' ', ',', ':'])?;
+    let after = &login[end..];
+    let gap = after.len() - after.trim_start_matches([',', ':', ' ']).len();
+    (end > 0 && gap < after.len()).then_some(at + 1 + end + gap)
+}
+
 /// Where the aside or decoration that ends `text` before `at` starts: a parenthesis closing at
 /// the end, an example, a smiley or an emoji code, a tag word.
 fn aside_before(text: &str, lower: &str, at: usize) -> Option<usize> {
@@ -270,6 +283,8 @@ mod tests {
         assert!(all.contains(&"We should keep the flag private".to_string()), "{all:?}");
         let all = texts("Also, please add a test for the empty input (see above) :)");
         assert!(all.contains(&"Please add a test for the empty input".to_string()), "{all:?}");
+        let all = texts("@sberyozkin can you squash the 2 commits?");
+        assert!(all.contains(&"Can you squash the 2 commits?".to_string()), "{all:?}");
         let all = texts("If `babel` include, add `babel-flow` `babel-ts`.");
         assert!(all.contains(&"Add `babel-flow` `babel-ts`".to_string()), "{all:?}");
         // The sentence itself comes first, without its stop.

@@ -13,9 +13,23 @@ use super::words::{
 const CONCISE_CHARS: usize = 67;
 /// Words a lesson needs (an imperative says enough in two: "Use `x`").
 const MIN_WORDS: usize = 3;
-/// Openings of a request, longest first ("Could you add a test?", "Please add a test").
+/// Openings of a request, longest first ("Could you add a test?", "Please add a test"), of a
+/// suggestion asked as a question ("Should this use `x`?", "Why not use `y`?"), and of a
+/// reproach that asks for what should have been done ("You forgot to add …").
 const REQUESTS: &[&str] = &[
     "would you mind ",
+    "shouldn't this ",
+    "should this ",
+    "shouldn't we ",
+    "should we ",
+    "should it ",
+    "can't we just ",
+    "can't we ",
+    "couldn't we ",
+    "why not just ",
+    "why not ",
+    "you forgot to ",
+    "you forgot ",
     "do you mind ",
     "could you please ",
     "can you please ",

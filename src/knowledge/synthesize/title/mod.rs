@@ -27,6 +27,8 @@ pub struct Candidate {
     pub text: String,
     /// The position of its comment among the bodies it was chosen from.
     pub source: usize,
+    /// How well it states a lesson ([`lesson::score`], less a point a cut).
+    pub score: i64,
     /// Whether the gate accepts it ([`whole_sentence_of_advice`]).
     pub accepted: bool,
     /// The cuts that made it of its sentence (none when it is the sentence).
@@ -34,37 +36,32 @@ pub struct Candidate {
 }
 
 /// Every sentence and clause of `bodies` that states a lesson in at most `max` characters
-/// ([`lesson::score`]), best first: those the gate accepts, then by score (the `terms` they name,
-/// imperatives, concision, less chatter, fewest cuts); earlier bodies and sentences win ties
-/// (pass the most central comment first). Each text once.
+/// ([`lesson::score`]), best first (the `terms` they name, imperatives, concision, less chatter,
+/// fewest cuts); earlier bodies and sentences win ties (pass the most central comment first).
+/// Each text once.
 pub fn ranked(bodies: &[&str], terms: &[String], max: usize) -> Vec<Candidate> {
-    let mut scored: Vec<(i64, Candidate)> = Vec::new();
+    let mut ranked: Vec<Candidate> = Vec::new();
     for (source, body) in bodies.iter().enumerate() {
         for clause in lesson_clauses(body) {
             let text = clause.text;
-            if text.chars().count() > max || scored.iter().any(|(_, c)| c.text == text) {
+            if text.chars().count() > max || ranked.iter().any(|c| c.text == text) {
                 continue;
             }
             let Some(score) = lesson::score(&text, terms, false) else {
                 continue;
             };
-            let accepted = whole_sentence_of_advice(&text);
-            let score = score - clause.cuts.len() as i64;
-            let cuts = clause.cuts;
-            scored.push((
-                score,
-                Candidate {
-                    text,
-                    source,
-                    accepted,
-                    cuts,
-                },
-            ));
+            ranked.push(Candidate {
+                accepted: whole_sentence_of_advice(&text),
+                score: score - clause.cuts.len() as i64,
+                text,
+                source,
+                cuts: clause.cuts,
+            });
         }
     }
-    // Stable: of equal rank, the earlier first.
-    scored.sort_by_key(|(score, c)| Reverse((c.accepted, *score)));
-    scored.into_iter().map(|(_, c)| c).collect()
+    // Stable: of equal score, the earlier first.
+    ranked.sort_by_key(|c| Reverse(c.score));
+    ranked
 }
 
 /// The clauses of `body`'s sentences that may state a lesson: none of a sentence that opens as a
@@ -101,13 +98,12 @@ fn opens_with_advice(text: &str) -> bool {
         .is_some_and(|w| ADVICE_VERBS.contains(w))
 }
 
-/// The best title of `bodies` in at most `max` characters ([`ranked`]); `None` when no sentence
-/// of theirs gives advice.
+/// The best title of `bodies` in at most `max` characters: the best-ranked candidate the gate
+/// accepts, else the best-ranked ([`ranked`]); `None` when no sentence of theirs states a lesson.
 pub fn best(bodies: &[&str], terms: &[String], max: usize) -> Option<String> {
-    ranked(bodies, terms, max)
-        .into_iter()
-        .next()
-        .map(|c| c.text)
+    let ranked = ranked(bodies, terms, max);
+    let best = ranked.iter().find(|c| c.accepted).or(ranked.first());
+    best.map(|c| c.text.clone())
 }
 
 /// Whether some sentence or clause of `body` states a lesson, whoever it speaks of: what a
@@ -178,7 +174,7 @@ mod tests {
     }
 
     #[test]
-    fn accepted_titles_rank_first_then_the_theme_terms() {
+    fn lessons_rank_by_the_theme_terms_and_requests_last() {
         let bodies = [
             "Could you add a unit test for the empty input?",
             "This `unwrap()` will panic when the file is missing; return an error instead.",
@@ -188,9 +184,10 @@ mod tests {
         let ranked = ranked(&bodies, &terms, TITLE_CHARS);
         assert_eq!(ranked[0].text, "Please avoid unwrap in the handler");
         assert!(ranked[0].accepted && ranked[0].source == 2);
-        // A request asked as a question is advice, ranked after every accepted title.
+        // A request asked as a question states a lesson the gate refuses, ranked last.
         let request = ranked.iter().position(|c| c.text.starts_with("Could you"));
         assert_eq!(request, Some(ranked.len() - 1), "{ranked:#?}");
+        assert!(!ranked[ranked.len() - 1].accepted);
     }
 
     #[test]
