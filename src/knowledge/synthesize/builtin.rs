@@ -435,7 +435,11 @@ impl<'a> Context<'a> {
             if prs.len() < 2 {
                 return None;
             }
-            let title = title_of(lesson, &candidates, &echoing, &claim);
+            let echoes = |text: &str| {
+                let said = words(text);
+                !said.is_disjoint(&claim) || (whole.len() >= 2 && said.is_superset(&whole))
+            };
+            let title = title_of(lesson, &candidates, &echoing, echoes);
             // The comments the title and the lesson are taken from are cited first, so their PRs
             // are shown by them.
             let mut echoing: Vec<&SourceComment> = echoing.iter().map(|&at| members[at]).collect();
@@ -786,12 +790,12 @@ fn theme_lesson(theme: &Theme, members: &[&SourceComment], max: usize) -> Option
 
 /// The title of a finding on `lesson`, echoed by the members at `echoing`: the lesson itself when
 /// the gate accepts it, else the best-ranked of the `candidates` the gate accepts that is taken
-/// from an echoing member and names a word of the `claim`; the lesson when there is none.
+/// from an echoing member and `echoes` the lesson too; the lesson when there is none.
 fn title_of<'c>(
     lesson: &'c title::Candidate,
     candidates: &'c [title::Candidate],
     echoing: &[usize],
-    claim: &HashSet<String>,
+    echoes: impl Fn(&str) -> bool,
 ) -> &'c title::Candidate {
     if lesson.accepted {
         return lesson;
@@ -799,7 +803,7 @@ fn title_of<'c>(
     candidates
         .iter()
         .filter(|c| c.accepted && echoing.contains(&c.source))
-        .find(|c| !words(&c.text).is_disjoint(claim))
+        .find(|c| echoes(&c.text))
         .unwrap_or(lesson)
 }
 

@@ -8,9 +8,9 @@ use super::words::{EMOJI_CODES, SMILEYS};
 /// One kind of clause boundary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cut {
-    /// After an opening clause, an address or a label, at a comma, colon, dash or semicolon, or
-    /// after the `@login` it opens with: "Nit: use …", "If so, add …", "Hi @bob, we don't …",
-    /// "@bob can you …".
+    /// After an opening clause (a few words, or a subordinate clause), an address or a label, at
+    /// a comma, colon, dash or semicolon, or after the `@login` it opens with: "Nit: use …", "If
+    /// so, add …", "Hi @bob, we don't …", "@bob can you …".
     Opening,
     /// After a connective that ties the clause to what came before: "Also, …", "But …",
     /// "…, however we do not accept …".
@@ -27,31 +27,50 @@ pub enum Cut {
 
 /// Boundaries that end a clause and open the next (outside code and parentheses).
 const PUNCTUATION: &[&str] = &[", ", ": ", " — ", " – ", " - ", "; "];
-/// Words that tie a clause to what came before, when they open it.
+/// Words that tie a clause to what came before, or mark it as a reply or an aside, when they open
+/// it.
 const CONNECTIVES: &[&str] = &[
-    "also", "and", "but", "so", "then", "however", "therefore", "anyway", "actually", "plus",
-    "otherwise", "instead", "though",
+    "also",
+    "but",
+    "and",
+    "so",
+    "then",
+    "however",
+    "therefore",
+    "anyway",
+    "actually",
+    "basically",
+    "honestly",
+    "well",
+    "in fact",
+    "that said",
+    "btw",
+    "fyi",
+    "ok",
+    "okay",
+    "hmm",
 ];
 /// Clauses that frame what follows as the writer's view.
 const FRAMES: &[&str] = &[
     "i think that",
     "i think",
-    "i believe that",
-    "i believe",
-    "i guess",
-    "i feel like",
-    "imo",
-    "imho",
-    "note that",
-    "please note that",
-    "looks like",
-    "it looks like",
-    "seems like",
-    "it seems like",
-    "pretty sure",
     "i'm pretty sure",
-    "in general",
-    "generally speaking",
+    "pretty sure",
+    "looks like",
+    "seems like",
+    "note that",
+    "imho",
+    "imo",
+    "tbh",
+];
+/// Words a clause dropped from the front may have, unless it opens with a subordinator: an
+/// address, a label, an opener ("Hi @bob", "Nit", "In the future").
+const OPENING_WORDS: usize = 4;
+/// Words that open a subordinate clause, which may be dropped from the front whatever its length
+/// ("If `babel` is included, add …").
+const SUBORDINATORS: &[&str] = &[
+    "while", "although", "though", "if", "when", "since", "as", "because", "whereas", "unless",
+    "to", "in", "before", "after", "once", "given", "for",
 ];
 /// Words that open a reason or a contrast after the lesson.
 const REASONS: &[&str] = &[
@@ -102,7 +121,7 @@ impl Cut {
         match self {
             Cut::Opening => outside(text, PUNCTUATION)
                 .into_iter()
-                .filter(|&(start, _)| start >= at)
+                .filter(|&(start, _)| start >= at && opens(&lower[at..start]))
                 .map(|(_, end)| end)
                 .chain(after_mention(text, at))
                 .collect(),
@@ -209,6 +228,13 @@ fn opening(lower: &str, at: usize, openers: &[&str]) -> Vec<usize> {
             (after.starts_with([' ', ',']) && gap < after.len()).then_some(at + opener.len() + gap)
         })
         .collect()
+}
+
+/// Whether `dropped` may be dropped from the front of a clause: a few words, or a subordinate
+/// clause.
+fn opens(dropped: &str) -> bool {
+    let words: Vec<&str> = dropped.split_whitespace().collect();
+    words.len() <= OPENING_WORDS || words.first().is_some_and(|w| SUBORDINATORS.contains(w))
 }
 
 /// The offset after the `@login` that opens `text` at `at`, whom the sentence addresses ("@bob

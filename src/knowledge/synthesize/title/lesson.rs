@@ -1,7 +1,8 @@
 //! Whether a sentence or clause states a lesson, and how well: advice or a norm, or a request for
 //! a change to the code; not a question, a prediction of what the change will do, a step of this
 //! pull request's review, a remark about the review, a reproach or a reassurance. What is judged
-//! is the text as written; a request's opening ("Could you …", "Please …") is only looked past.
+//! is the text as written, past its openers: requests ("Could you …", "Please …"), hedges,
+//! greetings and thanks, and discourse markers.
 
 use super::norms::states_a_norm;
 use super::words::{
@@ -13,32 +14,88 @@ use super::words::{
 const CONCISE_CHARS: usize = 67;
 /// Words a lesson needs (an imperative says enough in two: "Use `x`").
 const MIN_WORDS: usize = 3;
-/// Openings of a request, longest first ("Could you add a test?", "Please add a test"), of a
-/// suggestion asked as a question ("Should this use `x`?", "Why not use `y`?"), and of a
-/// reproach that asks for what should have been done ("You forgot to add …").
+/// Openings of a request ("Could you add a test?", "Please add a test"), of a suggestion asked as
+/// a question ("Should this use `x`?", "Why not use `y`?"), and of a reproach that asks for what
+/// should have been done ("You forgot to add …").
 const REQUESTS: &[&str] = &[
-    "would you mind ",
-    "shouldn't this ",
-    "should this ",
-    "shouldn't we ",
-    "should we ",
-    "should it ",
-    "can't we just ",
-    "can't we ",
-    "couldn't we ",
-    "why not just ",
-    "why not ",
-    "you forgot to ",
-    "you forgot ",
-    "do you mind ",
-    "could you please ",
-    "can you please ",
-    "could you ",
-    "can you ",
-    "would you ",
-    "can we ",
-    "could we ",
-    "please ",
+    "please",
+    "could you",
+    "can you",
+    "would you mind",
+    "do you mind",
+    "do you feel up to",
+    "would you",
+    "can we",
+    "could we",
+    "shouldn't this",
+    "should this",
+    "shouldn't we",
+    "should we",
+    "should it",
+    "can't we just",
+    "can't we",
+    "couldn't we",
+    "why not just",
+    "why not",
+    "you forgot to",
+    "you forgot",
+];
+/// Openers looked past when a text is judged: labels, hedges, greetings and thanks, and
+/// discourse markers.
+const OPENERS: &[&str] = &[
+    "nit:",
+    "nit",
+    "naming:",
+    "naming nit:",
+    "small thing:",
+    "minor comment:",
+    "minor:",
+    "suggestion:",
+    "maybe",
+    "may be",
+    "perhaps",
+    "looks like",
+    "seems like",
+    "pretty sure",
+    "i'm pretty sure",
+    "i think that",
+    "i think",
+    "i would",
+    "also",
+    "but",
+    "and",
+    "so",
+    "ok",
+    "okay",
+    "hmm",
+    "btw",
+    "fyi",
+    "tbh",
+    "imho",
+    "imo",
+    "honestly",
+    "thanks",
+    "thank you",
+    "hi",
+    "hello",
+    "hey",
+    "in the future",
+    "next time",
+    "however",
+    "then",
+    "yes",
+    "yup",
+    "yeah",
+    "yea",
+    "right",
+    "well",
+    "therefore",
+    "note that",
+    "actually",
+    "basically",
+    "in fact",
+    "that said",
+    "anyway",
 ];
 /// Words opening a request for information or for a step of the review, not for a change to the
 /// code ("Could you tell us more?", "Can you take a look?", "Would you just mind to approve
@@ -86,9 +143,8 @@ const THE_PULL_REQUEST: &[&str] = &["your", "the", "pr", "prs", "pull", "request
 /// `musing` allows it.
 pub fn score(text: &str, terms: &[String], musing: bool) -> Option<i64> {
     let lower = text.to_lowercase();
-    let opening = REQUESTS.iter().find(|r| lower.starts_with(*r));
-    let request = opening.is_some();
-    let core = lower[opening.map_or(0, |r| r.len())..].trim_end_matches('?');
+    let (core, request) = past_openers(&lower);
+    let core = core.trim_end_matches('?');
     let words = words_of(core);
     let first = words.first().copied().unwrap_or_default();
     let mut padded = format!(" {core} ");
@@ -147,6 +203,37 @@ pub fn score(text: &str, terms: &[String], musing: bool) -> Option<i64> {
             - if chatter { 6 } else { 0 }
             - if requested { REQUEST_RANK } else { 0 },
     )
+}
+
+/// `lower` past its openers ([`REQUESTS`], [`OPENERS`]), and whether one was a request. "I would
+/// rather …" states a preference: its "I would" is no opener; "Thank you for the pull request,
+/// but …" runs to its "but".
+fn past_openers(lower: &str) -> (&str, bool) {
+    let mut rest = lower;
+    let mut request = false;
+    loop {
+        let after = |opener: &&str| {
+            rest.strip_prefix(*opener)
+                .filter(|after| after.starts_with([' ', ',', ':', '!', '.']))
+                .filter(|after| !after.trim_start().starts_with("rather "))
+        };
+        let (opener, mut after) = match REQUESTS.iter().find_map(|o| after(o).map(|a| (o, a))) {
+            Some(found) => {
+                request = true;
+                found
+            }
+            None => match OPENERS.iter().find_map(|o| after(o).map(|a| (o, a))) {
+                Some(found) => found,
+                None => return (rest, request),
+            },
+        };
+        if matches!(*opener, "thanks" | "thank you")
+            && let Some(at) = after.find(" but ")
+        {
+            after = &after[at + " but ".len()..];
+        }
+        rest = after.trim_start_matches([' ', ',', ':', '!', '.']);
+    }
 }
 
 /// Whether a sentence opens as a reply ("Yes, …", "Right.", "Ok so …", "Ah right, …").
