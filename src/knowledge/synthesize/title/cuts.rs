@@ -3,7 +3,7 @@
 //! never rewords what it keeps: a clause taken from inside a sentence only gets a capital first
 //! letter, and a title loses its closing stop.
 
-use super::words::{EMOJI_CODES, SMILEYS};
+use super::words::{COURTESIES, EMOJI_CODES, SMILEYS, words_of};
 
 /// One kind of clause boundary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,7 +13,7 @@ pub enum Cut {
     /// so, add …", "Hi @bob, we don't …", "@bob can you …".
     Opening,
     /// After a connective that ties the clause to what came before: "Also, …", "But …",
-    /// "…, however we do not accept …".
+    /// "…, however we do not accept …", "Thank you but we …".
     Connective,
     /// After a clause that frames the rest as the writer's view: "I think …", "Note that …".
     Framing,
@@ -64,8 +64,8 @@ const FRAMES: &[&str] = &[
     "tbh",
 ];
 /// Words a clause dropped from the front may have, unless it opens with a subordinator: an
-/// address, a label, an opener ("Hi @bob", "Nit", "In the future").
-const OPENING_WORDS: usize = 4;
+/// address, a label, an opener ("Hi @bob", "Nit", "As-is").
+const OPENING_WORDS: usize = 2;
 /// Words that open a subordinate clause, which may be dropped from the front whatever its length
 /// ("If `babel` is included, add …").
 const SUBORDINATORS: &[&str] = &[
@@ -127,8 +127,16 @@ impl Cut {
                 .collect(),
             Cut::Connective => {
                 let mut found = opening(&lower, at, CONNECTIVES);
-                let turns = outside(text, &[", however ", ", but ", " but ", ", so "]);
+                let turns = outside(text, &[", however ", ", but ", ", so "]);
                 found.extend(turns.into_iter().filter(|&(s, _)| s >= at).map(|(_, e)| e));
+                // "Thank you but we …": a courtesy runs to its "but".
+                let courtesy = words_of(&lower[at..])
+                    .first()
+                    .is_some_and(|w| COURTESIES.contains(w));
+                if courtesy {
+                    let but = outside(text, &[" but "]).into_iter();
+                    found.extend(but.filter(|&(s, _)| s >= at).map(|(_, e)| e).take(1));
+                }
                 found
             }
             Cut::Framing => opening(&lower, at, FRAMES),
