@@ -15,7 +15,8 @@ pub enum Cut {
     /// After a connective that ties the clause to what came before: "Also, …", "But …",
     /// "…, however we do not accept …", "Thank you but we …".
     Connective,
-    /// After a clause that frames the rest as the writer's view: "I think …", "Note that …".
+    /// After a clause that frames the rest as the writer's view: "I think …", "Note that …", "Given
+    /// that … I think …".
     Framing,
     /// Before a clause that follows a comma, colon, dash or semicolon: "Add a test, since …".
     Trailing,
@@ -110,7 +111,7 @@ impl Cut {
     }
 
     /// Whether the cut drops the front of a sentence (rather than its end).
-    fn drops_front(self) -> bool {
+    pub fn drops_front(self) -> bool {
         matches!(self, Cut::Opening | Cut::Connective | Cut::Framing)
     }
 
@@ -139,7 +140,19 @@ impl Cut {
                 }
                 found
             }
-            Cut::Framing => opening(&lower, at, FRAMES),
+            Cut::Framing => {
+                let mut found = opening(&lower, at, FRAMES);
+                // "Given that … is undefined I think this should …": the frame closes a leading
+                // subordinate clause that has no comma.
+                let subordinate = words_of(&lower[at..])
+                    .first()
+                    .is_some_and(|w| SUBORDINATORS.contains(w));
+                if subordinate {
+                    let framed = outside(text, &[" i think that ", " i think "]).into_iter();
+                    found.extend(framed.filter(|&(s, _)| s >= at).map(|(_, e)| e));
+                }
+                found
+            }
             Cut::Trailing => outside(text, PUNCTUATION)
                 .into_iter()
                 .filter(|&(start, _)| start <= at)

@@ -65,16 +65,15 @@ pub fn ranked(bodies: &[&str], terms: &[String], max: usize) -> Vec<Candidate> {
 }
 
 /// The clauses of `body`'s sentences that may state a lesson: none of a sentence that opens as a
-/// reply (but the advice it answers with: "Yes, add a test"), that introduces what follows it
-/// (ends with a colon), that is what follows a code block ("instead of importing …"), or that
-/// opens with a reaction ("❤️ the safety comment …").
+/// reply (but the advice it answers with: "Yes, add a test"), that is what follows a code block
+/// ("instead of importing …"), or that opens with a reaction ("❤️ the safety comment …"); and no
+/// clause that introduces what follows the sentence (ends at its closing colon).
 fn lesson_clauses(body: &str) -> Vec<cuts::Clause> {
     prose::sentences(body)
         .into_iter()
         .filter(|sentence| {
             let lower = sentence.to_lowercase();
-            !sentence.ends_with(':')
-                && (!lower.starts_with("instead of ") || sentence.contains(','))
+            (!lower.starts_with("instead of ") || sentence.contains(','))
                 && !sentence
                     .chars()
                     .next()
@@ -82,9 +81,11 @@ fn lesson_clauses(body: &str) -> Vec<cuts::Clause> {
         })
         .flat_map(|sentence| {
             let reply = lesson::is_reply(&sentence);
-            cuts::clauses(&sentence)
-                .into_iter()
-                .filter(move |clause| !reply || opens_with_advice(&clause.text))
+            let introduces = sentence.ends_with(':');
+            cuts::clauses(&sentence).into_iter().filter(move |clause| {
+                (!reply || opens_with_advice(&clause.text))
+                    && !(introduces && clause.cuts.iter().all(|c| c.drops_front()))
+            })
         })
         .collect()
 }
@@ -222,6 +223,22 @@ mod tests {
             "Thanks a lot, nice work here!",
         ] {
             assert!(!says_something(body), "{body:?}");
+        }
+    }
+}
+#[cfg(test)]
+mod scratch {
+    #[test]
+    #[ignore]
+    fn show() {
+        let body = std::fs::read_to_string("/tmp/body.txt").unwrap();
+        for c in super::ranked(&[body.as_str()], &[], super::TITLE_CHARS) {
+            println!("{:?} {} {:?}", c.accepted, c.score, c.text);
+        }
+        for s in super::prose::sentences(&body) {
+            for c in super::cuts::clauses(&s) {
+                println!("  clause {:?} {:?} accepted={}", c.text, c.cuts, super::whole_sentence_of_advice(&c.text));
+            }
         }
     }
 }
