@@ -13,7 +13,7 @@ pub enum Cut {
     /// so, add …", "Hi @bob, we don't …", "@bob can you …".
     Opening,
     /// After a connective that ties the clause to what came before: "Also, …", "But …",
-    /// "…, however we do not accept …", "Thank you but we …".
+    /// "…, however we do not accept …", "Thank you but we …", "Lgtm although we …".
     Connective,
     /// After a clause that frames the rest as the writer's view: "I think …", "Note that …", "Given
     /// that … I think …".
@@ -83,9 +83,13 @@ const REASONS: &[&str] = &[
     " which ",
 ];
 /// Openings of an example after the lesson.
-const EXAMPLES: &[&str] = &[", e.g.", " e.g.", " (e.g.", ", i.e.", " i.e.", " (i.e.", ", like "];
+const EXAMPLES: &[&str] = &[
+    ", e.g.", " e.g.", " (e.g.", ", i.e.", " i.e.", " (i.e.", ", like ",
+];
 /// Words that close a sentence without adding to it.
-const TAGS: &[&str] = &[" please", " tbh", " imo", " thx", " thanks", " though", " too"];
+const TAGS: &[&str] = &[
+    " please", " tbh", " imo", " thx", " thanks", " though", " too",
+];
 
 impl Cut {
     /// Every cut, starts first.
@@ -130,14 +134,20 @@ impl Cut {
                 let mut found = opening(&lower, at, CONNECTIVES);
                 let turns = outside(text, &[", however ", ", but ", ", so "]);
                 found.extend(turns.into_iter().filter(|&(s, _)| s >= at).map(|(_, e)| e));
-                // "Thank you but we …": a courtesy runs to its "but".
+                // "Thank you for the PR but we …", "Lgtm although we …": a courtesy or a short
+                // opening runs to its contrast.
                 let courtesy = words_of(&lower[at..])
                     .first()
                     .is_some_and(|w| COURTESIES.contains(w));
-                if courtesy {
-                    let but = outside(text, &[" but "]).into_iter();
-                    found.extend(but.filter(|&(s, _)| s >= at).map(|(_, e)| e).take(1));
-                }
+                let contrasts = outside(text, &[" but ", " although ", " though "]).into_iter();
+                found.extend(
+                    contrasts
+                        .filter(|&(s, _)| s >= at)
+                        .find(|&(s, _)| {
+                            courtesy || lower[at..s].split_whitespace().count() <= OPENING_WORDS
+                        })
+                        .map(|(_, e)| e),
+                );
                 found
             }
             Cut::Framing => {
@@ -325,15 +335,30 @@ mod tests {
     #[test]
     fn a_clause_keeps_its_reviewers_words() {
         let all = texts("Hi @bob, thanks for the PR but we do not accept cosmetic changes.");
-        assert!(all.contains(&"We do not accept cosmetic changes".to_string()), "{all:?}");
+        assert!(
+            all.contains(&"We do not accept cosmetic changes".to_string()),
+            "{all:?}"
+        );
         let all = texts("I think we should keep the flag private, since nobody uses it.");
-        assert!(all.contains(&"We should keep the flag private".to_string()), "{all:?}");
+        assert!(
+            all.contains(&"We should keep the flag private".to_string()),
+            "{all:?}"
+        );
         let all = texts("Also, please add a test for the empty input (see above) :)");
-        assert!(all.contains(&"Please add a test for the empty input".to_string()), "{all:?}");
+        assert!(
+            all.contains(&"Please add a test for the empty input".to_string()),
+            "{all:?}"
+        );
         let all = texts("@sberyozkin can you squash the 2 commits?");
-        assert!(all.contains(&"Can you squash the 2 commits?".to_string()), "{all:?}");
+        assert!(
+            all.contains(&"Can you squash the 2 commits?".to_string()),
+            "{all:?}"
+        );
         let all = texts("If `babel` include, add `babel-flow` `babel-ts`.");
-        assert!(all.contains(&"Add `babel-flow` `babel-ts`".to_string()), "{all:?}");
+        assert!(
+            all.contains(&"Add `babel-flow` `babel-ts`".to_string()),
+            "{all:?}"
+        );
         // The sentence itself comes first, without its stop.
         assert_eq!(all[0], "If `babel` include, add `babel-flow` `babel-ts`");
     }
@@ -342,7 +367,11 @@ mod tests {
     fn no_cut_falls_inside_code_or_parentheses() {
         for clause in texts("Use `a, b` here (or `c, d`), not `e`.") {
             assert_eq!(clause.matches('`').count() % 2, 0, "{clause}");
-            assert_eq!(clause.matches('(').count(), clause.matches(')').count(), "{clause}");
+            assert_eq!(
+                clause.matches('(').count(),
+                clause.matches(')').count(),
+                "{clause}"
+            );
         }
     }
 }

@@ -101,10 +101,41 @@ const OPENERS: &[&str] = &[
 /// code ("Could you tell us more?", "Can you take a look?", "Would you just mind to approve
 /// …?", "Let's see if anyone has feedback …"): such a request titles no lesson.
 const NOT_A_CHANGE: &[&str] = &[
-    "answer", "approve", "ask", "clarify", "comment", "confirm", "describe", "elaborate", "explain",
-    "give", "have", "help", "just", "let", "look", "mind", "paste", "ping", "point", "post",
-    "remind", "report", "review", "run", "say", "see", "send", "share", "show", "take", "tell",
-    "try", "verify", "wait", "walk",
+    "answer",
+    "approve",
+    "ask",
+    "clarify",
+    "comment",
+    "confirm",
+    "describe",
+    "elaborate",
+    "explain",
+    "give",
+    "have",
+    "help",
+    "just",
+    "let",
+    "look",
+    "mind",
+    "paste",
+    "ping",
+    "point",
+    "post",
+    "remind",
+    "report",
+    "review",
+    "run",
+    "say",
+    "see",
+    "send",
+    "share",
+    "show",
+    "take",
+    "tell",
+    "try",
+    "verify",
+    "wait",
+    "walk",
 ];
 /// How far (score points) a lesson asked for in a request with a verb gitlore does not know
 /// ranks below one stated as advice: below any that names as many of the theme's terms.
@@ -138,8 +169,9 @@ const REPROACHES: &[&str] = &["know better"];
 const THE_PULL_REQUEST: &[&str] = &["your", "the", "pr", "prs", "pull", "request", "branch"];
 
 /// How well `text` states a lesson naming `terms`; `None` when it states none. A text about its
-/// writer ("I suspect we don't …"), about the review ("this comment applies to …"), a reproach,
-/// or a request for anything but a change backs a lesson but titles none: `None` unless
+/// writer ("I suspect we don't …", "If possible I would …"), about the review ("this comment
+/// applies to …"), a reproach, a request for anything but a change, or one that ends pointing out
+/// of sight ("You should open an issue for this") backs a lesson but titles none: `None` unless
 /// `musing` allows it.
 pub fn score(text: &str, terms: &[String], musing: bool) -> Option<i64> {
     let lower = text.to_lowercase();
@@ -164,8 +196,8 @@ pub fn score(text: &str, terms: &[String], musing: bool) -> Option<i64> {
         && (musing || !(NOT_A_CHANGE.contains(&first) || FUNCTION_WORDS.contains(&first)));
     let advice = (stated || requested) && !predicts_an_effect(&words);
     let question = lower.ends_with('?') && !request;
-    let about_writer =
-        FIRST_PERSON.contains(&first) || WRITER_PHRASES.iter().any(|p| padded.contains(p));
+    let about_writer = words.iter().any(|w| FIRST_PERSON.contains(w))
+        || WRITER_PHRASES.iter().any(|p| padded.contains(p));
     let unquoted: Vec<&str> = core
         .split_whitespace()
         .filter(|w| !w.contains('`'))
@@ -191,6 +223,7 @@ pub fn score(text: &str, terms: &[String], musing: bool) -> Option<i64> {
         || code_like
         || reassurance
         || (imperative && !names_its_object(&words))
+        || (!musing && words.last().is_some_and(|w| DEICTIC.contains(w)))
         || ((about_writer || aside) && !musing)
     {
         return None;
@@ -199,7 +232,11 @@ pub fn score(text: &str, terms: &[String], musing: bool) -> Option<i64> {
     let chatter = words.iter().any(|w| is_chatter(w));
     Some(
         3 * named + if imperative { 2 } else { 0 }
-            - if text.chars().count() > CONCISE_CHARS { 3 } else { 0 }
+            - if text.chars().count() > CONCISE_CHARS {
+                3
+            } else {
+                0
+            }
             - if chatter { 6 } else { 0 }
             - if requested { REQUEST_RANK } else { 0 },
     )

@@ -52,7 +52,12 @@ pub fn ranked(bodies: &[&str], terms: &[String], max: usize) -> Vec<Candidate> {
             };
             ranked.push(Candidate {
                 accepted: whole_sentence_of_advice(&text),
-                score: score - clause.cuts.len() as i64,
+                score: score - clause.cuts.len() as i64
+                    + if whole_sentence_of_advice(&text) {
+                        6
+                    } else {
+                        0
+                    },
                 text,
                 source,
                 cuts: clause.cuts,
@@ -123,9 +128,9 @@ pub fn says_something(body: &str) -> bool {
         || prose::sentences(body).iter().any(|sentence| {
             !lesson::is_reply(sentence)
                 && cuts::clauses(sentence)
-                .into_iter()
-                .filter(|c| c.cuts.iter().all(|cut| *cut == Cut::Opening))
-                .any(|c| is_statement(&c.text))
+                    .into_iter()
+                    .filter(|c| c.cuts.iter().all(|cut| *cut == Cut::Opening))
+                    .any(|c| is_statement(&c.text))
         })
 }
 
@@ -208,7 +213,9 @@ mod tests {
         ] {
             assert_eq!(title_of(body), None, "{body:?}");
         }
-        assert!(states_lesson("Would you mind signing off on the commit for the DCO?"));
+        assert!(states_lesson(
+            "Would you mind signing off on the commit for the DCO?"
+        ));
         assert!(!states_lesson("How could that have worked ever before?"));
     }
 
@@ -237,7 +244,12 @@ mod scratch {
         }
         for s in super::prose::sentences(&body) {
             for c in super::cuts::clauses(&s) {
-                println!("  clause {:?} {:?} accepted={}", c.text, c.cuts, super::whole_sentence_of_advice(&c.text));
+                println!(
+                    "  clause {:?} {:?} accepted={}",
+                    c.text,
+                    c.cuts,
+                    super::whole_sentence_of_advice(&c.text)
+                );
             }
         }
     }

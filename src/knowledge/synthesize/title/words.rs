@@ -136,15 +136,13 @@ pub const COURTESIES: &[&str] = &[
 ];
 /// Openings that reassure the reader ("Don't worry, 1.1.0 won't be a long wait"): an imperative
 /// in form, advice about nothing (lower-case).
-pub const REASSURANCES: &[&str] =
-    &["don't worry", "do not worry", "no worries", "never mind"];
+pub const REASSURANCES: &[&str] = &["don't worry", "do not worry", "no worries", "never mind"];
 /// Words that point at something the reader of a title cannot see ("Remove this").
 pub const DEICTIC: &[&str] = &[
     "this", "that", "these", "those", "it", "them", "here", "there", "one",
 ];
 /// Words that open a sentence about the writer rather than the code.
-pub const FIRST_PERSON: &[&str] =
-    &["i", "i'm", "i've", "i'll", "i'd", "we've", "we'll", "my"];
+pub const FIRST_PERSON: &[&str] = &["i", "i'm", "i've", "i'll", "i'd", "we've", "we'll", "my"];
 /// Phrases that make a sentence about the writer wherever they occur (lower-case, padded).
 pub const WRITER_PHRASES: &[&str] = &[
     " i have to ",
@@ -189,4 +187,3 @@ pub fn words_of(lower: &str) -> Vec<&str> {
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
         .collect()
 }
-
