@@ -84,13 +84,7 @@ fn is_whole(sentence: &str) -> bool {
         .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_alphabetic() || c == '\''))
         .count();
     let refers_or_decorates = unquoted.iter().any(|w| {
-        let bare = w.trim_matches(|c: char| "(),.;:!?".contains(c));
-        bare.contains("://")
-            || bare.starts_with('@')
-            || (bare.len() > 1
-                && bare.starts_with('#')
-                && bare[1..].chars().all(|c| c.is_ascii_digit()))
-            || EMOJI_CODES.contains(w.trim_matches(|c: char| ",.;!?()".contains(c)))
+        refers_elsewhere(w) || EMOJI_CODES.contains(w.trim_matches(|c: char| ",.;!?()".contains(c)))
     }) || sentence.split_whitespace().any(|w| SMILEYS.contains(&w));
     let ending = [FUNCTION_WORDS, DEICTIC, DANGLING];
     words.len() >= MIN_WORDS
@@ -110,6 +104,17 @@ fn is_whole(sentence: &str) -> bool {
         && !ending.iter().any(|list| list.contains(last))
         && !refers_or_decorates
         && 3 * prose >= 2 * unquoted.len()
+}
+
+/// Whether `word` (not in a code span) is a link, a mention or an issue reference: it points
+/// where a title's reader cannot follow.
+pub(super) fn refers_elsewhere(word: &str) -> bool {
+    let bare = word.trim_matches(|c: char| "(),.;:!?".contains(c));
+    bare.contains("://")
+        || bare.starts_with('@')
+        || (bare.len() > 1
+            && bare.starts_with('#')
+            && bare[1..].chars().all(|c| c.is_ascii_digit()))
 }
 
 /// Whether `sentence` gives advice or states a rule (see [`whole_sentence_of_advice`]), whoever

@@ -4,6 +4,7 @@
 //! is the text as written, past its openers: requests ("Could you …", "Please …"), hedges,
 //! greetings and thanks, and discourse markers.
 
+use super::check::refers_elsewhere;
 use super::norms::states_a_norm;
 use super::words::{
     ADVICE_PHRASES, ADVICE_VERBS, COURTESIES, DANGLING, DEICTIC, FIRST_PERSON, FUNCTION_WORDS,
@@ -171,8 +172,8 @@ const THE_PULL_REQUEST: &[&str] = &["your", "the", "pr", "prs", "pull", "request
 /// How well `text` states a lesson naming `terms`; `None` when it states none. A text about its
 /// writer ("I suspect we don't …", "If possible I would …"), about the review ("this comment
 /// applies to …"), a reproach, a request for anything but a change, or one that ends pointing out
-/// of sight ("You should open an issue for this") backs a lesson but titles none: `None` unless
-/// `musing` allows it.
+/// of sight or names a link or an issue ([`points_elsewhere`]) backs a lesson but titles none:
+/// `None` unless `musing` allows it.
 pub fn score(text: &str, terms: &[String], musing: bool) -> Option<i64> {
     let lower = text.to_lowercase();
     let (core, request) = past_openers(&lower);
@@ -222,8 +223,8 @@ pub fn score(text: &str, terms: &[String], musing: bool) -> Option<i64> {
         || question
         || code_like
         || reassurance
-        || (imperative && !names_its_object(&words))
-        || (!musing && words.last().is_some_and(|w| DEICTIC.contains(w)))
+        || (imperative && !names_its_object(core))
+        || (!musing && points_elsewhere(core, &words))
         || ((about_writer || aside) && !musing)
     {
         return None;
@@ -273,6 +274,17 @@ fn past_openers(lower: &str) -> (&str, bool) {
     }
 }
 
+/// Whether a text points where its reader cannot follow: it ends on a word pointing out of sight
+/// ("… open an issue for this"), or names a link, a mention or an issue reference outside code
+/// ("case #2 should give two answers").
+fn points_elsewhere(core: &str, words: &[&str]) -> bool {
+    words.last().is_some_and(|w| DEICTIC.contains(w))
+        || core
+            .split_whitespace()
+            .filter(|w| !w.contains('`'))
+            .any(refers_elsewhere)
+}
+
 /// Whether a sentence opens as a reply ("Yes, …", "Right.", "Ok so …", "Ah right, …").
 pub fn is_reply(sentence: &str) -> bool {
     let lower = sentence.to_lowercase();
@@ -288,16 +300,18 @@ pub fn is_chatter(word: &str) -> bool {
 }
 
 /// Whether an imperative names what it acts on: "Remove this", "Change to", "Consider adding
-/// this" do not (a gerund after the verb is part of the verb).
-fn names_its_object(words: &[&str]) -> bool {
+/// this" do not (a gerund after the verb is part of the verb; `code` is never one).
+fn names_its_object(core: &str) -> bool {
+    let words: Vec<&str> = core.split_whitespace().collect();
     let gerund = words
         .get(1)
         .is_some_and(|w| w.len() > 4 && w.ends_with("ing"));
     words.iter().skip(1 + usize::from(gerund)).any(|w| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '`' && c != '\'');
         !w.is_empty()
-            && !DEICTIC.contains(w)
-            && !DANGLING.contains(w)
-            && !THE_PULL_REQUEST.contains(w)
+            && !DEICTIC.contains(&w)
+            && !DANGLING.contains(&w)
+            && !THE_PULL_REQUEST.contains(&w)
     })
 }
 
@@ -351,6 +365,7 @@ mod tests {
             "Could you add a unit test for the empty input?",
             "This all needs locking",
             "Please remove this import",
+            "Should this use `theme.spacing`?",
         ] {
             assert!(states(text), "{text:?}");
         }
@@ -362,7 +377,7 @@ mod tests {
         // deno-0026, etcd-0034, ng-0018, prometheus-0109, flutter-0048).
         for text in [
             "How could that have worked ever before?",
-            "Should this use `theme.spacing`?",
+            "Should we do this?",
             "Can you tell me exactly what commands you ran?",
             "This PR can avoid a flood of smaller PRs, but might be a bit disheartening to review",
             "Let's wait to land until the _stream.mjs bundle is working locally",
@@ -373,6 +388,8 @@ mod tests {
             "Remove this",
             "Consider adding this",
             "I don't think this matters much here",
+            "You should open an issue for this",
+            "As mentioned in the issue, case #2 should give two answers",
         ] {
             assert!(!states(text), "{text:?}");
         }
