@@ -285,12 +285,17 @@ fn points_elsewhere(core: &str, words: &[&str]) -> bool {
             .any(refers_elsewhere)
 }
 
-/// Whether a sentence opens as a reply ("Yes, …", "Right.", "Ok so …", "Ah right, …").
+/// Whether a sentence opens as a reply ("Yes, …", "Right.", "Ok so …", "@bob ok...then …", "Ah
+/// right, …").
 pub fn is_reply(sentence: &str) -> bool {
     let lower = sentence.to_lowercase();
-    words_of(&lower)
-        .into_iter()
-        .find(|w| !matches!(*w, "ah" | "oh" | "aha" | "hmm" | "hm" | ""))
+    lower
+        .split(|c: char| c.is_whitespace() || ",.!:;".contains(c))
+        .find(|w| {
+            !w.is_empty()
+                && !w.starts_with('@')
+                && !matches!(*w, "ah" | "oh" | "aha" | "hmm" | "hm")
+        })
         .is_some_and(|w| REPLY_OPENERS.contains(&w))
 }
 
@@ -402,6 +407,9 @@ mod tests {
     fn a_reply_opens_with_its_reply_word() {
         assert!(is_reply("Ah right, read the file name again"));
         assert!(is_reply("Yes, that was the plan all along."));
+        assert!(is_reply(
+            "@sgrif ok...then we need to add it for every method."
+        ));
         assert!(!is_reply("Add a test for the empty input."));
     }
 }
