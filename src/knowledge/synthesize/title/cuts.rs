@@ -8,9 +8,12 @@ use super::words::{COURTESIES, EMOJI_CODES, SMILEYS, words_of};
 /// One kind of clause boundary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cut {
-    /// After an opening clause (a few words, or a subordinate clause), an address or a label, at
-    /// a comma, colon, dash or semicolon, or after the `@login` it opens with: "Nit: use …", "If
-    /// so, add …", "Hi @bob, we don't …", "@bob can you …".
+    /// After an address, a label or a reply word (two words at most) at a comma, colon, dash or
+    /// semicolon, or after the `@login` it opens with: "Nit: use …", "Hi @bob, we don't …", "Yup,
+    /// please …", "@bob can you …".
+    Address,
+    /// After a leading subordinate clause, at its comma: "If so, add …", "As mentioned in the
+    /// issue, …".
     Opening,
     /// After a connective that ties the clause to what came before: "Also, …", "But …",
     /// "…, however we do not accept …", "Thank you but we …", "Lgtm although we …".
@@ -64,8 +67,8 @@ const FRAMES: &[&str] = &[
     "imo",
     "tbh",
 ];
-/// Words a clause dropped from the front may have, unless it opens with a subordinator: an
-/// address, a label, an opener ("Hi @bob", "Nit", "As-is").
+/// Words an address, a label or a reply word dropped from the front may have ("Hi @bob", "Nit",
+/// "Yup"), and an opening that runs to its contrast ("Lgtm although …").
 const OPENING_WORDS: usize = 2;
 /// Words that open a subordinate clause, which may be dropped from the front whatever its length
 /// ("If `babel` is included, add …").
@@ -93,7 +96,8 @@ const TAGS: &[&str] = &[
 
 impl Cut {
     /// Every cut, starts first.
-    pub const ALL: [Cut; 6] = [
+    pub const ALL: [Cut; 7] = [
+        Cut::Address,
         Cut::Opening,
         Cut::Connective,
         Cut::Framing,
@@ -105,6 +109,7 @@ impl Cut {
     /// Its name in reports.
     pub fn name(self) -> &'static str {
         match self {
+            Cut::Address => "address",
             Cut::Opening => "opening",
             Cut::Connective => "connective",
             Cut::Framing => "framing",
@@ -116,7 +121,16 @@ impl Cut {
 
     /// Whether the cut drops the front of a sentence (rather than its end).
     pub fn drops_front(self) -> bool {
-        matches!(self, Cut::Opening | Cut::Connective | Cut::Framing)
+        matches!(
+            self,
+            Cut::Address | Cut::Opening | Cut::Connective | Cut::Framing
+        )
+    }
+
+    /// Whether the cut drops only what opens the sentence without adding to its lesson (an
+    /// address, a connective, a frame).
+    pub fn drops_an_opener(self) -> bool {
+        matches!(self, Cut::Address | Cut::Connective | Cut::Framing)
     }
 
     /// The offsets in `text` at which a clause may start (front cuts) or end (end cuts), given
@@ -124,11 +138,18 @@ impl Cut {
     fn boundaries(self, text: &str, at: usize) -> Vec<usize> {
         let lower = text.to_ascii_lowercase();
         match self {
-            Cut::Opening => outside(text, PUNCTUATION)
+            Cut::Address => outside(text, PUNCTUATION)
                 .into_iter()
-                .filter(|&(start, _)| start >= at && opens(&lower[at..start]))
+                .filter(|&(start, _)| {
+                    start >= at && lower[at..start].split_whitespace().count() <= OPENING_WORDS
+                })
                 .map(|(_, end)| end)
                 .chain(after_mention(text, at))
+                .collect(),
+            Cut::Opening => outside(text, &[", "])
+                .into_iter()
+                .filter(|&(start, _)| start >= at && subordinate(&lower[at..start]))
+                .map(|(_, end)| end)
                 .collect(),
             Cut::Connective => {
                 let mut found = opening(&lower, at, CONNECTIVES);
@@ -154,10 +175,7 @@ impl Cut {
                 let mut found = opening(&lower, at, FRAMES);
                 // "Given that … is undefined I think this should …": the frame closes a leading
                 // subordinate clause that has no comma.
-                let subordinate = words_of(&lower[at..])
-                    .first()
-                    .is_some_and(|w| SUBORDINATORS.contains(w));
-                if subordinate {
+                if subordinate(&lower[at..]) {
                     let framed = outside(text, &[" i think that ", " i think "]).into_iter();
                     found.extend(framed.filter(|&(s, _)| s >= at).map(|(_, e)| e));
                 }
@@ -261,11 +279,11 @@ fn opening(lower: &str, at: usize, openers: &[&str]) -> Vec<usize> {
         .collect()
 }
 
-/// Whether `dropped` may be dropped from the front of a clause: a few words, or a subordinate
-/// clause.
-fn opens(dropped: &str) -> bool {
-    let words: Vec<&str> = dropped.split_whitespace().collect();
-    words.len() <= OPENING_WORDS || words.first().is_some_and(|w| SUBORDINATORS.contains(w))
+/// Whether `text` opens with a subordinator.
+fn subordinate(text: &str) -> bool {
+    words_of(text)
+        .first()
+        .is_some_and(|w| SUBORDINATORS.contains(w))
 }
 
 /// The offset after the `@login` that opens `text` at `at`, whom the sentence addresses ("@bob
@@ -306,15 +324,21 @@ fn aside_before(text: &str, lower: &str, at: usize) -> Option<usize> {
 }
 
 /// A clause as a title shows it: trimmed, without the punctuation a cut leaves at its end nor
-/// its closing stop, its first letter a capital.
+/// its closing stop, its first letter a capital when its first word is a plain word (a path or
+/// an identifier keeps its case).
 fn tidy(clause: &str) -> String {
     let kept = clause
         .trim()
         .trim_end_matches([',', ';', ':', '-', '—', '–', '.', '!', ' ']);
+    let first_word = kept.split_whitespace().next().unwrap_or_default();
+    let plain = first_word
+        .trim_end_matches([',', ':', ';'])
+        .chars()
+        .all(|c| c.is_alphabetic() || c == '\'' || c == '’');
     let mut chars = kept.chars();
     match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
+        Some(first) if plain => first.to_uppercase().chain(chars).collect(),
+        _ => kept.to_string(),
     }
 }
 
@@ -361,6 +385,12 @@ mod tests {
         );
         // The sentence itself comes first, without its stop.
         assert_eq!(all[0], "If `babel` include, add `babel-flow` `babel-ts`");
+        // A path keeps its case.
+        let all = texts("BTW, docs/PUBLIC_API.md also needs to be updated.");
+        assert!(
+            all.contains(&"docs/PUBLIC_API.md also needs to be updated".to_string()),
+            "{all:?}"
+        );
     }
 
     #[test]

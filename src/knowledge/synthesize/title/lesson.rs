@@ -243,6 +243,16 @@ pub fn score(text: &str, terms: &[String], musing: bool) -> Option<i64> {
     )
 }
 
+/// Whether `text` opens with one of [`OPENERS`] ("However, …", "Pretty sure …", "Yup, …").
+pub fn opens_with_an_opener(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    OPENERS.iter().any(|o| {
+        lower
+            .strip_prefix(o)
+            .is_some_and(|after| after.starts_with([' ', ',', ':', '!', '.']))
+    })
+}
+
 /// `lower` past its openers ([`REQUESTS`], [`OPENERS`]), and whether one was a request. "I would
 /// rather …" states a preference: its "I would" is no opener; "Thank you for the pull request,
 /// but …" runs to its "but".

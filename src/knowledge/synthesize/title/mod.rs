@@ -21,13 +21,19 @@ pub use words::TITLE_CHARS;
 
 use words::{ADVICE_VERBS, FIRST_PERSON, REPLY_OPENERS, words_of};
 
+/// How far (score points) a candidate the gate accepts ranks above one it refuses: as far as two
+/// of the theme's terms.
+const GATE_RANK: i64 = 6;
+
 /// A candidate title: a sentence or clause of one of the comments, as written.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Candidate {
     pub text: String,
     /// The position of its comment among the bodies it was chosen from.
     pub source: usize,
-    /// How well it states a lesson ([`lesson::score`], less a point a cut).
+    /// Its rank: how well it states a lesson ([`lesson::score`]), [`GATE_RANK`] more when the gate
+    /// accepts it, a point less for each cut that drops more than an opener, and a point less when
+    /// it opens with an opener ("However, …", "Pretty sure …").
     pub score: i64,
     /// Whether the gate accepts it ([`whole_sentence_of_advice`]).
     pub accepted: bool,
@@ -36,9 +42,9 @@ pub struct Candidate {
 }
 
 /// Every sentence and clause of `bodies` that states a lesson in at most `max` characters
-/// ([`lesson::score`]), best first (the `terms` they name, imperatives, concision, less chatter,
-/// fewest cuts); earlier bodies and sentences win ties (pass the most central comment first).
-/// Each text once.
+/// ([`lesson::score`]), best first by [`Candidate::score`] (the gate, the `terms` they name,
+/// imperatives, concision, less chatter, fewest cuts); earlier bodies and sentences win ties
+/// (pass the most central comment first). Each text once.
 pub fn ranked(bodies: &[&str], terms: &[String], max: usize) -> Vec<Candidate> {
     let mut ranked: Vec<Candidate> = Vec::new();
     for (source, body) in bodies.iter().enumerate() {
@@ -50,14 +56,12 @@ pub fn ranked(bodies: &[&str], terms: &[String], max: usize) -> Vec<Candidate> {
             let Some(score) = lesson::score(&text, terms, false) else {
                 continue;
             };
+            let accepted = whole_sentence_of_advice(&text);
+            let cost = clause.cuts.iter().filter(|c| !c.drops_an_opener()).count()
+                + usize::from(lesson::opens_with_an_opener(&text));
             ranked.push(Candidate {
-                accepted: whole_sentence_of_advice(&text),
-                score: score - clause.cuts.len() as i64
-                    + if whole_sentence_of_advice(&text) {
-                        6
-                    } else {
-                        0
-                    },
+                accepted,
+                score: score + if accepted { GATE_RANK } else { 0 } - cost as i64,
                 text,
                 source,
                 cuts: clause.cuts,
@@ -129,7 +133,11 @@ pub fn says_something(body: &str) -> bool {
             !lesson::is_reply(sentence)
                 && cuts::clauses(sentence)
                     .into_iter()
-                    .filter(|c| c.cuts.iter().all(|cut| *cut == Cut::Opening))
+                    .filter(|c| {
+                        c.cuts
+                            .iter()
+                            .all(|cut| matches!(cut, Cut::Address | Cut::Opening))
+                    })
                     .any(|c| is_statement(&c.text))
         })
 }
