@@ -53,6 +53,8 @@ const CONNECTIVES: &[&str] = &[
     "ok",
     "okay",
     "hmm",
+    "in the future",
+    "next time",
 ];
 /// Clauses that frame what follows as the writer's view.
 const FRAMES: &[&str] = &[
@@ -95,12 +97,12 @@ const TAGS: &[&str] = &[
 ];
 
 impl Cut {
-    /// Every cut, starts first.
+    /// Every cut, starts first, those that drop only an opener before the others.
     pub const ALL: [Cut; 7] = [
         Cut::Address,
-        Cut::Opening,
         Cut::Connective,
         Cut::Framing,
+        Cut::Opening,
         Cut::Trailing,
         Cut::Reason,
         Cut::Aside,

@@ -247,6 +247,12 @@ mod scratch {
     #[ignore]
     fn show() {
         let body = std::fs::read_to_string("/tmp/body.txt").unwrap();
+        let bodies: Vec<String> = serde_json::from_str(&std::fs::read_to_string("/tmp/bodies.json").unwrap()).unwrap();
+        let bodies: Vec<&str> = bodies.iter().map(String::as_str).collect();
+        let terms: Vec<String> = std::env::var("TERMS").unwrap_or_default().split(',').filter(|t| !t.is_empty()).map(String::from).collect();
+        for c in super::ranked(&bodies, &terms, super::TITLE_CHARS) {
+            println!("{:?} {} {} {:?} {:?}", c.accepted, c.score, c.source, c.text, c.cuts);
+        }
         for c in super::ranked(&[body.as_str()], &[], super::TITLE_CHARS) {
             println!("{:?} {} {:?}", c.accepted, c.score, c.text);
         }
