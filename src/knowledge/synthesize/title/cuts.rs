@@ -1,9 +1,9 @@
 //! Where a sentence may be cut and leave its reviewer's own words: the clause boundaries a title
-//! may start or end at, registered here by name. A cut drops what lies beyond a boundary and
+//! may start or end at, one [`Cut`] each. A cut drops what lies beyond a boundary and
 //! never rewords what it keeps: a clause taken from inside a sentence only gets a capital first
 //! letter, and a title loses its closing stop.
 
-use super::words::{COURTESIES, EMOJI_CODES, SMILEYS, words_of};
+use super::words::{CONNECTIVES, COURTESIES, EMOJI_CODES, FRAMES, SMILEYS, words_of};
 
 /// One kind of clause boundary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,44 +31,6 @@ pub enum Cut {
 
 /// Boundaries that end a clause and open the next (outside code and parentheses).
 const PUNCTUATION: &[&str] = &[", ", ": ", " — ", " – ", " - ", "; "];
-/// Words that tie a clause to what came before, or mark it as a reply or an aside, when they open
-/// it.
-const CONNECTIVES: &[&str] = &[
-    "also",
-    "but",
-    "and",
-    "so",
-    "then",
-    "however",
-    "therefore",
-    "anyway",
-    "actually",
-    "basically",
-    "honestly",
-    "well",
-    "in fact",
-    "that said",
-    "btw",
-    "fyi",
-    "ok",
-    "okay",
-    "hmm",
-    "in the future",
-    "next time",
-];
-/// Clauses that frame what follows as the writer's view.
-const FRAMES: &[&str] = &[
-    "i think that",
-    "i think",
-    "i'm pretty sure",
-    "pretty sure",
-    "looks like",
-    "seems like",
-    "note that",
-    "imho",
-    "imo",
-    "tbh",
-];
 /// Words an address, a label or a reply word dropped from the front may have ("Hi @bob", "Nit",
 /// "Yup"), and an opening that runs to its contrast ("Lgtm although …").
 const OPENING_WORDS: usize = 2;
@@ -107,19 +69,6 @@ impl Cut {
         Cut::Reason,
         Cut::Aside,
     ];
-
-    /// Its name in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Cut::Address => "address",
-            Cut::Opening => "opening",
-            Cut::Connective => "connective",
-            Cut::Framing => "framing",
-            Cut::Trailing => "trailing",
-            Cut::Reason => "reason",
-            Cut::Aside => "aside",
-        }
-    }
 
     /// Whether the cut drops the front of a sentence (rather than its end).
     pub fn drops_front(self) -> bool {
@@ -350,12 +299,6 @@ mod tests {
 
     fn texts(sentence: &str) -> Vec<String> {
         clauses(sentence).into_iter().map(|c| c.text).collect()
-    }
-
-    #[test]
-    fn every_cut_is_named_once() {
-        let names: std::collections::BTreeSet<&str> = Cut::ALL.iter().map(|c| c.name()).collect();
-        assert_eq!(names.len(), Cut::ALL.len());
     }
 
     #[test]

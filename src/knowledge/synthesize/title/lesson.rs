@@ -7,8 +7,8 @@
 use super::check::refers_elsewhere;
 use super::norms::states_a_norm;
 use super::words::{
-    ADVICE_PHRASES, ADVICE_VERBS, COURTESIES, DANGLING, DEICTIC, FIRST_PERSON, FUNCTION_WORDS,
-    HEDGES, REASSURANCES, REPLY_OPENERS, WRITER_PHRASES, words_of,
+    ADVICE_PHRASES, ADVICE_VERBS, CONNECTIVES, COURTESIES, DANGLING, DEICTIC, FIRST_PERSON, FRAMES,
+    FUNCTION_WORDS, HEDGES, REASSURANCES, REPLY_OPENERS, WRITER_PHRASES, words_of,
 };
 
 /// Characters of a concise lesson: a longer one ranks below one that fits.
@@ -41,8 +41,8 @@ const REQUESTS: &[&str] = &[
     "you forgot to",
     "you forgot",
 ];
-/// Openers looked past when a text is judged: labels, hedges, greetings and thanks, and
-/// discourse markers.
+/// Openers looked past when a text is judged, beside [`CONNECTIVES`] and [`FRAMES`]: labels,
+/// hedges, greetings and thanks, and reply words.
 const OPENERS: &[&str] = &[
     "nit:",
     "nit",
@@ -55,48 +55,17 @@ const OPENERS: &[&str] = &[
     "maybe",
     "may be",
     "perhaps",
-    "looks like",
-    "seems like",
-    "pretty sure",
-    "i'm pretty sure",
-    "i think that",
-    "i think",
     "i would",
-    "also",
-    "but",
-    "and",
-    "so",
-    "ok",
-    "okay",
-    "hmm",
-    "btw",
-    "fyi",
-    "tbh",
-    "imho",
-    "imo",
-    "honestly",
     "thanks",
     "thank you",
     "hi",
     "hello",
     "hey",
-    "in the future",
-    "next time",
-    "however",
-    "then",
     "yes",
     "yup",
     "yeah",
     "yea",
     "right",
-    "well",
-    "therefore",
-    "note that",
-    "actually",
-    "basically",
-    "in fact",
-    "that said",
-    "anyway",
 ];
 /// Words opening a request for information or for a step of the review, not for a change to the
 /// code ("Could you tell us more?", "Can you take a look?", "Would you just mind to approve
@@ -243,39 +212,45 @@ pub fn score(text: &str, terms: &[String], musing: bool) -> Option<i64> {
     )
 }
 
-/// Whether `text` opens with one of [`OPENERS`] ("However, …", "Pretty sure …", "Yup, …").
+/// Whether `text` opens with one of the [`openers`] ("However, …", "Pretty sure …", "Yup, …").
 pub fn opens_with_an_opener(text: &str) -> bool {
     let lower = text.to_lowercase();
-    OPENERS.iter().any(|o| {
+    openers().any(|o| {
         lower
             .strip_prefix(o)
             .is_some_and(|after| after.starts_with([' ', ',', ':', '!', '.']))
     })
 }
 
-/// `lower` past its openers ([`REQUESTS`], [`OPENERS`]), and whether one was a request. "I would
+/// Every opener looked past: [`FRAMES`], [`OPENERS`], [`CONNECTIVES`].
+fn openers() -> impl Iterator<Item = &'static str> {
+    FRAMES.iter().chain(OPENERS).chain(CONNECTIVES).copied()
+}
+
+/// `lower` past its openers ([`REQUESTS`], [`openers`]), and whether one was a request. "I would
 /// rather …" states a preference: its "I would" is no opener; "Thank you for the pull request,
 /// but …" runs to its "but".
 fn past_openers(lower: &str) -> (&str, bool) {
     let mut rest = lower;
     let mut request = false;
     loop {
-        let after = |opener: &&str| {
-            rest.strip_prefix(*opener)
+        let after = |opener: &'static str| {
+            rest.strip_prefix(opener)
                 .filter(|after| after.starts_with([' ', ',', ':', '!', '.']))
                 .filter(|after| !after.trim_start().starts_with("rather "))
+                .map(|after| (opener, after))
         };
-        let (opener, mut after) = match REQUESTS.iter().find_map(|o| after(o).map(|a| (o, a))) {
+        let (opener, mut after) = match REQUESTS.iter().copied().find_map(after) {
             Some(found) => {
                 request = true;
                 found
             }
-            None => match OPENERS.iter().find_map(|o| after(o).map(|a| (o, a))) {
+            None => match openers().find_map(after) {
                 Some(found) => found,
                 None => return (rest, request),
             },
         };
-        if matches!(*opener, "thanks" | "thank you")
+        if matches!(opener, "thanks" | "thank you")
             && let Some(at) = after.find(" but ")
         {
             after = &after[at + " but ".len()..];

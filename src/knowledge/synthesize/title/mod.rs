@@ -16,9 +16,9 @@ pub(super) mod words;
 use std::cmp::Reverse;
 
 pub use check::whole_sentence_of_advice;
-pub use cuts::Cut;
 pub use words::TITLE_CHARS;
 
+use cuts::Cut;
 use words::{ADVICE_VERBS, FIRST_PERSON, REPLY_OPENERS, words_of};
 
 /// How far (score points) a candidate the gate accepts ranks above one it refuses: as far as two
@@ -37,8 +37,6 @@ pub struct Candidate {
     pub score: i64,
     /// Whether the gate accepts it ([`whole_sentence_of_advice`]).
     pub accepted: bool,
-    /// The cuts that made it of its sentence (none when it is the sentence).
-    pub cuts: Vec<Cut>,
 }
 
 /// Every sentence and clause of `bodies` that states a lesson in at most `max` characters
@@ -64,7 +62,6 @@ pub fn ranked(bodies: &[&str], terms: &[String], max: usize) -> Vec<Candidate> {
                 score: score + if accepted { GATE_RANK } else { 0 } - cost as i64,
                 text,
                 source,
-                cuts: clause.cuts,
             });
         }
     }
@@ -238,33 +235,6 @@ mod tests {
             "Thanks a lot, nice work here!",
         ] {
             assert!(!says_something(body), "{body:?}");
-        }
-    }
-}
-#[cfg(test)]
-mod scratch {
-    #[test]
-    #[ignore]
-    fn show() {
-        let body = std::fs::read_to_string("/tmp/body.txt").unwrap();
-        let bodies: Vec<String> = serde_json::from_str(&std::fs::read_to_string("/tmp/bodies.json").unwrap()).unwrap();
-        let bodies: Vec<&str> = bodies.iter().map(String::as_str).collect();
-        let terms: Vec<String> = std::env::var("TERMS").unwrap_or_default().split(',').filter(|t| !t.is_empty()).map(String::from).collect();
-        for c in super::ranked(&bodies, &terms, super::TITLE_CHARS) {
-            println!("{:?} {} {} {:?} {:?}", c.accepted, c.score, c.source, c.text, c.cuts);
-        }
-        for c in super::ranked(&[body.as_str()], &[], super::TITLE_CHARS) {
-            println!("{:?} {} {:?}", c.accepted, c.score, c.text);
-        }
-        for s in super::prose::sentences(&body) {
-            for c in super::cuts::clauses(&s) {
-                println!(
-                    "  clause {:?} {:?} accepted={}",
-                    c.text,
-                    c.cuts,
-                    super::whole_sentence_of_advice(&c.text)
-                );
-            }
         }
     }
 }

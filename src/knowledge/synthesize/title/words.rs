@@ -1,5 +1,6 @@
-//! The words the title check reads (and the selection with it): what opens advice, what hedges
-//! it, what makes a sentence personal, what cannot end one. Checked lower-case.
+//! The words the title check reads, and the selection with it: what opens advice, what hedges
+//! it, what makes a sentence personal, what cannot end one, what opens a sentence before its
+//! lesson. Checked lower-case.
 
 use std::collections::HashSet;
 use std::sync::LazyLock;
@@ -177,6 +178,44 @@ pub const FUNCTION_WORDS: &[&str] = &[
     "where", "whether", "not",
 ];
 
+/// Words that tie a clause to what came before, or mark it as a reply or an aside, when they open
+/// it.
+pub const CONNECTIVES: &[&str] = &[
+    "also",
+    "but",
+    "and",
+    "so",
+    "then",
+    "however",
+    "therefore",
+    "anyway",
+    "actually",
+    "basically",
+    "honestly",
+    "well",
+    "in fact",
+    "that said",
+    "btw",
+    "fyi",
+    "ok",
+    "okay",
+    "hmm",
+    "in the future",
+    "next time",
+];
+/// Clauses that frame what follows as the writer's view.
+pub const FRAMES: &[&str] = &[
+    "i think that",
+    "i think",
+    "i'm pretty sure",
+    "pretty sure",
+    "looks like",
+    "seems like",
+    "note that",
+    "imho",
+    "imo",
+    "tbh",
+];
 /// The ASCII smileys of `facts.toml` (`:-)`, `;)`), in its order.
 pub static SMILEYS: LazyLock<Vec<&str>> = LazyLock::new(|| texts(&FACTS.smileys).collect());
 
