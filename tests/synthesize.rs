@@ -1735,10 +1735,8 @@ fn a_finding_cites_the_comment_its_title_is_taken_from() {
     ];
     let findings = findings_on_one_theme("prettier/prettier", &["babel", "flow"], &remarks);
     assert_eq!(findings.len(), 1, "{findings:#?}");
-    assert_eq!(
-        findings[0].title,
-        "Add `babel-flow` `babel-ts` if `babel` include"
-    );
+    // The main clause of "If `babel` include, add `babel-flow` `babel-ts`.", as written.
+    assert_eq!(findings[0].title, "Add `babel-flow` `babel-ts`");
     let cited: Vec<&str> = findings[0].evidence.iter().map(|e| e.id.as_str()).collect();
     assert_eq!(cited, ["2", "3"]);
 }
@@ -1779,7 +1777,7 @@ fn a_theme_holding_two_lessons_gives_a_finding_for_each() {
     assert_eq!(
         cited,
         [
-            ("Update this comment", vec!["1", "2"]),
+            ("Don't forget to update this comment", vec!["2", "1"]),
             ("This should still be a RLock", vec!["3", "4"]),
         ],
         "{findings:#?}"
@@ -1793,7 +1791,8 @@ fn a_lesson_in_common_words_is_echoed_by_a_remark_saying_them_all() {
     let terms = &["update", "comment"];
     let findings = findings_on_one_theme("hashicorp/vault", terms, &remarks);
     assert_eq!(findings.len(), 1, "{findings:#?}");
-    assert_eq!(findings[0].title, "Update this comment");
+    // The lesson is asked ("Can we update this comment?"); the title is the echo that states it.
+    assert_eq!(findings[0].title, "Don't forget to update this comment");
     assert_eq!(findings[0].evidence.len(), 2);
     // One of the words is not enough.
     remarks[1].5 = "Don't forget to update the changelog :)";

@@ -32,7 +32,7 @@ use gitlore::knowledge::embed::builtin::words;
 use gitlore::knowledge::exclude::Exclusions;
 use gitlore::knowledge::filter::{Noise, NoiseRules};
 use gitlore::knowledge::history::HistoryReport;
-use gitlore::knowledge::synthesize::title_check::whole_sentence_of_advice;
+use gitlore::knowledge::synthesize::title::whole_sentence_of_advice;
 use gitlore::llm::LlmClient;
 use gitlore::repo_config::RepoConfig;
 use gitlore::store::{self, Store, comments, inputs, repos};

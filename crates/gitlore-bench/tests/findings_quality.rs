@@ -10,8 +10,8 @@ use gitlore_bench::scorecard::{self, RepoScore};
 use gitlore_lab::corpus::{Corpus, Record, Split};
 
 /// Floors below the figures measured on the test split: 10 of 23 gold themes recovered (0.435),
-/// evidence precision 0.767 with the noise model trained again on what the rules of 2026-11-29
-/// leave (0.778 before, with the models trained on forty-five repositories; 0.767 on
+/// evidence precision 0.778 since titles are chosen rather than rewritten (0.767 with the noise
+/// model trained again on what the rules of 2026-11-29 leave; 0.778 before that, with the models trained on forty-five repositories; 0.767 on
 /// thirty-nine; 0.750 once, 0.761 before the noise model was retrained on thirty-nine training
 /// repositories with the rule for authors' requests for another review; 0.771 with one finding
 /// more, 17, before a reviewer's focus needed two
@@ -29,10 +29,11 @@ use gitlore_lab::corpus::{Corpus, Record, Split};
 const RECOVERED_FLOOR: f64 = 0.43;
 const PRECISION_FLOOR: f64 = 0.75;
 const PURITY_FLOOR: f64 = 0.7;
-/// A regression floor, not a target: the share of the built-in path's findings whose title is a
-/// whole sentence of advice (`title_check`), 9 of 15 measured on the test split when the measure
-/// came (issue 48), nothing yet refused for it.
-const ACCEPTED_TITLES_FLOOR: f64 = 0.6;
+/// The share of the built-in path's findings whose title is a whole sentence of advice
+/// (`synthesize::title::check`), issue 48's target: 15 of 16 on the test split since titles are
+/// chosen from the reviewers' sentences and clauses with the check ranking them (9 of 15 when
+/// the measure came and titles were rewritten).
+const ACCEPTED_TITLES_FLOOR: f64 = 0.9;
 
 fn corpus() -> Corpus {
     Corpus::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/corpus"))

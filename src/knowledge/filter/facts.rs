@@ -1,4 +1,4 @@
-//! The facts the noise filter and the title wording read, from the embedded `facts.toml`: bot
+//! The facts the noise filter and the title selection read, from the embedded `facts.toml`: bot
 //! accounts, the commands bots and CI take, status-line openings, emoji codes and smileys, each
 //! with where it was seen. This module only parses them; how a list is matched stays with its
 //! rule.

@@ -8,7 +8,8 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::figures::{self, coupling_id, coupling_text, hotspot_id, hotspot_text};
-use super::wording::{TITLE_CHARS, cut, excerpt, lesson, lessons, says_something, states_lesson};
+use super::title::{self, TITLE_CHARS, says_something, states_lesson};
+use super::wording::{cut, excerpt};
 use super::{Input, Synthesis, finalize, subject_id, theme_finding_id};
 use crate::domain::classification::Label;
 use crate::domain::findings::SourceComment;
@@ -408,38 +409,48 @@ impl<'a> Context<'a> {
             .iter()
             .map(|c| words(&prepare(&topic_text(&c.body), None).text))
             .collect();
-        lessons(&bodies, &theme.terms, TITLE_CHARS)
-            .into_iter()
-            .find_map(|(source, lesson)| {
-                // A lesson in common words only ("Update this comment") is echoed by a
-                // comment that says all of them.
-                let whole: HashSet<String> = words(&lesson)
-                    .into_iter()
-                    .filter(|w| !self.project.contains(w))
-                    .collect();
-                let mut claim = whole.clone();
-                claim.extend(words(
-                    &prepare(&prose_of(&topic_text(bodies[source])), None).text,
-                ));
-                claim.retain(|w| {
-                    GENERIC_WORDS.binary_search(&w.as_str()).is_err() && !self.project.contains(w)
-                });
-                let mut echoing: Vec<&SourceComment> = members
-                    .iter()
-                    .zip(&said)
-                    .enumerate()
-                    .filter(|(at, (_, words))| {
-                        *at == source
-                            || !words.is_disjoint(&claim)
-                            || (whole.len() >= 2 && words.is_superset(&whole))
-                    })
-                    .map(|(_, (c, _))| *c)
-                    .collect();
-                // The comment the lesson is taken from is cited first, so its PR is shown by it.
-                echoing.sort_by_key(|c| c.id != members[source].id);
-                let prs: HashSet<i64> = echoing.iter().map(|c| c.pr_number).collect();
-                (prs.len() >= 2).then_some((lesson, echoing))
-            })
+        let candidates = title::ranked(&bodies, &theme.terms, TITLE_CHARS);
+        candidates.iter().find_map(|lesson| {
+            // A lesson in common words only ("Update this comment") is echoed by a comment that
+            // says all of them.
+            let whole: HashSet<String> = words(&lesson.text)
+                .into_iter()
+                .filter(|w| !self.project.contains(w))
+                .collect();
+            let mut claim = whole.clone();
+            claim.extend(words(
+                &prepare(&prose_of(&topic_text(bodies[lesson.source])), None).text,
+            ));
+            claim.retain(|w| {
+                GENERIC_WORDS.binary_search(&w.as_str()).is_err() && !self.project.contains(w)
+            });
+            let echoing: Vec<usize> = (0..members.len())
+                .filter(|&at| {
+                    at == lesson.source
+                        || !said[at].is_disjoint(&claim)
+                        || (whole.len() >= 2 && said[at].is_superset(&whole))
+                })
+                .collect();
+            let prs: HashSet<i64> = echoing.iter().map(|&at| members[at].pr_number).collect();
+            if prs.len() < 2 {
+                return None;
+            }
+            let echoes = |text: &str| {
+                let said = words(text);
+                !said.is_disjoint(&claim) || (whole.len() >= 2 && said.is_superset(&whole))
+            };
+            let title = title_of(lesson, &candidates, &echoing, echoes);
+            // The comments the title and the lesson are taken from are cited first, so their PRs
+            // are shown by them.
+            let mut echoing: Vec<&SourceComment> = echoing.iter().map(|&at| members[at]).collect();
+            echoing.sort_by_key(|c| {
+                (
+                    c.id != members[title.source].id,
+                    c.id != members[lesson.source].id,
+                )
+            });
+            Some((title.text.clone(), echoing))
+        })
     }
 
     /// What a reviewer who wrote most of a theme consistently cares about (opted-out logins
@@ -739,7 +750,7 @@ impl<'a> Context<'a> {
                 if signals.is_empty() {
                     return None;
                 }
-                let lesson = lesson(&[comment.body.as_str()], &[], 80)
+                let lesson = title::best(&[comment.body.as_str()], &[], 80)
                     .unwrap_or_else(|| cut(&excerpt(&comment.body), 80));
                 let history: Vec<&str> = signals.iter().map(|s| s.text.as_str()).collect();
                 let mut evidence = comment_evidence(&[comment], 1);
@@ -774,7 +785,26 @@ fn theme_lesson(theme: &Theme, members: &[&SourceComment], max: usize) -> Option
         .take(LESSON_CANDIDATES)
         .map(|c| c.body.as_str())
         .collect();
-    lesson(&bodies, &theme.terms, max)
+    title::best(&bodies, &theme.terms, max)
+}
+
+/// The title of a finding on `lesson`, echoed by the members at `echoing`: the lesson itself when
+/// the gate accepts it, else the best-ranked of the `candidates` the gate accepts that is taken
+/// from an echoing member and `echoes` the lesson too; the lesson when there is none.
+fn title_of<'c>(
+    lesson: &'c title::Candidate,
+    candidates: &'c [title::Candidate],
+    echoing: &[usize],
+    echoes: impl Fn(&str) -> bool,
+) -> &'c title::Candidate {
+    if lesson.accepted {
+        return lesson;
+    }
+    candidates
+        .iter()
+        .filter(|c| c.accepted && echoing.contains(&c.source))
+        .find(|c| echoes(&c.text))
+        .unwrap_or(lesson)
 }
 
 /// `text` without its code: fenced blocks and `inline` spans. The code a comment shows names what

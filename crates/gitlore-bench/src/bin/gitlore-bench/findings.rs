@@ -12,7 +12,7 @@ use gitlore::analysis::theme_run::Models as AnalysisModels;
 use gitlore::domain::findings::Finding;
 use gitlore::knowledge::embed::remote::RemoteEmbedder;
 use gitlore::knowledge::filter::NoiseRules;
-use gitlore::knowledge::synthesize::title_check::whole_sentence_of_advice;
+use gitlore::knowledge::synthesize::title::whole_sentence_of_advice;
 use gitlore::llm::LlmClient;
 use gitlore_bench::quality::{self, Models};
 use gitlore_bench::scorecard::{self, RepoScore, Setup};

@@ -1,11 +1,11 @@
 //! Whether a finding's title is a whole sentence of advice a maintainer could sign: the title
-//! measure of the findings scorecard (issue 48). It judges a title as published, whoever made
-//! it, and reads the word lists of [`super::wording`] rather than keeping its own.
+//! measure of the findings scorecard (issue 48), and the gate the built-in selection ranks its
+//! candidates by. It judges a title as published, whoever made it.
 
 use super::norms::states_a_norm;
 use crate::knowledge::embed::builtin;
 
-use super::wording::{
+use super::words::{
     ADVICE_PHRASES, ADVICE_VERBS, COURTESIES, DANGLING, DEICTIC, EMOJI_CODES, FIRST_PERSON,
     FUNCTION_WORDS, HEDGES, REASSURANCES, REPLY_OPENERS, SMILEYS, TITLE_CHARS, WRITER_PHRASES,
     words_of,
@@ -84,13 +84,7 @@ fn is_whole(sentence: &str) -> bool {
         .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_alphabetic() || c == '\''))
         .count();
     let refers_or_decorates = unquoted.iter().any(|w| {
-        let bare = w.trim_matches(|c: char| "(),.;:!?".contains(c));
-        bare.contains("://")
-            || bare.starts_with('@')
-            || (bare.len() > 1
-                && bare.starts_with('#')
-                && bare[1..].chars().all(|c| c.is_ascii_digit()))
-            || EMOJI_CODES.contains(w.trim_matches(|c: char| ",.;!?()".contains(c)))
+        refers_elsewhere(w) || EMOJI_CODES.contains(w.trim_matches(|c: char| ",.;!?()".contains(c)))
     }) || sentence.split_whitespace().any(|w| SMILEYS.contains(&w));
     let ending = [FUNCTION_WORDS, DEICTIC, DANGLING];
     words.len() >= MIN_WORDS
@@ -112,9 +106,20 @@ fn is_whole(sentence: &str) -> bool {
         && 3 * prose >= 2 * unquoted.len()
 }
 
+/// Whether `word` (not in a code span) is a link, a mention or an issue reference: it points
+/// where a title's reader cannot follow.
+pub(super) fn refers_elsewhere(word: &str) -> bool {
+    let bare = word.trim_matches(|c: char| "(),.;:!?".contains(c));
+    bare.contains("://")
+        || bare.starts_with('@')
+        || (bare.len() > 1
+            && bare.starts_with('#')
+            && bare[1..].chars().all(|c| c.is_ascii_digit()))
+}
+
 /// Whether `sentence` gives advice or states a rule (see [`whole_sentence_of_advice`]), whoever
 /// it speaks of.
-fn gives_advice(sentence: &str) -> bool {
+pub(super) fn gives_advice(sentence: &str) -> bool {
     let lower = sentence.to_lowercase();
     let words = words_in(&lower);
     let mut padded = format!(" {lower} ");
