@@ -73,6 +73,9 @@ pub struct Analysis {
     pub reviewer_opt_out: Vec<String>,
     /// Finding categories to show; empty means all.
     pub categories: Vec<String>,
+    /// Title cuts switched off for this repository's built-in titles (names of
+    /// `knowledge/synthesize/title/cuts.rs`); empty means all on.
+    pub title_cuts_off: Vec<String>,
     /// Whether the configured LLM may be used for this repository.
     pub llm: bool,
 }
@@ -123,10 +126,23 @@ impl Default for Analysis {
             noise_commands: Vec::new(),
             reviewer_opt_out: Vec::new(),
             categories: Vec::new(),
+            title_cuts_off: Vec::new(),
             llm: true,
         }
     }
 }
+
+/// The built-in titles' cuts (`knowledge/synthesize/title/cuts.rs`, in the order `Cut` declares
+/// them), the only values `analysis.title-cuts-off` accepts.
+pub const TITLE_CUTS: [&str; 7] = [
+    "address",
+    "opening",
+    "connective",
+    "framing",
+    "trailing",
+    "reason",
+    "aside",
+];
 
 /// The finding categories of behaviour §3.3, the only values `analysis.categories` accepts.
 pub const CATEGORIES: &[&str] = &[
@@ -323,6 +339,13 @@ fn check_key(section: &str, key: &str, value: &toml::Value) -> Result<(), String
             CATEGORIES.join(", ")
         ));
     }
+    let cuts = &typed.analysis.title_cuts_off;
+    if let Some(bad) = cuts.iter().find(|cut| !TITLE_CUTS.contains(&cut.trim())) {
+        return Err(format!(
+            "unknown title cut `{bad}`, expected one of {}",
+            TITLE_CUTS.join(", ")
+        ));
+    }
     if typed.effect.holdback_percent > 100 {
         return Err("`holdback-percent` must be at most 100".into());
     }
@@ -434,7 +457,7 @@ mod tests {
         let problems: Vec<String> = resolved.problems.iter().map(ToString::to_string).collect();
         expect_test::expect![[r#"
             [
-                "acme/app:.github/gitlore.toml line 3: [analysis] unknown field `ignore-path`, expected one of `window-months`, `ignore-paths`, `ignore-authors`, `noise-commands`, `reviewer-opt-out`, `categories`, `llm` (it is ignored)",
+                "acme/app:.github/gitlore.toml line 3: [analysis] unknown field `ignore-path`, expected one of `window-months`, `ignore-paths`, `ignore-authors`, `noise-commands`, `reviewer-opt-out`, `categories`, `title-cuts-off`, `llm` (it is ignored)",
                 "acme/app:.github/gitlore.toml line 6: [publish] unknown field `check-runs`, expected `issue` or `check-run` (it is ignored)",
                 "acme/app:.github/gitlore.toml line 7: [publish] `issue`: invalid type: string \"no\", expected a boolean (it is ignored)",
                 "acme/app:.github/gitlore.toml line 9: there is no section [schedul] (it is ignored; the sections are publish, issue, schedule, analysis, effect)",
@@ -487,6 +510,15 @@ mod tests {
         assert_eq!(problem.line, Some(3));
         assert!(
             problem.reason.contains("unknown category `landmines`"),
+            "{problem}"
+        );
+        let text = "[analysis]\ntitle-cuts-off = [\"aside\", \"comma\"]\n";
+        let resolved = resolve(None, Some(("r", text)));
+        assert!(resolved.config.analysis.title_cuts_off.is_empty());
+        let problem = &resolved.problems[0];
+        assert_eq!(problem.line, Some(2));
+        assert!(
+            problem.reason.contains("unknown title cut `comma`, expected one of address"),
             "{problem}"
         );
         let problem = &resolve(None, Some(("r", "not toml at all = = ="))).problems[0];

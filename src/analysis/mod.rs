@@ -24,6 +24,7 @@ use crate::knowledge::classify::llm::model_tag;
 use crate::knowledge::exclude::Exclusions;
 use crate::knowledge::filter::NoiseRules;
 use crate::knowledge::history::HistoryReport;
+use crate::knowledge::synthesize::title::CutSwitches;
 use crate::knowledge::synthesize::{self, Input, Limits, LlmSynthesizer, Synthesizer};
 use crate::llm::LlmClient;
 use crate::repo_config::RepoConfig;
@@ -158,6 +159,8 @@ pub async fn run(store: &Store, request: &Request<'_>) -> Result<Outcome> {
             .iter()
             .filter_map(|name| name.parse::<Category>().ok())
             .collect(),
+        // Checked when the repository's config was read: a bad name costs only its key.
+        title_cuts: CutSwitches::parse(&analysis.title_cuts_off).unwrap_or_default(),
     };
     let input = Input {
         repo: request.repo,

@@ -161,6 +161,8 @@ pub struct Setup<'a> {
     /// Where the store lives, so that a second run reuses the models' cached answers; `None`: a
     /// throw-away directory.
     pub store_dir: Option<&'a Path>,
+    /// The title cuts switched off, as a repository's `[analysis] title-cuts-off` lists them.
+    pub title_cuts_off: &'a [String],
 }
 
 /// Runs the App's ingestion and analysis on `records` (one repository's) in a throw-away store,
@@ -347,6 +349,7 @@ fn analyse(
     }
     let mut config = RepoConfig::default();
     config.analysis.window_months = 0;
+    config.analysis.title_cuts_off = setup.title_cuts_off.to_vec();
     let history = HistoryReport::default();
     let request = Request {
         repo_id: *repo_id,

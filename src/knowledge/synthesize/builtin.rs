@@ -8,8 +8,8 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::figures::{self, coupling_id, coupling_text, hotspot_id, hotspot_text};
-use super::title::{self, TITLE_CHARS, says_something, states_lesson};
-use super::wording::{cut, excerpt};
+use super::title::{self, CutSwitches, TITLE_CHARS, says_something, states_lesson};
+use super::wording::excerpt;
 use super::{Input, Synthesis, finalize, subject_id, theme_finding_id};
 use crate::domain::classification::Label;
 use crate::domain::findings::SourceComment;
@@ -245,6 +245,11 @@ impl<'a> Context<'a> {
         self.input.comments.get(&id)
     }
 
+    /// The title cuts the repository leaves on.
+    fn cuts(&self) -> &'a CutSwitches {
+        &self.input.settings.title_cuts
+    }
+
     /// The git signals of `paths`, each once, at most [`SIGNALS_PER_FINDING`].
     fn signals_of<'p>(&self, paths: impl IntoIterator<Item = &'p str>) -> Vec<Evidence> {
         let mut seen = HashSet::new();
@@ -375,7 +380,7 @@ impl<'a> Context<'a> {
             c.path
                 .as_deref()
                 .is_some_and(|p| theme.paths.iter().any(|(path, _)| path == p))
-                || states_lesson(&c.body)
+                || states_lesson(&c.body, self.cuts())
         };
         let prs: HashSet<i64> = members
             .iter()
@@ -385,7 +390,7 @@ impl<'a> Context<'a> {
         members
             .iter()
             .copied()
-            .filter(|c| anchored(c) || (prs.len() >= 2 && says_something(&c.body)))
+            .filter(|c| anchored(c) || (prs.len() >= 2 && says_something(&c.body, self.cuts())))
             .collect()
     }
 
@@ -409,7 +414,7 @@ impl<'a> Context<'a> {
             .iter()
             .map(|c| words(&prepare(&topic_text(&c.body), None).text))
             .collect();
-        let candidates = title::ranked(&bodies, &theme.terms, TITLE_CHARS);
+        let candidates = title::ranked(&bodies, &theme.terms, TITLE_CHARS, self.cuts());
         candidates.iter().find_map(|lesson| {
             // A lesson in common words only ("Update this comment") is echoed by a comment that
             // says all of them.
@@ -439,7 +444,7 @@ impl<'a> Context<'a> {
                 let said = words(text);
                 !said.is_disjoint(&claim) || (whole.len() >= 2 && said.is_superset(&whole))
             };
-            let title = title_of(lesson, &candidates, &echoing, echoes);
+            let title = title_of(lesson, &candidates, &echoing, echoes)?;
             // The comments the title and the lesson are taken from are cited first, so their PRs
             // are shown by them.
             let mut echoing: Vec<&SourceComment> = echoing.iter().map(|&at| members[at]).collect();
@@ -468,7 +473,7 @@ impl<'a> Context<'a> {
         if by_author.len() < 2 {
             return Vec::new();
         }
-        let Some(lesson) = theme_lesson(theme, members, TITLE_CHARS - FOCUS_PREFIX_CHARS) else {
+        let Some(lesson) = theme_lesson(theme, members, TITLE_CHARS - FOCUS_PREFIX_CHARS, self.cuts()) else {
             return Vec::new();
         };
         let opted_out = &self.input.settings.reviewer_opt_out;
@@ -750,8 +755,7 @@ impl<'a> Context<'a> {
                 if signals.is_empty() {
                     return None;
                 }
-                let lesson = title::best(&[comment.body.as_str()], &[], 80)
-                    .unwrap_or_else(|| cut(&excerpt(&comment.body), 80));
+                let lesson = title::best(&[comment.body.as_str()], &[], 80, self.cuts())?;
                 let history: Vec<&str> = signals.iter().map(|s| s.text.as_str()).collect();
                 let mut evidence = comment_evidence(&[comment], 1);
                 evidence.extend(signals.iter().cloned());
@@ -779,32 +783,37 @@ impl<'a> Context<'a> {
 
 /// A theme's lesson in at most `max` characters: the sentence of its comments (the most central
 /// first) that best states one; `None` when none does.
-fn theme_lesson(theme: &Theme, members: &[&SourceComment], max: usize) -> Option<String> {
+fn theme_lesson(
+    theme: &Theme,
+    members: &[&SourceComment],
+    max: usize,
+    cuts: &CutSwitches,
+) -> Option<String> {
     let bodies: Vec<&str> = members
         .iter()
         .take(LESSON_CANDIDATES)
         .map(|c| c.body.as_str())
         .collect();
-    title::best(&bodies, &theme.terms, max)
+    title::best(&bodies, &theme.terms, max, cuts)
 }
 
 /// The title of a finding on `lesson`, echoed by the members at `echoing`: the lesson itself when
 /// the gate accepts it, else the best-ranked of the `candidates` the gate accepts that is taken
-/// from an echoing member and `echoes` the lesson too; the lesson when there is none.
+/// from an echoing member and `echoes` the lesson too; `None` when there is none, for a title
+/// the gate refuses is not published.
 fn title_of<'c>(
     lesson: &'c title::Candidate,
     candidates: &'c [title::Candidate],
     echoing: &[usize],
     echoes: impl Fn(&str) -> bool,
-) -> &'c title::Candidate {
+) -> Option<&'c title::Candidate> {
     if lesson.accepted {
-        return lesson;
+        return Some(lesson);
     }
     candidates
         .iter()
         .filter(|c| c.accepted && echoing.contains(&c.source))
         .find(|c| echoes(&c.text))
-        .unwrap_or(lesson)
 }
 
 /// `text` without its code: fenced blocks and `inline` spans. The code a comment shows names what

@@ -39,6 +39,8 @@ pub struct Settings {
     pub reviewer_opt_out: Vec<String>,
     /// Categories to show; empty means all.
     pub categories: Vec<Category>,
+    /// The title cuts switched off (`[analysis] title-cuts-off`).
+    pub title_cuts: title::CutSwitches,
 }
 
 /// Everything a synthesizer reads.

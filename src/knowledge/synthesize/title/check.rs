@@ -86,6 +86,11 @@ fn is_whole(sentence: &str) -> bool {
     let refers_or_decorates = unquoted.iter().any(|w| {
         refers_elsewhere(w) || EMOJI_CODES.contains(w.trim_matches(|c: char| ",.;!?()".contains(c)))
     }) || sentence.split_whitespace().any(|w| SMILEYS.contains(&w));
+    // A code span that ends the sentence is its last word, whatever it holds ("… end with a `.`").
+    let ends_in_code = sentence
+        .split_whitespace()
+        .last()
+        .is_some_and(|w| w.trim_end_matches(['.', '!']).ends_with('`'));
     let ending = [FUNCTION_WORDS, DEICTIC, DANGLING];
     words.len() >= MIN_WORDS
         && builtin::words(sentence).len() >= MIN_CONTENT_WORDS
@@ -101,7 +106,7 @@ fn is_whole(sentence: &str) -> bool {
         && even('`')
         && even('"')
         && !LEADING_CONJUNCTIONS.contains(first)
-        && !ending.iter().any(|list| list.contains(last))
+        && (ends_in_code || !ending.iter().any(|list| list.contains(last)))
         && !refers_or_decorates
         && 3 * prose >= 2 * unquoted.len()
 }
@@ -160,6 +165,7 @@ mod tests {
             "We don't accept pull requests that only fix typos.",
             "Add `babel` to the peer dependencies if it is included",
             "Squash the PR into a single commit before it can be merged",
+            "Titles should not end with a `.`",
         ] {
             assert!(whole_sentence_of_advice(title), "{title}");
         }

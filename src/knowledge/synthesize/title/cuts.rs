@@ -1,7 +1,14 @@
 //! Where a sentence may be cut and leave its reviewer's own words: the clause boundaries a title
 //! may start or end at, one [`Cut`] each. A cut drops what lies beyond a boundary and
 //! never rewords what it keeps: a clause taken from inside a sentence only gets a capital first
-//! letter, and a title loses its closing stop.
+//! letter, and a title loses its closing stop. A repository switches cuts off with
+//! `[analysis] title-cuts-off`; `gitlore-bench title-cuts` prints what switching each off does.
+
+use std::fmt;
+
+use anyhow::{Result, bail};
+
+use crate::repo_config::TITLE_CUTS;
 
 use super::words::{CONNECTIVES, COURTESIES, EMOJI_CODES, FRAMES, SMILEYS, words_of};
 
@@ -69,6 +76,24 @@ impl Cut {
         Cut::Reason,
         Cut::Aside,
     ];
+
+    /// Its name in settings and reports ([`TITLE_CUTS`], which a repository's config is checked
+    /// against).
+    pub fn name(self) -> &'static str {
+        TITLE_CUTS[self as usize]
+    }
+
+    /// The cut of this name.
+    pub fn parse(name: &str) -> Result<Cut> {
+        let name = name.trim();
+        match Cut::ALL.iter().find(|cut| cut.name() == name) {
+            Some(cut) => Ok(*cut),
+            None => bail!(
+                "`{name}` is not a title cut; the cuts are: {}",
+                Cut::ALL.map(Cut::name).join(", ")
+            ),
+        }
+    }
 
     /// Whether the cut drops the front of a sentence (rather than its end).
     pub fn drops_front(self) -> bool {
@@ -147,6 +172,41 @@ impl Cut {
     }
 }
 
+impl fmt::Display for Cut {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The cuts switched off (none by default).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CutSwitches {
+    off: Vec<Cut>,
+}
+
+impl CutSwitches {
+    /// Every cut on but `off`.
+    pub fn off(off: impl IntoIterator<Item = Cut>) -> CutSwitches {
+        CutSwitches {
+            off: off.into_iter().collect(),
+        }
+    }
+
+    /// The switches of cut names, as a repository lists them.
+    pub fn parse(names: &[String]) -> Result<CutSwitches> {
+        let off = names
+            .iter()
+            .filter(|name| !name.trim().is_empty())
+            .map(|name| Cut::parse(name))
+            .collect::<Result<_>>()?;
+        Ok(CutSwitches { off })
+    }
+
+    pub fn is_on(&self, cut: Cut) -> bool {
+        !self.off.contains(&cut)
+    }
+}
+
 /// A clause of a sentence: its words as written (capitalised, without a closing stop) and the
 /// cuts that made it.
 #[derive(Debug, Clone, PartialEq)]
@@ -155,11 +215,12 @@ pub struct Clause {
     pub cuts: Vec<Cut>,
 }
 
-/// The sentence itself and every clause the cuts leave of it, each once, the fewest cuts first.
-pub fn clauses(sentence: &str) -> Vec<Clause> {
+/// The sentence itself and every clause the cuts switched on leave of it, each once, the fewest
+/// cuts first.
+pub fn clauses(sentence: &str, switches: &CutSwitches) -> Vec<Clause> {
     let sentence = sentence.trim();
-    let starts = reachable(sentence, 0, true);
-    let ends = reachable(sentence, sentence.len(), false);
+    let starts = reachable(sentence, 0, true, switches);
+    let ends = reachable(sentence, sentence.len(), false, switches);
     let mut out: Vec<Clause> = Vec::new();
     for (start, front) in &starts {
         for (end, back) in &ends {
@@ -180,13 +241,19 @@ pub fn clauses(sentence: &str) -> Vec<Clause> {
 
 /// Every offset a clause of `text` can start (`front`) or end at from `at`, with the cuts that
 /// lead there, each offset once (by the fewest cuts).
-fn reachable(text: &str, at: usize, front: bool) -> Vec<(usize, Vec<Cut>)> {
+fn reachable(
+    text: &str,
+    at: usize,
+    front: bool,
+    switches: &CutSwitches,
+) -> Vec<(usize, Vec<Cut>)> {
     let mut found: Vec<(usize, Vec<Cut>)> = vec![(at, Vec::new())];
     let mut next = 0;
     while next < found.len() {
         let (from, cuts) = found[next].clone();
         next += 1;
-        for cut in Cut::ALL.into_iter().filter(|c| c.drops_front() == front) {
+        let on = Cut::ALL.into_iter().filter(|c| switches.is_on(*c));
+        for cut in on.filter(|c| c.drops_front() == front) {
             for to in cut.boundaries(text, from) {
                 if to != from && !found.iter().any(|(seen, _)| *seen == to) {
                     let mut path = cuts.clone();
@@ -298,7 +365,31 @@ mod tests {
     use super::*;
 
     fn texts(sentence: &str) -> Vec<String> {
-        clauses(sentence).into_iter().map(|c| c.text).collect()
+        clauses(sentence, &CutSwitches::default())
+            .into_iter()
+            .map(|c| c.text)
+            .collect()
+    }
+
+    #[test]
+    fn every_cut_is_named_once_parses_back_and_switches_off() {
+        let mut names: Vec<&str> = Cut::ALL.iter().map(|cut| cut.name()).collect();
+        names.dedup();
+        assert_eq!(names.len(), Cut::ALL.len());
+        for cut in Cut::ALL {
+            assert_eq!(Cut::parse(cut.name()).unwrap(), cut);
+        }
+        let error = Cut::parse("comma").unwrap_err().to_string();
+        assert!(error.contains("`comma` is not a title cut") && error.contains("aside"));
+        let sentence = "Also, please add a test for the empty input (see above)";
+        let without_aside = CutSwitches::parse(&[" aside".into()]).unwrap();
+        let kept: Vec<String> = clauses(sentence, &without_aside)
+            .into_iter()
+            .map(|c| c.text)
+            .collect();
+        assert!(texts(sentence).contains(&"Please add a test for the empty input".to_string()));
+        assert!(!kept.iter().any(|t| t == "Please add a test for the empty input"));
+        assert!(kept.contains(&"Please add a test for the empty input (see above)".to_string()));
     }
 
     #[test]

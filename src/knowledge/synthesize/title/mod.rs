@@ -18,7 +18,7 @@ use std::cmp::Reverse;
 pub use check::whole_sentence_of_advice;
 pub use words::TITLE_CHARS;
 
-use cuts::Cut;
+pub use cuts::{Cut, CutSwitches};
 use words::{ADVICE_VERBS, FIRST_PERSON, REPLY_OPENERS, words_of};
 
 /// How far (score points) a candidate the gate accepts ranks above one it refuses: as far as two
@@ -43,10 +43,15 @@ pub struct Candidate {
 /// ([`lesson::score`]), best first by [`Candidate::score`] (the gate, the `terms` they name,
 /// imperatives, concision, less chatter, fewest cuts); earlier bodies and sentences win ties
 /// (pass the most central comment first). Each text once.
-pub fn ranked(bodies: &[&str], terms: &[String], max: usize) -> Vec<Candidate> {
+pub fn ranked(
+    bodies: &[&str],
+    terms: &[String],
+    max: usize,
+    switches: &CutSwitches,
+) -> Vec<Candidate> {
     let mut ranked: Vec<Candidate> = Vec::new();
     for (source, body) in bodies.iter().enumerate() {
-        for clause in lesson_clauses(body) {
+        for clause in lesson_clauses(body, switches) {
             let text = clause.text;
             if text.chars().count() > max || ranked.iter().any(|c| c.text == text) {
                 continue;
@@ -74,7 +79,7 @@ pub fn ranked(bodies: &[&str], terms: &[String], max: usize) -> Vec<Candidate> {
 /// reply (but the advice it answers with: "Yes, add a test"), that is what follows a code block
 /// ("instead of importing …"), or that opens with a reaction ("❤️ the safety comment …"); and no
 /// clause that introduces what follows the sentence (ends at its closing colon).
-fn lesson_clauses(body: &str) -> Vec<cuts::Clause> {
+fn lesson_clauses(body: &str, switches: &CutSwitches) -> Vec<cuts::Clause> {
     prose::sentences(body)
         .into_iter()
         .filter(|sentence| {
@@ -88,7 +93,9 @@ fn lesson_clauses(body: &str) -> Vec<cuts::Clause> {
         .flat_map(|sentence| {
             let reply = lesson::is_reply(&sentence);
             let introduces = sentence.ends_with(':');
-            cuts::clauses(&sentence).into_iter().filter(move |clause| {
+            cuts::clauses(&sentence, switches)
+                .into_iter()
+                .filter(move |clause| {
                 (!reply || opens_with_advice(&clause.text))
                     && !(introduces && clause.cuts.iter().all(|c| c.drops_front()))
             })
@@ -106,17 +113,21 @@ fn opens_with_advice(text: &str) -> bool {
 }
 
 /// The best title of `bodies` in at most `max` characters: the best-ranked candidate the gate
-/// accepts, else the best-ranked ([`ranked`]); `None` when no sentence of theirs states a lesson.
-pub fn best(bodies: &[&str], terms: &[String], max: usize) -> Option<String> {
-    let ranked = ranked(bodies, terms, max);
-    let best = ranked.iter().find(|c| c.accepted).or(ranked.first());
-    best.map(|c| c.text.clone())
+/// accepts ([`ranked`]); `None` when none does, for a title the gate refuses is not published.
+pub fn best(
+    bodies: &[&str],
+    terms: &[String],
+    max: usize,
+    switches: &CutSwitches,
+) -> Option<String> {
+    let ranked = ranked(bodies, terms, max, switches);
+    ranked.into_iter().find(|c| c.accepted).map(|c| c.text)
 }
 
 /// Whether some sentence or clause of `body` states a lesson, whoever it speaks of: what a
 /// comment without a file needs to back a finding.
-pub fn states_lesson(body: &str) -> bool {
-    lesson_clauses(body)
+pub fn states_lesson(body: &str, switches: &CutSwitches) -> bool {
+    lesson_clauses(body, switches)
         .iter()
         .any(|clause| lesson::score(&clause.text, &[], true).is_some())
 }
@@ -124,11 +135,11 @@ pub fn states_lesson(body: &str) -> bool {
 /// Whether `body` says something a finding can show without a file: it states a lesson, or has a
 /// statement of a few words that is not a question, a reply, the writer's musing, chatter or
 /// code ("Still have an API breaking change." does; "How could that have worked?" does not).
-pub fn says_something(body: &str) -> bool {
-    states_lesson(body)
+pub fn says_something(body: &str, switches: &CutSwitches) -> bool {
+    states_lesson(body, switches)
         || prose::sentences(body).iter().any(|sentence| {
             !lesson::is_reply(sentence)
-                && cuts::clauses(sentence)
+                && cuts::clauses(sentence, switches)
                     .into_iter()
                     .filter(|c| {
                         c.cuts
@@ -162,7 +173,7 @@ mod tests {
     use super::*;
 
     fn title_of(body: &str) -> Option<String> {
-        best(&[body], &[], TITLE_CHARS)
+        best(&[body], &[], TITLE_CHARS, &CutSwitches::default())
     }
 
     #[test]
@@ -192,7 +203,7 @@ mod tests {
             "Please avoid unwrap in the handler. A panic takes the request down.",
         ];
         let terms = ["unwrap".to_string(), "panic".to_string()];
-        let ranked = ranked(&bodies, &terms, TITLE_CHARS);
+        let ranked = ranked(&bodies, &terms, TITLE_CHARS, &CutSwitches::default());
         let texts: Vec<&str> = ranked.iter().map(|c| c.text.as_str()).collect();
         assert_eq!(
             texts,
@@ -219,22 +230,26 @@ mod tests {
             assert_eq!(title_of(body), None, "{body:?}");
         }
         assert!(states_lesson(
-            "Would you mind signing off on the commit for the DCO?"
+            "Would you mind signing off on the commit for the DCO?",
+            &CutSwitches::default()
         ));
-        assert!(!states_lesson("How could that have worked ever before?"));
+        assert!(!states_lesson(
+            "How could that have worked ever before?",
+            &CutSwitches::default()
+        ));
     }
 
     #[test]
     fn a_statement_says_something_and_a_question_reply_or_chatter_does_not() {
-        assert!(says_something("Still have an API breaking change."));
-        assert!(says_something("Per policy, this needs a regression test."));
+        assert!(says_something("Still have an API breaking change.", &CutSwitches::default()));
+        assert!(says_something("Per policy, this needs a regression test.", &CutSwitches::default()));
         for body in [
             "How could that have worked ever before?",
             "Yes, that was the plan all along.",
             "I am not familiar with this part of the code.",
             "Thanks a lot, nice work here!",
         ] {
-            assert!(!says_something(body), "{body:?}");
+            assert!(!says_something(body, &CutSwitches::default()), "{body:?}");
         }
     }
 }

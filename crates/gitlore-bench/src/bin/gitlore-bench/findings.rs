@@ -150,6 +150,7 @@ pub fn run(args: FindingsArgs) -> Result<()> {
                     embedder: configured.embedder.as_ref(),
                 },
                 store_dir: store_dir.as_deref(),
+                ..Setup::default()
             };
             let published = scorecard::publish_with(&records, &rules, &setup)?;
             for note in &published.notes {

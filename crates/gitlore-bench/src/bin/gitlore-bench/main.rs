@@ -12,7 +12,8 @@
 //!   `llm-quality`: the configured LLM classifier's figures on the same corpus, or those of a
 //!   model's recorded answers (`--cassettes`; `cassettes add` records them).
 //! - `noise-rules`: each noise rule's hits and mistakes on the training split, and what switching
-//!   it off does.
+//!   it off does; `title-cuts`: what switching each of the built-in titles' cuts off does to the
+//!   training split's findings.
 //! - `lesson-effect`: simulated review streams with a known effect estimated within their 90 %
 //!   intervals, and an A/A replay of the corpus's real comments showing no effect.
 //! - `test-lengths`: median and 90th-percentile length of the integration tests, and their
@@ -29,6 +30,7 @@ mod noise_rules;
 mod quality;
 mod recorded;
 mod test_lengths;
+mod title_cuts;
 
 use clap::{Parser, Subcommand};
 
@@ -59,6 +61,8 @@ enum Command {
     Quality(quality::QualityArgs),
     /// Each noise rule's hits and mistakes on the training split, and the effect of switching it off.
     NoiseRules(noise_rules::NoiseRulesArgs),
+    /// What switching each of the built-in titles' cuts off does to the training split's findings.
+    TitleCuts(title_cuts::TitleCutsArgs),
     /// The scorecard of the configured LLM classifier (`GITLORE_LLM_*`) on the labelled corpus.
     LlmQuality(llm_quality::LlmQualityArgs),
     /// Recorded answers of a model (cassettes) for the LLM benches.
@@ -90,6 +94,7 @@ fn main() -> anyhow::Result<()> {
         Command::Quality(args) => quality::run(args),
         Command::LlmQuality(args) => llm_quality::run(args),
         Command::NoiseRules(args) => noise_rules::run(args),
+        Command::TitleCuts(args) => title_cuts::run(args),
         Command::Cassettes(CassettesCommand::Add(args)) => recorded::add(args),
         Command::Train(args) => quality::train(args),
         Command::TestLengths(args) => test_lengths::run(args),
