@@ -363,7 +363,7 @@ fn git_signals_become_findings_only_when_reviews_corroborate_them() {
         ),
         comment(
             5001,
-            "This is an off-by-one: the loop reads past the end of the buffer. Always check the length before the loop.",
+            "This is an off-by-one: the loop reads past the end of the buffer and crashes when the length is zero.",
             401,
             "grace",
             HOT,
@@ -459,7 +459,7 @@ fn git_signals_become_findings_only_when_reviews_corroborate_them() {
         .find(|f| f.files == [HOT] && f.id != chain.id);
     let singleton = singleton.unwrap_or_else(|| panic!("{landmines:#?}"));
     assert!(
-        singleton.title.starts_with("Always check the length before the loop — in `"),
+        singleton.title.starts_with("This is an off-by-one"),
         "{}",
         singleton.title
     );
@@ -1506,9 +1506,8 @@ fn findings_on_dated_theme(
 
 #[test]
 fn a_repository_s_own_name_echoes_no_lesson() {
-    // prettier/prettier's prettier-0004, verbatim, a note on the name's spelling, and a request
-    // written after prettier-0028's (whose own words, a question, title nothing): alike only in
-    // "prettier".
+    // prettier/prettier's prettier-0028 and prettier-0004, verbatim: a user's feature request
+    // and a note on the name's spelling, alike only in "prettier".
     let remarks = [
         (
             1,
@@ -1516,7 +1515,7 @@ fn a_repository_s_own_name_echoes_no_lesson() {
             "splincode",
             Label::Architecture,
             None,
-            "Hello. Please add prettier options for union types.",
+            "Hello. Could you please add options? I would really like to have a prettier options for union.",
         ),
         (
             2,

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::figures::{self, coupling_id, coupling_text, hotspot_id, hotspot_text};
 use super::title::{self, CutSwitches, TITLE_CHARS, says_something, states_lesson};
-use super::wording::excerpt;
+use super::wording::{cut, excerpt};
 use super::{Input, Synthesis, finalize, subject_id, theme_finding_id};
 use crate::domain::classification::Label;
 use crate::domain::findings::SourceComment;
@@ -444,7 +444,7 @@ impl<'a> Context<'a> {
                 let said = words(text);
                 !said.is_disjoint(&claim) || (whole.len() >= 2 && said.is_superset(&whole))
             };
-            let title = title_of(lesson, &candidates, &echoing, echoes)?;
+            let title = title_of(lesson, &candidates, &echoing, echoes);
             // The comments the title and the lesson are taken from are cited first, so their PRs
             // are shown by them.
             let mut echoing: Vec<&SourceComment> = echoing.iter().map(|&at| members[at]).collect();
@@ -755,7 +755,8 @@ impl<'a> Context<'a> {
                 if signals.is_empty() {
                     return None;
                 }
-                let lesson = title::best(&[comment.body.as_str()], &[], 80, self.cuts())?;
+                let lesson = title::best(&[comment.body.as_str()], &[], 80, self.cuts())
+                    .unwrap_or_else(|| cut(&excerpt(&comment.body), 80));
                 let history: Vec<&str> = signals.iter().map(|s| s.text.as_str()).collect();
                 let mut evidence = comment_evidence(&[comment], 1);
                 evidence.extend(signals.iter().cloned());
@@ -799,21 +800,21 @@ fn theme_lesson(
 
 /// The title of a finding on `lesson`, echoed by the members at `echoing`: the lesson itself when
 /// the gate accepts it, else the best-ranked of the `candidates` the gate accepts that is taken
-/// from an echoing member and `echoes` the lesson too; `None` when there is none, for a title
-/// the gate refuses is not published.
+/// from an echoing member and `echoes` the lesson too; the lesson when there is none.
 fn title_of<'c>(
     lesson: &'c title::Candidate,
     candidates: &'c [title::Candidate],
     echoing: &[usize],
     echoes: impl Fn(&str) -> bool,
-) -> Option<&'c title::Candidate> {
+) -> &'c title::Candidate {
     if lesson.accepted {
-        return Some(lesson);
+        return lesson;
     }
     candidates
         .iter()
         .filter(|c| c.accepted && echoing.contains(&c.source))
         .find(|c| echoes(&c.text))
+        .unwrap_or(lesson)
 }
 
 /// `text` without its code: fenced blocks and `inline` spans. The code a comment shows names what

@@ -113,7 +113,7 @@ fn opens_with_advice(text: &str) -> bool {
 }
 
 /// The best title of `bodies` in at most `max` characters: the best-ranked candidate the gate
-/// accepts ([`ranked`]); `None` when none does, for a title the gate refuses is not published.
+/// accepts, else the best-ranked ([`ranked`]); `None` when no sentence of theirs states a lesson.
 pub fn best(
     bodies: &[&str],
     terms: &[String],
@@ -121,7 +121,8 @@ pub fn best(
     switches: &CutSwitches,
 ) -> Option<String> {
     let ranked = ranked(bodies, terms, max, switches);
-    ranked.into_iter().find(|c| c.accepted).map(|c| c.text)
+    let best = ranked.iter().find(|c| c.accepted).or(ranked.first());
+    best.map(|c| c.text.clone())
 }
 
 /// Whether some sentence or clause of `body` states a lesson, whoever it speaks of: what a
