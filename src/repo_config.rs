@@ -518,7 +518,9 @@ mod tests {
         let problem = &resolved.problems[0];
         assert_eq!(problem.line, Some(2));
         assert!(
-            problem.reason.contains("unknown title cut `comma`, expected one of address"),
+            problem
+                .reason
+                .contains("unknown title cut `comma`, expected one of address"),
             "{problem}"
         );
         let problem = &resolve(None, Some(("r", "not toml at all = = ="))).problems[0];

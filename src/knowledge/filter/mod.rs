@@ -41,7 +41,7 @@ impl Noise {
 /// The version of the filter's rules. Bump it by hand with any change to the code that changes
 /// what the filter decides (not for a comment, a rename or a faster match): with the digest of
 /// `facts.toml` it makes [`revision`].
-pub const RULES_VERSION: u32 = 3;
+pub const RULES_VERSION: u32 = 4;
 
 /// The revision of the filter: [`RULES_VERSION`] and the digest of the facts it reads. Part of a
 /// stored classification's key, so that comments are read again once after the rules or the

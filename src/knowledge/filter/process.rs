@@ -25,11 +25,49 @@ static OPENINGS_BY_FIRST_WORD: LazyLock<HashMap<&str, Vec<&str>>> = LazyLock::ne
     by_first
 });
 
-/// Words that turn a notice into a remark with content ("Released in 1.2, but the fix is
-/// incomplete because …").
-const CONTENT_MARKERS: &[&str] = &[
-    "but", "however", "though", "because", "since", "why", "how", "what", "not", "still", "if",
-    "when", "should", "would", "could", "please", "maybe", "wonder", "think",
+/// Words that make a short remark say more than it acknowledges, notices or asks for: a reason, a
+/// contrast, a doubt, a condition, a preference or a requirement ("Released in 1.2, but the fix
+/// is incomplete because …", "Yes it needs to be static: <link>. Thanks, fixed." in dotnet-0010).
+/// Notices here and acknowledgements (`super::trivial`) read it.
+pub(super) const SAYS_MORE: &[&str] = &[
+    "but",
+    "however",
+    "though",
+    "although",
+    "because",
+    "since",
+    "except",
+    "unless",
+    "why",
+    "what",
+    "how",
+    "instead",
+    "not",
+    "don't",
+    "doesn't",
+    "isn't",
+    "wouldn't",
+    "shouldn't",
+    "can't",
+    "won't",
+    "didn't",
+    "still",
+    "also",
+    "maybe",
+    "perhaps",
+    "wonder",
+    "think",
+    "if",
+    "when",
+    "whether",
+    "rather",
+    "prefer",
+    "would",
+    "could",
+    "should",
+    "please",
+    "needs",
+    "must",
 ];
 
 /// The longest merge, backport or release notice, in words.
@@ -135,7 +173,7 @@ fn is_notice(lower: &str) -> bool {
     let words = words_of(lower);
     words.len() <= MAX_NOTICE_WORDS
         && !lower.contains('?')
-        && !words.iter().any(|word| CONTENT_MARKERS.contains(word))
+        && !words.iter().any(|word| SAYS_MORE.contains(word))
 }
 
 /// Whether `lower` (a lower-cased line) has a word of any of `lists`, quotes and `?`/`:` around it

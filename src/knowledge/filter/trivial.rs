@@ -6,7 +6,7 @@
 //! code or shows code is never trivial, even when it opens with thanks.
 
 use super::commands::is_command_line;
-use super::process::is_process_line;
+use super::process::{SAYS_MORE, is_process_line};
 use super::rules::{Rule, Switches};
 
 /// Words that carry no review content on their own. A short remark made only of these (once
@@ -354,48 +354,6 @@ const ACK_OPENERS: &[&str] = &[
     "right",
 ];
 
-/// Words that make an acknowledgement say something: a reason, a doubt, a contrast.
-const CONTENT_MARKERS: &[&str] = &[
-    "but",
-    "however",
-    "though",
-    "although",
-    "because",
-    "since",
-    "except",
-    "unless",
-    "why",
-    "what",
-    "how",
-    "instead",
-    "not",
-    "don't",
-    "doesn't",
-    "isn't",
-    "wouldn't",
-    "shouldn't",
-    "can't",
-    "won't",
-    "didn't",
-    "still",
-    "also",
-    "maybe",
-    "perhaps",
-    "wonder",
-    "think",
-    "if",
-    "when",
-    "whether",
-    "rather",
-    "prefer",
-    "would",
-    "could",
-    "please",
-    // what the code requires ("Yes it needs to be static: <link>. Thanks, fixed.", dotnet-0010)
-    "needs",
-    "must",
-];
-
 /// The longest acknowledgement, in words; a PR author's own replies may be longer
 /// ("Fixed, and updated the test accordingly.").
 const MAX_ACK_WORDS: usize = 6;
@@ -470,7 +428,7 @@ pub fn trivial_rule(
     } else {
         MAX_ACK_WORDS
     };
-    let says_more = words.iter().any(|w| CONTENT_MARKERS.contains(w));
+    let says_more = words.iter().any(|w| SAYS_MORE.contains(w));
     let acknowledges = words.len() <= limit && opens_acknowledgement(&words) && !says_more;
     fires(Rule::Acknowledgement, acknowledges)
 }

@@ -473,7 +473,12 @@ impl<'a> Context<'a> {
         if by_author.len() < 2 {
             return Vec::new();
         }
-        let Some(lesson) = theme_lesson(theme, members, TITLE_CHARS - FOCUS_PREFIX_CHARS, self.cuts()) else {
+        let Some(lesson) = theme_lesson(
+            theme,
+            members,
+            TITLE_CHARS - FOCUS_PREFIX_CHARS,
+            self.cuts(),
+        ) else {
             return Vec::new();
         };
         let opted_out = &self.input.settings.reviewer_opt_out;

@@ -241,12 +241,7 @@ pub fn clauses(sentence: &str, switches: &CutSwitches) -> Vec<Clause> {
 
 /// Every offset a clause of `text` can start (`front`) or end at from `at`, with the cuts that
 /// lead there, each offset once (by the fewest cuts).
-fn reachable(
-    text: &str,
-    at: usize,
-    front: bool,
-    switches: &CutSwitches,
-) -> Vec<(usize, Vec<Cut>)> {
+fn reachable(text: &str, at: usize, front: bool, switches: &CutSwitches) -> Vec<(usize, Vec<Cut>)> {
     let mut found: Vec<(usize, Vec<Cut>)> = vec![(at, Vec::new())];
     let mut next = 0;
     while next < found.len() {
@@ -388,7 +383,11 @@ mod tests {
             .map(|c| c.text)
             .collect();
         assert!(texts(sentence).contains(&"Please add a test for the empty input".to_string()));
-        assert!(!kept.iter().any(|t| t == "Please add a test for the empty input"));
+        assert!(
+            !kept
+                .iter()
+                .any(|t| t == "Please add a test for the empty input")
+        );
         assert!(kept.contains(&"Please add a test for the empty input (see above)".to_string()));
     }
 

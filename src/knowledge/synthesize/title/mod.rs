@@ -96,9 +96,9 @@ fn lesson_clauses(body: &str, switches: &CutSwitches) -> Vec<cuts::Clause> {
             cuts::clauses(&sentence, switches)
                 .into_iter()
                 .filter(move |clause| {
-                (!reply || opens_with_advice(&clause.text))
-                    && !(introduces && clause.cuts.iter().all(|c| c.drops_front()))
-            })
+                    (!reply || opens_with_advice(&clause.text))
+                        && !(introduces && clause.cuts.iter().all(|c| c.drops_front()))
+                })
         })
         .collect()
 }
@@ -242,8 +242,14 @@ mod tests {
 
     #[test]
     fn a_statement_says_something_and_a_question_reply_or_chatter_does_not() {
-        assert!(says_something("Still have an API breaking change.", &CutSwitches::default()));
-        assert!(says_something("Per policy, this needs a regression test.", &CutSwitches::default()));
+        assert!(says_something(
+            "Still have an API breaking change.",
+            &CutSwitches::default()
+        ));
+        assert!(says_something(
+            "Per policy, this needs a regression test.",
+            &CutSwitches::default()
+        ));
         for body in [
             "How could that have worked ever before?",
             "Yes, that was the plan all along.",

@@ -56,7 +56,9 @@ pub fn run(args: TitleCutsArgs) -> Result<()> {
     let corpus = Corpus::load(Path::new(&args.corpus))?;
     let rules = NoiseRules::new(None, None, &[]);
     let (on, on_titles) = findings_with(&corpus, &rules, &[])?;
-    println!("training split, read by the shipped models; titles changed: of the findings with every cut on, those whose title differs or that are gone");
+    println!(
+        "training split, read by the shipped models; titles changed: of the findings with every cut on, those whose title differs or that are gone"
+    );
     println!(
         "{:<12} {:>8} {:>8} {:>8} {:>9} {:>9} {:>9}",
         "cut off", "changed", "findings", "gold", "precision", "accepted", "title sim"
