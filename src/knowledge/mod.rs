@@ -8,6 +8,7 @@ pub mod embed;
 pub mod exclude;
 pub mod filter;
 pub mod history;
+pub mod switches;
 pub mod synthesize;
 pub mod themes;
 

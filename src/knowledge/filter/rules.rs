@@ -4,10 +4,9 @@
 //! the training split and what switching it off does. Each rule's doc comment, in the module
 //! that implements it, says what it catches with corpus examples.
 
-use std::collections::BTreeSet;
 use std::fmt;
 
-use anyhow::{Result, bail};
+use crate::knowledge::switches::{self, Named};
 
 /// One named rule of the filter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -42,9 +41,13 @@ impl Rule {
         Rule::Acknowledgement,
         Rule::AgreementNotice,
     ];
+}
 
-    /// Its name in settings and reports.
-    pub fn name(self) -> &'static str {
+impl Named for Rule {
+    const KIND: &'static str = "noise rule";
+    const ALL: &'static [Rule] = &Rule::ALL;
+
+    fn name(self) -> &'static str {
         match self {
             Rule::BotAccount => "bot-account",
             Rule::ToolNotice => "tool-notice",
@@ -56,18 +59,6 @@ impl Rule {
             Rule::AgreementNotice => "agreement-notice",
         }
     }
-
-    /// The rule of this name.
-    pub fn parse(name: &str) -> Result<Rule> {
-        let name = name.trim();
-        match Rule::ALL.iter().find(|rule| rule.name() == name) {
-            Some(rule) => Ok(*rule),
-            None => bail!(
-                "`{name}` is not a noise rule; the rules are: {}",
-                Rule::ALL.map(Rule::name).join(", ")
-            ),
-        }
-    }
 }
 
 impl fmt::Display for Rule {
@@ -77,46 +68,24 @@ impl fmt::Display for Rule {
 }
 
 /// The rules switched off (none by default).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Switches {
-    off: BTreeSet<Rule>,
-}
+pub type Switches = switches::Switches<Rule>;
 
 impl Switches {
-    /// Every rule on but `off`.
-    pub fn off(off: impl IntoIterator<Item = Rule>) -> Switches {
-        Switches {
-            off: off.into_iter().collect(),
-        }
-    }
-
-    /// The switches of rule names, as a deployment lists them.
-    pub fn parse(names: &[String]) -> Result<Switches> {
-        let off = names
-            .iter()
-            .filter(|name| !name.trim().is_empty())
-            .map(|name| Rule::parse(name))
-            .collect::<Result<_>>()?;
-        Ok(Switches { off })
-    }
-
-    pub fn is_on(&self, rule: Rule) -> bool {
-        !self.off.contains(&rule)
-    }
-
     /// The part of the filter's revision they make: empty with every rule on.
     pub fn revision(&self) -> String {
-        if self.off.is_empty() {
+        let off = self.names_off();
+        if off.is_empty() {
             String::new()
         } else {
-            let names: Vec<&str> = self.off.iter().map(|rule| rule.name()).collect();
-            format!("-off:{}", names.join(","))
+            format!("-off:{}", off.join(","))
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
 
     #[test]

@@ -6,14 +6,13 @@
 
 use std::fmt;
 
-use anyhow::{Result, bail};
-
+use crate::knowledge::switches::{self, Named};
 use crate::repo_config::TITLE_CUTS;
 
 use super::words::{CONNECTIVES, COURTESIES, EMOJI_CODES, FRAMES, SMILEYS, words_of};
 
 /// One kind of clause boundary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Cut {
     /// After an address, a label or a reply word (two words at most) at a comma, colon, dash or
     /// semicolon, or after the `@login` it opens with: "Nit: use …", "Hi @bob, we don't …", "Yup,
@@ -76,24 +75,6 @@ impl Cut {
         Cut::Reason,
         Cut::Aside,
     ];
-
-    /// Its name in settings and reports ([`TITLE_CUTS`], which a repository's config is checked
-    /// against).
-    pub fn name(self) -> &'static str {
-        TITLE_CUTS[self as usize]
-    }
-
-    /// The cut of this name.
-    pub fn parse(name: &str) -> Result<Cut> {
-        let name = name.trim();
-        match Cut::ALL.iter().find(|cut| cut.name() == name) {
-            Some(cut) => Ok(*cut),
-            None => bail!(
-                "`{name}` is not a title cut; the cuts are: {}",
-                Cut::ALL.map(Cut::name).join(", ")
-            ),
-        }
-    }
 
     /// Whether the cut drops the front of a sentence (rather than its end).
     pub fn drops_front(self) -> bool {
@@ -172,6 +153,16 @@ impl Cut {
     }
 }
 
+impl Named for Cut {
+    const KIND: &'static str = "title cut";
+    const ALL: &'static [Cut] = &Cut::ALL;
+
+    /// [`TITLE_CUTS`], which a repository's config is checked against.
+    fn name(self) -> &'static str {
+        TITLE_CUTS[self as usize]
+    }
+}
+
 impl fmt::Display for Cut {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -179,33 +170,7 @@ impl fmt::Display for Cut {
 }
 
 /// The cuts switched off (none by default).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CutSwitches {
-    off: Vec<Cut>,
-}
-
-impl CutSwitches {
-    /// Every cut on but `off`.
-    pub fn off(off: impl IntoIterator<Item = Cut>) -> CutSwitches {
-        CutSwitches {
-            off: off.into_iter().collect(),
-        }
-    }
-
-    /// The switches of cut names, as a repository lists them.
-    pub fn parse(names: &[String]) -> Result<CutSwitches> {
-        let off = names
-            .iter()
-            .filter(|name| !name.trim().is_empty())
-            .map(|name| Cut::parse(name))
-            .collect::<Result<_>>()?;
-        Ok(CutSwitches { off })
-    }
-
-    pub fn is_on(&self, cut: Cut) -> bool {
-        !self.off.contains(&cut)
-    }
-}
+pub type CutSwitches = switches::Switches<Cut>;
 
 /// A clause of a sentence: its words as written (capitalised, without a closing stop) and the
 /// cuts that made it.

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
+use gitlore::knowledge::switches::Named;
 use gitlore_bench::quality::{self, ablation};
 use gitlore_lab::corpus::{Corpus, Split};
 

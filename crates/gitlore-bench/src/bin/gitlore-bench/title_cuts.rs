@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use gitlore::knowledge::filter::NoiseRules;
+use gitlore::knowledge::switches::Named;
 use gitlore::knowledge::synthesize::title::Cut;
 use gitlore_bench::scorecard::{self, RepoScore, Setup};
 use gitlore_lab::corpus::{Corpus, Record, Split};
