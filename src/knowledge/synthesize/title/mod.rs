@@ -84,7 +84,11 @@ fn lesson_clauses(body: &str, switches: &CutSwitches) -> Vec<cuts::Clause> {
         .into_iter()
         .filter(|sentence| {
             let lower = sentence.to_lowercase();
-            !lower.starts_with("instead of ") || sentence.contains(',')
+            (!lower.starts_with("instead of ") || sentence.contains(','))
+                && !sentence
+                    .chars()
+                    .next()
+                    .is_some_and(|c| !c.is_ascii() && !c.is_alphabetic())
         })
         .flat_map(|sentence| {
             let reply = lesson::is_reply(&sentence);
